@@ -1,0 +1,214 @@
+// Package interp runs a tile program on the CPU with its exact meaning:
+// every block of the grid runs its tile ops one after another on host
+// tensors, storage types round as on the GPU and arithmetic is f32. It is
+// the definition every backend is tested against, and the fallback when
+// there is no GPU.
+package interp
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/tensor"
+)
+
+// Run executes f over args, one tensor per parameter in order. Outputs are
+// written in place. Symbolic sizes are bound from the tensors' shapes, and
+// each tensor's strides must match those the program declares.
+func Run(f *ir.Func, args []*tensor.Tensor) error {
+	if len(args) != len(f.Params) {
+		return fmt.Errorf("interp: %s takes %d tensors, got %d", f.Name, len(f.Params), len(args))
+	}
+	c := &compiler{f: f, slot: map[*ir.Var]int{}, buf: map[*ir.Buffer]int{}}
+	syms, err := Bind(f, args)
+	if err != nil {
+		return err
+	}
+	c.prepare(args, syms)
+	body := c.stmts(f.Kernel.Body)
+	if c.err != nil {
+		return c.err
+	}
+	return c.launch(body)
+}
+
+// Bind resolves symbolic sizes from the tensors passed for f's parameters
+// and checks every shape and stride against the program's declaration.
+func Bind(f *ir.Func, args []*tensor.Tensor) (map[*ir.Var]int, error) {
+	syms := map[*ir.Var]int{}
+	for i, p := range f.Params {
+		t := args[i]
+		if t == nil {
+			return nil, fmt.Errorf("%s: no tensor for parameter %s", f.Name, p.Name)
+		}
+		if t.DType != p.DType || len(t.Shape) != len(p.Shape) {
+			return nil, fmt.Errorf("%s: parameter %s wants %s with %d dims, got %s %v", f.Name, p.Name, p.DType, len(p.Shape), t.DType, t.Shape)
+		}
+		for d, e := range p.Shape {
+			if v, ok := e.(*ir.Var); ok && v.Kind == ir.SymSize {
+				if old, seen := syms[v]; seen && old != t.Shape[d] {
+					return nil, fmt.Errorf("%s: size %s is %d from an earlier tensor but %d in %s", f.Name, v.Name, old, t.Shape[d], p.Name)
+				}
+				syms[v] = t.Shape[d]
+			}
+		}
+	}
+	for i, p := range f.Params {
+		t := args[i]
+		for d, e := range p.Shape {
+			n, err := evalInt(e, syms)
+			if err != nil {
+				return nil, fmt.Errorf("%s: shape of %s: %v", f.Name, p.Name, err)
+			}
+			if n != t.Shape[d] {
+				return nil, fmt.Errorf("%s: %s dim %d must be %d, got %d", f.Name, p.Name, d, n, t.Shape[d])
+			}
+		}
+		want := tensor.RowMajor(t.Shape)
+		if p.Strides != nil {
+			for d, e := range p.Strides {
+				n, err := evalInt(e, syms)
+				if err != nil {
+					return nil, fmt.Errorf("%s: strides of %s: %v", f.Name, p.Name, err)
+				}
+				want[d] = n
+			}
+		}
+		for d := range want {
+			if t.Shape[d] > 1 && want[d] != t.Strides[d] {
+				return nil, fmt.Errorf("%s: %s has strides %v but the program reads it with strides %v", f.Name, p.Name, t.Strides, want)
+			}
+		}
+	}
+	return syms, nil
+}
+
+// evalInt evaluates an integer expression of symbolic sizes and constants.
+func evalInt(e ir.Expr, syms map[*ir.Var]int) (int, error) {
+	c := &compiler{slot: map[*ir.Var]int{}}
+	st := &state{}
+	for v, n := range syms {
+		c.slot[v] = len(st.vars)
+		st.vars = append(st.vars, float64(n))
+	}
+	fn := c.expr(e)
+	if c.err != nil {
+		return 0, c.err
+	}
+	return int(fn(st)), nil
+}
+
+// launch runs every block of the grid, spread over the host's cores.
+func (c *compiler) launch(body exec) error {
+	k := c.f.Kernel
+	var grid [3]int
+	for i := range grid {
+		grid[i] = 1
+		if i < len(k.Grid) {
+			n, err := evalInt(k.Grid[i], c.syms)
+			if err != nil {
+				return err
+			}
+			grid[i] = n
+		}
+	}
+	total := grid[0] * grid[1] * grid[2]
+	workers := min(runtime.NumCPU(), max(total, 1))
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		next  int
+		first error
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := c.newState()
+			for {
+				mu.Lock()
+				b := next
+				next++
+				stop := first != nil
+				mu.Unlock()
+				if b >= total || stop {
+					return
+				}
+				st.reset(c)
+				idx := [3]int{b % grid[0], b / grid[0] % grid[1], b / (grid[0] * grid[1])}
+				for i, v := range k.Idx {
+					st.vars[c.slot[v]] = float64(idx[i])
+				}
+				body(st)
+				if st.err != nil {
+					mu.Lock()
+					if first == nil {
+						first = fmt.Errorf("%s: block %v: %w", c.f.Name, idx, st.err)
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// buffer is a buffer as the interpreter addresses it.
+type buffer struct {
+	b       *ir.Buffer
+	shape   []int
+	strides []int
+	global  []float64 // global tensors: shared by all blocks
+	local   int       // on-chip buffers: index into state.mem
+	size    int
+}
+
+// state is one worker's registers and on-chip memory.
+type state struct {
+	vars []float64
+	mem  [][]float64
+	err  error
+	mu   *sync.Mutex // guards atomic adds to global tensors
+}
+
+func (c *compiler) newState() *state {
+	st := &state{vars: make([]float64, c.nslots), mu: &c.atomicMu}
+	for v, n := range c.syms {
+		st.vars[c.slot[v]] = float64(n)
+	}
+	for _, b := range c.bufs {
+		if b.global == nil {
+			st.mem = append(st.mem, make([]float64, b.size))
+		}
+	}
+	return st
+}
+
+// reset poisons on-chip memory with NaN (or a huge int) at each block's
+// start, so a program that reads what it never wrote gets a visibly wrong
+// answer instead of a stale one.
+func (st *state) reset(c *compiler) {
+	for _, b := range c.bufs {
+		if b.global != nil {
+			continue
+		}
+		m := st.mem[b.local]
+		poison := math.NaN()
+		if !b.b.DType.IsFloat() {
+			poison = -1 << 30
+		}
+		for i := range m {
+			m[i] = poison
+		}
+	}
+}
+
+func (st *state) fail(pos ir.Pos, format string, args ...any) {
+	if st.err == nil {
+		st.err = fmt.Errorf("%s: %s", pos, fmt.Sprintf(format, args...))
+	}
+}

@@ -1,0 +1,293 @@
+package interp
+
+import (
+	"math"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/tensor"
+)
+
+func (c *compiler) stmts(body []ir.Stmt) exec {
+	fns := make([]exec, len(body))
+	for i, s := range body {
+		fns[i] = c.stmt(s)
+	}
+	return func(st *state) {
+		for _, fn := range fns {
+			if st.err != nil {
+				return
+			}
+			fn(st)
+		}
+	}
+}
+
+func (c *compiler) stmt(s ir.Stmt) exec {
+	switch s := s.(type) {
+	case *ir.Copy:
+		return c.copy(s.P, s.Src, s.Dst, false)
+	case *ir.AtomicAdd:
+		return c.copy(s.P, s.Src, s.Dst, true)
+	case *ir.Gemm:
+		return c.gemm(s)
+	case *ir.Fill:
+		v := c.expr(s.Value)
+		dst := c.tile(s.Dst)
+		return func(st *state) {
+			x := v(st)
+			dst.each(st, func(d []float64, off int, in bool) {
+				if in {
+					d[off] = tensor.Round(dst.b.b.DType, x)
+				}
+			})
+		}
+	case *ir.Reduce:
+		return c.reduce(s)
+	case *ir.Store:
+		b := c.bufs[c.buf[s.Buf]]
+		at, v := c.addr(b, s.Idx), c.expr(s.Value)
+		return func(st *state) {
+			off, ok := at(st)
+			if !ok {
+				st.failIdx(s.Buf, s.Idx, c, "write")
+				return
+			}
+			st.data(b)[off] = tensor.Round(s.Buf.DType, v(st))
+		}
+	case *ir.Parallel:
+		slots := make([]int, len(s.Vars))
+		for i, v := range s.Vars {
+			slots[i] = c.varSlot(v)
+		}
+		body := c.stmts(s.Body)
+		return func(st *state) {
+			var rec func(d int)
+			rec = func(d int) {
+				if d == len(slots) {
+					body(st)
+					return
+				}
+				for i := 0; i < s.Extents[d] && st.err == nil; i++ {
+					st.vars[slots[d]] = float64(i)
+					rec(d + 1)
+				}
+			}
+			rec(0)
+		}
+	case *ir.For:
+		slot := c.varSlot(s.Var)
+		lo, hi := c.expr(s.Start), c.expr(s.Stop)
+		body := c.stmts(s.Body)
+		return func(st *state) {
+			end := hi(st)
+			for i := lo(st); i < end && st.err == nil; i++ {
+				st.vars[slot] = i
+				body(st)
+			}
+		}
+	case *ir.While:
+		cond, body := c.expr(s.Cond), c.stmts(s.Body)
+		return func(st *state) {
+			for st.err == nil && cond(st) != 0 {
+				body(st)
+			}
+		}
+	case *ir.If:
+		cond, then, els := c.expr(s.Cond), c.stmts(s.Then), c.stmts(s.Else)
+		return func(st *state) {
+			if cond(st) != 0 {
+				then(st)
+			} else {
+				els(st)
+			}
+		}
+	}
+	c.errorf("interp: unknown statement %T", s)
+	return func(*state) {}
+}
+
+// tile is a compiled region: it visits the region's elements in row-major
+// tile order, giving each one's offset and whether it lies in the buffer.
+type tile struct {
+	b      *buffer
+	starts []eval
+	r      ir.Region
+	pos    ir.Pos
+}
+
+func (c *compiler) tile(r ir.Region) *tile {
+	t := &tile{b: c.bufs[c.buf[r.Buf]], r: r}
+	for _, s := range r.Start {
+		t.starts = append(t.starts, c.expr(s))
+	}
+	return t
+}
+
+func (t *tile) each(st *state, fn func(d []float64, off int, in bool)) {
+	n := len(t.starts)
+	start := make([]int, n)
+	for i, s := range t.starts {
+		start[i] = int(s(st))
+	}
+	d := st.data(t.b)
+	idx := make([]int, n)
+	var rec func(k int)
+	rec = func(k int) {
+		if k == n {
+			off, in := 0, true
+			for i := range idx {
+				x := start[i] + idx[i]
+				if x < 0 || x >= t.b.shape[i] {
+					in = false
+					break
+				}
+				off += x * t.b.strides[i]
+			}
+			fn(d, off, in)
+			return
+		}
+		for idx[k] = 0; idx[k] < t.r.Extent[k]; idx[k]++ {
+			rec(k + 1)
+		}
+	}
+	rec(0)
+}
+
+// copy implements Copy and AtomicAdd: out-of-bounds global elements read
+// as zero and are not written; on-chip ones are an error.
+func (c *compiler) copy(pos ir.Pos, src, dst ir.Region, atomic bool) exec {
+	s, d := c.tile(src), c.tile(dst)
+	dt := dst.Buf.DType
+	return func(st *state) {
+		var vals []float64
+		s.each(st, func(data []float64, off int, in bool) {
+			switch {
+			case in:
+				vals = append(vals, data[off])
+			case s.b.global != nil:
+				vals = append(vals, 0)
+			default:
+				st.fail(pos, "copy reads %s outside its shape", src.Buf.Name)
+				vals = append(vals, 0)
+			}
+		})
+		if atomic {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+		}
+		i := 0
+		d.each(st, func(data []float64, off int, in bool) {
+			v := vals[i]
+			i++
+			switch {
+			case in && atomic:
+				data[off] = tensor.Round(dt, data[off]+v)
+			case in:
+				data[off] = tensor.Round(dt, v)
+			case d.b.global == nil:
+				st.fail(pos, "copy writes %s outside its shape", dst.Buf.Name)
+			}
+		})
+	}
+}
+
+// matrix reads a 2-D region into a row-major slice.
+func (t *tile) matrix(st *state, pos ir.Pos, trans bool) (rows, cols int, m []float64) {
+	sh := t.r.Shape()
+	rows, cols = sh[0], sh[1]
+	m = make([]float64, 0, rows*cols)
+	t.each(st, func(d []float64, off int, in bool) {
+		if !in {
+			st.fail(pos, "gemm operand %s is read outside its shape", t.r.Buf.Name)
+			m = append(m, 0)
+			return
+		}
+		m = append(m, d[off])
+	})
+	if !trans {
+		return rows, cols, m
+	}
+	tm := make([]float64, len(m))
+	for i := range rows {
+		for j := range cols {
+			tm[j*rows+i] = m[i*cols+j]
+		}
+	}
+	return cols, rows, tm
+}
+
+func (c *compiler) gemm(g *ir.Gemm) exec {
+	a, b, cc := c.tile(g.A), c.tile(g.B), c.tile(g.C)
+	return func(st *state) {
+		M, K, am := a.matrix(st, g.P, g.TransA)
+		_, N, bm := b.matrix(st, g.P, g.TransB)
+		bt := make([]float64, K*N) // column-major B for a contiguous inner loop
+		for k := range K {
+			for n := range N {
+				bt[n*K+k] = bm[k*N+n]
+			}
+		}
+		out := make([]float64, M*N)
+		for m := range M {
+			ar := am[m*K : m*K+K]
+			for n := range N {
+				bc := bt[n*K : n*K+K]
+				var s float64
+				for k := range K {
+					s += ar[k] * bc[k]
+				}
+				out[m*N+n] = s
+			}
+		}
+		i := 0
+		cc.each(st, func(d []float64, off int, in bool) {
+			if g.Clear {
+				d[off] = 0
+			}
+			d[off] = f32(d[off] + out[i])
+			i++
+		})
+	}
+}
+
+func (c *compiler) reduce(r *ir.Reduce) exec {
+	src, dst := c.bufs[c.buf[r.Src]], c.bufs[c.buf[r.Dst]]
+	outer, n, inner := 1, src.shape[r.Dim], 1
+	for i, d := range src.shape {
+		if i < r.Dim {
+			outer *= d
+		} else if i > r.Dim {
+			inner *= d
+		}
+	}
+	var (
+		init float64
+		op   func(acc, x float64) float64
+	)
+	switch r.Kind {
+	case ir.ReduceSum:
+		op = func(acc, x float64) float64 { return acc + x }
+	case ir.ReduceMax:
+		init, op = math.Inf(-1), fmax
+	case ir.ReduceMin:
+		init, op = math.Inf(1), fmin
+	case ir.ReduceAbsMax:
+		op = func(acc, x float64) float64 { return fmax(acc, math.Abs(x)) }
+	}
+	return func(st *state) {
+		s, d := st.data(src), st.data(dst)
+		for o := range outer {
+			for in := range inner {
+				acc := init
+				for k := range n {
+					acc = op(acc, s[(o*n+k)*inner+in])
+				}
+				j := o*inner + in
+				if !r.Clear {
+					acc = op(d[j], acc)
+				}
+				d[j] = tensor.Round(r.Dst.DType, acc)
+			}
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package ir
+
+// Raster is the threadblock rasterization swizzle: consecutive block ids
+// walk a panel of Panel blocks along one grid axis before moving along the
+// other, so blocks running together share operands in L2.
+type Raster struct {
+	Panel    int
+	ColMajor bool
+}
+
+// Kernel is the body launched over a grid of thread blocks.
+type Kernel struct {
+	At
+	Grid    []Expr // 1 to 3 dims: x, y, z
+	Threads int
+	Idx     []*Var // the block index along each grid dim
+	Allocs  []*Buffer
+	Body    []Stmt
+	Raster  *Raster
+}
+
+// Func is a whole program: its tensor parameters, its symbolic sizes and
+// one kernel.
+type Func struct {
+	Name   string
+	Params []*Buffer
+	Syms   []*Var
+	Kernel *Kernel
+}
+
+// Outputs lists the parameters written by the program.
+func (f *Func) Outputs() []*Buffer {
+	var out []*Buffer
+	for _, p := range f.Params {
+		if p.Output {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// SharedBytes is the shared memory the kernel's allocations take.
+func (k *Kernel) SharedBytes() int {
+	n := 0
+	for _, b := range k.Allocs {
+		if b.Scope == Shared {
+			n += b.NumElems() * b.DType.Bytes()
+		}
+	}
+	return n
+}

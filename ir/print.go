@@ -1,0 +1,220 @@
+package ir
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// String prints a whole function in the IR's text form, one op a line.
+func (f *Func) String() string {
+	var p printer
+	p.printf("func %s(", f.Name)
+	for i, b := range f.Params {
+		if i > 0 {
+			p.printf(", ")
+		}
+		p.printf("%s", paramString(b))
+	}
+	p.printf(")")
+	if len(f.Syms) > 0 {
+		names := make([]string, len(f.Syms))
+		for i, s := range f.Syms {
+			names[i] = s.Name
+		}
+		p.printf(" sizes(%s)", strings.Join(names, ", "))
+	}
+	p.printf(" {\n")
+	if k := f.Kernel; k != nil {
+		p.depth++
+		grid := make([]string, len(k.Grid))
+		idx := make([]string, len(k.Idx))
+		for i := range k.Grid {
+			grid[i] = ExprString(k.Grid[i])
+			idx[i] = k.Idx[i].Name
+		}
+		p.line("kernel grid(%s) threads(%d) idx(%s)", strings.Join(grid, ", "), k.Threads, strings.Join(idx, ", "))
+		if k.Raster != nil {
+			order := "row"
+			if k.Raster.ColMajor {
+				order = "col"
+			}
+			p.line("rasterize panel(%d) %s", k.Raster.Panel, order)
+		}
+		for _, b := range k.Allocs {
+			sw := ""
+			if b.Scope == Shared && b.Swizzle != SwizzleAuto {
+				sw = " swizzle(" + b.Swizzle.String() + ")"
+			}
+			p.line("%s = alloc %s %s%s%s", b.Name, b.Scope, b.DType, shapeString(b.Shape), sw)
+		}
+		p.stmts(k.Body)
+		p.depth--
+	}
+	p.printf("}\n")
+	return p.b.String()
+}
+
+func paramString(b *Buffer) string {
+	s := fmt.Sprintf("%s %s%s", b.Name, b.DType, shapeString(b.Shape))
+	if b.Strides != nil {
+		s += " strides" + shapeString(b.Strides)
+	}
+	if b.Output {
+		s += " out"
+	}
+	return s
+}
+
+func shapeString(dims []Expr) string {
+	parts := make([]string, len(dims))
+	for i, d := range dims {
+		parts[i] = ExprString(d)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+type printer struct {
+	b     strings.Builder
+	depth int
+}
+
+func (p *printer) printf(format string, args ...any) { fmt.Fprintf(&p.b, format, args...) }
+
+func (p *printer) line(format string, args ...any) {
+	p.b.WriteString(strings.Repeat("  ", p.depth))
+	p.printf(format, args...)
+	p.b.WriteByte('\n')
+}
+
+func (p *printer) block(head string, body []Stmt) {
+	p.line("%s {", head)
+	p.depth++
+	p.stmts(body)
+	p.depth--
+	p.line("}")
+}
+
+func (p *printer) stmts(body []Stmt) {
+	for _, s := range body {
+		p.stmt(s)
+	}
+}
+
+func (p *printer) stmt(s Stmt) {
+	switch s := s.(type) {
+	case *Copy:
+		p.line("copy %s -> %s", RegionString(s.Src), RegionString(s.Dst))
+	case *AtomicAdd:
+		p.line("atomic_add %s -> %s", RegionString(s.Src), RegionString(s.Dst))
+	case *Gemm:
+		opts := []string{s.Policy.String()}
+		if s.TransA {
+			opts = append(opts, "transA")
+		}
+		if s.TransB {
+			opts = append(opts, "transB")
+		}
+		if s.Clear {
+			opts = append(opts, "clear")
+		}
+		p.line("gemm %s, %s -> %s (%s)", RegionString(s.A), RegionString(s.B), RegionString(s.C), strings.Join(opts, ", "))
+	case *Fill:
+		p.line("fill %s = %s", RegionString(s.Dst), ExprString(s.Value))
+	case *Reduce:
+		mode := "accumulate"
+		if s.Clear {
+			mode = "clear"
+		}
+		p.line("reduce_%s %s dim %d -> %s (%s)", s.Kind, s.Src.Name, s.Dim, s.Dst.Name, mode)
+	case *Store:
+		p.line("%s = %s", ExprString(&Load{Buf: s.Buf, Idx: s.Idx}), ExprString(s.Value))
+	case *Parallel:
+		parts := make([]string, len(s.Vars))
+		for i, v := range s.Vars {
+			parts[i] = fmt.Sprintf("%s < %d", v.Name, s.Extents[i])
+		}
+		p.block("parallel "+strings.Join(parts, ", "), s.Body)
+	case *For:
+		head := fmt.Sprintf("for %s in [%s, %s) %s", s.Var.Name, ExprString(s.Start), ExprString(s.Stop), s.Kind)
+		if s.Kind == Pipelined {
+			head += fmt.Sprintf(" stages(%d)", s.Stages)
+		}
+		p.block(head, s.Body)
+	case *While:
+		p.block("while "+ExprString(s.Cond), s.Body)
+	case *If:
+		p.block("if "+ExprString(s.Cond), s.Then)
+		if len(s.Else) > 0 {
+			p.block("else", s.Else)
+		}
+	default:
+		p.line("<unknown %T>", s)
+	}
+}
+
+// RegionString prints a region as buf[start:+extent, index, ...].
+func RegionString(r Region) string {
+	if r.Buf == nil {
+		return "<nil>"
+	}
+	if r.IsWhole() {
+		return r.Buf.Name
+	}
+	parts := make([]string, len(r.Start))
+	for i := range r.Start {
+		if r.Keep[i] {
+			parts[i] = fmt.Sprintf("%s:+%d", ExprString(r.Start[i]), r.Extent[i])
+		} else {
+			parts[i] = ExprString(r.Start[i])
+		}
+	}
+	return r.Buf.Name + "[" + strings.Join(parts, ", ") + "]"
+}
+
+// ExprString prints an expression in infix form.
+func ExprString(e Expr) string {
+	switch e := e.(type) {
+	case nil:
+		return "<nil>"
+	case *Const:
+		switch {
+		case e.T == Bool:
+			return fmt.Sprint(e.I != 0)
+		case e.T.IsInt():
+			return fmt.Sprint(e.I)
+		case math.IsInf(e.F, 1):
+			return "inf"
+		case math.IsInf(e.F, -1):
+			return "-inf"
+		default:
+			return fmt.Sprintf("%gf", e.F)
+		}
+	case *Var:
+		return e.Name
+	case *Binary:
+		if e.Op == Min || e.Op == Max {
+			return fmt.Sprintf("%s(%s, %s)", e.Op, ExprString(e.X), ExprString(e.Y))
+		}
+		return fmt.Sprintf("(%s %s %s)", ExprString(e.X), e.Op, ExprString(e.Y))
+	case *Unary:
+		switch e.Op {
+		case Neg:
+			return "-" + ExprString(e.X)
+		case Not:
+			return "!" + ExprString(e.X)
+		}
+		return fmt.Sprintf("%s(%s)", e.Op, ExprString(e.X))
+	case *Cast:
+		return fmt.Sprintf("%s(%s)", e.T, ExprString(e.X))
+	case *Select:
+		return fmt.Sprintf("select(%s, %s, %s)", ExprString(e.Cond), ExprString(e.X), ExprString(e.Y))
+	case *Load:
+		parts := make([]string, len(e.Idx))
+		for i, x := range e.Idx {
+			parts[i] = ExprString(x)
+		}
+		return e.Buf.Name + "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprintf("<%T>", e)
+}

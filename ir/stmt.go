@@ -1,0 +1,150 @@
+package ir
+
+// Stmt is a statement: a tile op or control flow. Every statement records
+// the position where the program built it, so errors can point there.
+type Stmt interface {
+	Position() Pos
+}
+
+// At is embedded in statements to carry their position.
+type At struct{ P Pos }
+
+// Position returns where the statement was built.
+func (a At) Position() Pos { return a.P }
+
+// Copy moves a tile between any two scopes, converting the element type.
+// Parts of a global region past the tensor's edge read as zero and are not
+// written.
+type Copy struct {
+	At
+	Src, Dst Region
+}
+
+// Policy says how a Gemm's warps split the output tile.
+type Policy uint8
+
+const (
+	Square  Policy = iota // warps tile M and N as evenly as possible
+	FullRow               // every warp owns whole rows: warps split M only
+	FullCol               // every warp owns whole columns: warps split N only
+)
+
+func (p Policy) String() string { return [...]string{"square", "fullrow", "fullcol"}[p] }
+
+// Gemm computes C += op(A)·op(B) where op transposes when asked: A is M×K
+// (K×M with TransA), B is K×N (N×K with TransB), C is an M×N f32 fragment.
+// A may be shared or fragment; B must be shared. Clear zeroes C first.
+type Gemm struct {
+	At
+	A, B, C        Region
+	TransA, TransB bool
+	Policy         Policy
+	Clear          bool
+}
+
+// Fill sets every element of a region to Value.
+type Fill struct {
+	At
+	Dst   Region
+	Value Expr
+}
+
+// ReduceKind selects the reduction.
+type ReduceKind uint8
+
+const (
+	ReduceSum ReduceKind = iota
+	ReduceMax
+	ReduceMin
+	ReduceAbsMax
+)
+
+func (k ReduceKind) String() string { return [...]string{"sum", "max", "min", "absmax"}[k] }
+
+// Reduce folds Src along Dim into Dst, whose shape is Src's without Dim.
+// With Clear, Dst is overwritten; otherwise its old value joins the fold.
+type Reduce struct {
+	At
+	Kind  ReduceKind
+	Src   *Buffer
+	Dst   *Buffer
+	Dim   int
+	Clear bool
+}
+
+// Parallel runs Body once per point of the index space Extents, in any
+// order; each point may only write elements indexed by its own Vars.
+type Parallel struct {
+	At
+	Vars    []*Var
+	Extents []int
+	Body    []Stmt
+}
+
+// Store writes one element.
+type Store struct {
+	At
+	Buf   *Buffer
+	Idx   []Expr
+	Value Expr
+}
+
+// AtomicAdd adds a tile into a region atomically, element by element, so
+// that several blocks may accumulate into the same global tensor.
+type AtomicAdd struct {
+	At
+	Src, Dst Region
+}
+
+// LoopKind says how a For may be scheduled.
+type LoopKind uint8
+
+const (
+	Serial    LoopKind = iota
+	Pipelined          // copies of later iterations overlap compute of this one
+	Unrolled
+)
+
+func (k LoopKind) String() string { return [...]string{"serial", "pipelined", "unrolled"}[k] }
+
+// For runs Body for Var = Start, Start+1, ..., Stop-1.
+type For struct {
+	At
+	Var         *Var
+	Start, Stop Expr
+	Kind        LoopKind
+	Stages      int // Pipelined: the number of buffers in flight (a hint)
+	Body        []Stmt
+}
+
+// While runs Body as long as Cond holds.
+type While struct {
+	At
+	Cond Expr
+	Body []Stmt
+}
+
+// If runs Then when Cond holds, else Else.
+type If struct {
+	At
+	Cond       Expr
+	Then, Else []Stmt
+}
+
+// Walk calls fn on every statement in body, parents before children.
+func Walk(body []Stmt, fn func(Stmt)) {
+	for _, s := range body {
+		fn(s)
+		switch s := s.(type) {
+		case *Parallel:
+			Walk(s.Body, fn)
+		case *For:
+			Walk(s.Body, fn)
+		case *While:
+			Walk(s.Body, fn)
+		case *If:
+			Walk(s.Then, fn)
+			Walk(s.Else, fn)
+		}
+	}
+}

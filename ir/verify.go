@@ -1,0 +1,236 @@
+package ir
+
+import "fmt"
+
+// Limits are the target's resources the verifier checks against.
+type Limits struct {
+	MaxSharedBytes int // per block, with the opt-in for large dynamic shared memory
+	MaxThreads     int
+}
+
+// DefaultLimits are those of sm_90 (Hopper): 227 KiB of shared memory.
+var DefaultLimits = Limits{MaxSharedBytes: 227 * 1024, MaxThreads: 1024}
+
+// Verify checks a program and returns every problem it finds.
+func Verify(f *Func, lim Limits) error {
+	v := &verifier{f: f, lim: lim, known: map[*Buffer]bool{}, bound: map[*Var]bool{}}
+	v.run()
+	return v.errs.Err()
+}
+
+type verifier struct {
+	f     *Func
+	lim   Limits
+	errs  ErrorList
+	known map[*Buffer]bool
+	bound map[*Var]bool
+	inPar int // depth of enclosing Parallel loops
+}
+
+func (v *verifier) errorf(op string, pos Pos, format string, args ...any) {
+	v.errs = append(v.errs, &Error{Op: op, Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (v *verifier) run() {
+	f := v.f
+	for _, s := range f.Syms {
+		v.bound[s] = true
+	}
+	names := map[string]bool{}
+	for _, p := range f.Params {
+		if names[p.Name] {
+			v.errorf("param", p.Pos, "duplicate name %q", p.Name)
+		}
+		names[p.Name] = true
+		v.known[p] = true
+		if p.Scope != Global {
+			v.errorf("param", p.Pos, "%s: parameters live in global memory, not %s", p.Name, p.Scope)
+		}
+		if p.Strides != nil && len(p.Strides) != len(p.Shape) {
+			v.errorf("param", p.Pos, "%s: %d strides for %d dims", p.Name, len(p.Strides), len(p.Shape))
+		}
+		for _, d := range append(append([]Expr{}, p.Shape...), p.Strides...) {
+			v.expr("param", p.Pos, d)
+			if c, ok := ConstInt(d); ok && c <= 0 {
+				v.errorf("param", p.Pos, "%s: sizes and strides must be positive, got %d", p.Name, c)
+			}
+		}
+	}
+	k := f.Kernel
+	if k == nil {
+		v.errorf("func", Pos{}, "%s has no kernel", f.Name)
+		return
+	}
+	v.kernel(k, names)
+}
+
+func (v *verifier) kernel(k *Kernel, names map[string]bool) {
+	if len(k.Grid) < 1 || len(k.Grid) > 3 {
+		v.errorf("kernel", k.P, "grid has %d dims; want 1 to 3", len(k.Grid))
+	}
+	for _, x := range k.Idx {
+		v.bound[x] = true
+	}
+	for _, g := range k.Grid {
+		v.expr("kernel", k.P, g)
+	}
+	switch {
+	case k.Threads <= 0 || k.Threads%32 != 0:
+		v.errorf("kernel", k.P, "threads = %d is not a positive multiple of 32 (a warp)", k.Threads)
+	case k.Threads > v.lim.MaxThreads:
+		v.errorf("kernel", k.P, "threads = %d exceeds the target's %d per block", k.Threads, v.lim.MaxThreads)
+	}
+	if k.Raster != nil && k.Raster.Panel <= 0 {
+		v.errorf("rasterize", k.P, "panel size %d must be positive", k.Raster.Panel)
+	}
+	for _, b := range k.Allocs {
+		v.known[b] = true
+		if names[b.Name] {
+			v.errorf("alloc", b.Pos, "duplicate name %q", b.Name)
+		}
+		names[b.Name] = true
+		s, ok := b.StaticShape()
+		if !ok || b.Scope == Global {
+			v.errorf("alloc", b.Pos, "%s: on-chip buffers need a constant shape in shared, fragment or local scope", b.Name)
+			continue
+		}
+		for _, d := range s {
+			if d <= 0 {
+				v.errorf("alloc", b.Pos, "%s: dims must be positive, got %v", b.Name, s)
+			}
+		}
+	}
+	if n := k.SharedBytes(); n > v.lim.MaxSharedBytes {
+		v.errorf("kernel", k.P, "shared memory %d bytes exceeds the target's %d per block", n, v.lim.MaxSharedBytes)
+	}
+	v.stmts(k.Body)
+}
+
+func (v *verifier) stmts(body []Stmt) {
+	for _, s := range body {
+		v.stmt(s)
+	}
+}
+
+func (v *verifier) stmt(s Stmt) {
+	pos := s.Position()
+	if v.inPar > 0 {
+		switch s.(type) {
+		case *Store, *If:
+		default:
+			v.errorf(opName(s), pos, "only element stores and if may appear inside a Parallel loop, not tile ops or loops")
+			return
+		}
+	}
+	switch s := s.(type) {
+	case *Copy:
+		v.region("copy", pos, s.Src)
+		v.region("copy", pos, s.Dst)
+		if s.Src.Buf.Scope == Global && s.Dst.Buf.Scope == Global {
+			v.errorf("copy", pos, "%s -> %s: both are global; stage the tile through shared memory or a fragment", s.Src.Buf.Name, s.Dst.Buf.Name)
+		}
+		v.sameShape("copy", pos, s.Src, s.Dst)
+		v.writable("copy", pos, s.Dst.Buf)
+	case *AtomicAdd:
+		v.region("atomic_add", pos, s.Src)
+		v.region("atomic_add", pos, s.Dst)
+		v.sameShape("atomic_add", pos, s.Src, s.Dst)
+		v.writable("atomic_add", pos, s.Dst.Buf)
+		if s.Dst.Buf.Scope != Global {
+			v.errorf("atomic_add", pos, "destination %s must be a global tensor", s.Dst.Buf.Name)
+		}
+	case *Gemm:
+		v.gemm(s)
+	case *Fill:
+		v.region("fill", pos, s.Dst)
+		v.expr("fill", pos, s.Value)
+		v.writable("fill", pos, s.Dst.Buf)
+		if s.Dst.Buf.Scope == Global {
+			v.errorf("fill", pos, "%s is global; fill a shared tile or fragment and copy it out", s.Dst.Buf.Name)
+		}
+		v.valueFits("fill", pos, s.Dst.Buf, s.Value)
+	case *Reduce:
+		v.reduce(s)
+	case *Parallel:
+		for i, x := range s.Vars {
+			if s.Extents[i] <= 0 {
+				v.errorf("parallel", pos, "extent %d of %s must be positive", s.Extents[i], x.Name)
+			}
+			v.bound[x] = true
+		}
+		v.inPar++
+		v.stmts(s.Body)
+		v.inPar--
+	case *Store:
+		v.access("store", pos, s.Buf, s.Idx)
+		v.expr("store", pos, s.Value)
+		v.writable("store", pos, s.Buf)
+		v.valueFits("store", pos, s.Buf, s.Value)
+	case *For:
+		v.expr("for", pos, s.Start)
+		v.expr("for", pos, s.Stop)
+		if !s.Start.Type().IsInt() || !s.Stop.Type().IsInt() {
+			v.errorf("for", pos, "loop bounds must be integers, got %s and %s", s.Start.Type(), s.Stop.Type())
+		}
+		if s.Kind == Pipelined && s.Stages < 1 {
+			v.errorf("pipelined", pos, "stages = %d; want at least 1", s.Stages)
+		}
+		v.bound[s.Var] = true
+		v.stmts(s.Body)
+	case *While:
+		v.cond("while", pos, s.Cond)
+		v.stmts(s.Body)
+	case *If:
+		v.cond("if", pos, s.Cond)
+		v.stmts(s.Then)
+		v.stmts(s.Else)
+	}
+}
+
+func opName(s Stmt) string {
+	switch s.(type) {
+	case *Copy:
+		return "copy"
+	case *AtomicAdd:
+		return "atomic_add"
+	case *Gemm:
+		return "gemm"
+	case *Fill:
+		return "fill"
+	case *Reduce:
+		return "reduce"
+	case *Parallel:
+		return "parallel"
+	case *For:
+		return "for"
+	case *While:
+		return "while"
+	}
+	return fmt.Sprintf("%T", s)
+}
+
+func (v *verifier) cond(op string, pos Pos, c Expr) {
+	v.expr(op, pos, c)
+	if c != nil && c.Type() != Bool {
+		v.errorf(op, pos, "condition has type %s; want bool (use a comparison)", c.Type())
+	}
+}
+
+func (v *verifier) writable(op string, pos Pos, b *Buffer) {
+	if b.Scope == Global && !b.Output {
+		v.errorf(op, pos, "%s is an input; declare it with Out to write it", b.Name)
+	}
+}
+
+func (v *verifier) valueFits(op string, pos Pos, b *Buffer, val Expr) {
+	if val == nil {
+		return
+	}
+	t := val.Type()
+	switch {
+	case t == Bool && b.DType != Bool:
+		v.errorf(op, pos, "cannot store a bool into %s %s", b.DType, b.Name)
+	case t.IsFloat() && b.DType.IsInt():
+		v.errorf(op, pos, "cannot store %s into %s %s without an explicit cast", t, b.DType, b.Name)
+	}
+}

@@ -1,0 +1,130 @@
+// Package kernels is tilego's library: GEMM and FlashAttention written in
+// the tile language, each taking its shape and its config as parameters.
+package kernels
+
+import (
+	"math"
+
+	"github.com/tilego/tilego/tl"
+)
+
+// AttnShape is one attention problem. Tensors are indexed [B, H, S, D]
+// whatever their memory layout.
+type AttnShape struct {
+	B, H, HKV, Sq, Skv, Dqk, Dv int
+	Causal                      bool     // bottom-right aligned, as FlashAttention
+	DType                       tl.DType // f16 or bf16
+	BSHD                        bool     // memory layout [B, S, H, D] instead of [B, H, S, D]
+	Scale                       float64  // softmax scale; 0 means 1/sqrt(Dqk)
+}
+
+// AttnConfig is how the kernel tiles the problem.
+type AttnConfig struct {
+	M, N    int // query rows and key rows per tile
+	Stages  int
+	Threads int
+}
+
+// SoftmaxScale is the scale applied to Q·Kᵀ.
+func (s AttnShape) SoftmaxScale() float64 {
+	if s.Scale != 0 {
+		return s.Scale
+	}
+	return 1 / math.Sqrt(float64(s.Dqk))
+}
+
+// strides returns the element strides of a [B, heads, S, D] tensor.
+func (s AttnShape) strides(heads, seq, d int) []any {
+	if s.BSHD {
+		return []any{seq * heads * d, d, heads * d, 1}
+	}
+	return []any{heads * seq * d, seq * d, d, 1}
+}
+
+// FlashAttention computes O = softmax(scale·Q·Kᵀ)·V and the log-sum-exp of
+// each query row, one block per M query rows, streaming K and V in tiles
+// of N rows with the online softmax.
+func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
+	f := tl.NewFunc("flash_attention")
+	Q := f.In("Q", s.DType, s.B, s.H, s.Sq, s.Dqk).WithStrides(s.strides(s.H, s.Sq, s.Dqk)...)
+	K := f.In("K", s.DType, s.B, s.HKV, s.Skv, s.Dqk).WithStrides(s.strides(s.HKV, s.Skv, s.Dqk)...)
+	V := f.In("V", s.DType, s.B, s.HKV, s.Skv, s.Dv).WithStrides(s.strides(s.HKV, s.Skv, s.Dv)...)
+	O := f.Out("O", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
+	LSE := f.Out("LSE", tl.F32, s.B, s.H, s.Sq)
+	scale := s.SoftmaxScale() * math.Log2E // softmax in base 2
+	groups := s.H / s.HKV
+	f.Kernel(tl.Grid(tl.CeilDiv(s.Sq, c.M), s.H, s.B), c.Threads, func(k *tl.Block) {
+		bx, h, b := k.Idx()
+		hk := h.Div(groups)
+		qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
+		ks := k.Shared(s.DType, c.N, s.Dqk).Named("ks")
+		vs := k.Shared(s.DType, c.N, s.Dv).Named("vs")
+		S := k.Fragment(tl.F32, c.M, c.N).Named("S")
+		P := k.Fragment(s.DType, c.M, c.N).Named("P")
+		acc := k.Fragment(tl.F32, c.M, s.Dv).Named("acc")
+		m := k.Fragment(tl.F32, c.M).Named("m")
+		mOld := k.Fragment(tl.F32, c.M).Named("m_old")
+		ms := k.Fragment(tl.F32, c.M).Named("m_scaled")
+		l := k.Fragment(tl.F32, c.M).Named("l")
+		rowSum := k.Fragment(tl.F32, c.M).Named("row_sum")
+
+		k.Copy(Q.Sub(b, h, tl.Tile(bx, c.M), tl.All), qs)
+		k.Clear(acc)
+		k.Clear(l)
+		k.Fill(m, tl.NegInf())
+		// Causal: key j is visible to query i when j <= i + Skv - Sq.
+		diag := bx.Mul(c.M).Add(s.Skv - s.Sq)
+		nKV := tl.CeilDiv(s.Skv, c.N)
+		if s.Causal {
+			nKV = tl.Max(0, tl.Min(nKV, tl.CeilDiv(diag.Add(c.M), c.N)))
+		}
+		k.Pipelined(nKV, c.Stages, func(j tl.Expr) {
+			k.Copy(K.Sub(b, hk, tl.Tile(j, c.N), tl.All), ks)
+			k.Gemm(qs, ks, S, tl.TransB, tl.ClearAccum, tl.WithPolicy(tlFullRow))
+			edge := j.Add(1).Mul(c.N).Gt(s.Skv)
+			if s.Causal {
+				edge = edge.Or(j.Add(1).Mul(c.N).Sub(1).Gt(diag))
+			}
+			k.If(edge, func() {
+				k.Parallel(func(i, jj tl.Expr) {
+					key := j.Mul(c.N).Add(jj)
+					hide := key.Ge(s.Skv)
+					if s.Causal {
+						hide = hide.Or(key.Gt(diag.Add(i)))
+					}
+					S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
+				}, c.M, c.N)
+			})
+			k.Copy(m, mOld)
+			k.ReduceMax(S, m, 1, tl.Accumulate)
+			k.Parallel(func(i tl.Expr) { // a fully masked row keeps m = -inf
+				ms.Set(tl.Select(m.At(i).Eq(tl.NegInf()), 0, m.At(i).Mul(scale)), i)
+			}, c.M)
+			k.Parallel(func(i, jj tl.Expr) {
+				S.Set(tl.Exp2(S.At(i, jj).Mul(scale).Sub(ms.At(i))), i, jj)
+			}, c.M, c.N)
+			k.ReduceSum(S, rowSum, 1)
+			k.Parallel(func(i tl.Expr) {
+				alpha := tl.Exp2(mOld.At(i).Mul(scale).Sub(ms.At(i))) // an expression, not a value:
+				l.Set(l.At(i).Mul(alpha).Add(rowSum.At(i)), i)        // use it before mOld changes
+				mOld.Set(alpha, i)
+			}, c.M)
+			k.Parallel(func(i, d tl.Expr) {
+				acc.Set(acc.At(i, d).Mul(mOld.At(i)), i, d)
+			}, c.M, s.Dv)
+			k.Copy(S, P)
+			k.Copy(V.Sub(b, hk, tl.Tile(j, c.N), tl.All), vs)
+			k.Gemm(P, vs, acc, tl.WithPolicy(tlFullRow))
+		})
+		k.Parallel(func(i, d tl.Expr) {
+			acc.Set(tl.Select(l.At(i).Eq(0), 0, acc.At(i, d).Div(l.At(i))), i, d)
+		}, c.M, s.Dv)
+		k.Parallel(func(i tl.Expr) { // natural-log LSE; -inf for a row with no keys
+			lse := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(math.Ln2)
+			rowSum.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), lse), i)
+		}, c.M)
+		k.Copy(acc, O.Sub(b, h, tl.Tile(bx, c.M), tl.All))
+		k.Copy(rowSum, LSE.Sub(b, h, tl.Tile(bx, c.M)))
+	})
+	return f
+}

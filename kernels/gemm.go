@@ -1,0 +1,82 @@
+package kernels
+
+import (
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/tl"
+)
+
+const tlFullRow = ir.FullRow
+
+// GemmShape is C[M,N] = op(A)·op(B): A is M×K (K×M with TransA), B is K×N
+// (N×K with TransB).
+type GemmShape struct {
+	M, N, K        int
+	TransA, TransB bool
+	DType          tl.DType // of A and B: f16 or bf16
+	OutDType       tl.DType // of C
+}
+
+// GemmConfig is how the kernel tiles the problem.
+type GemmConfig struct {
+	BM, BN, BK int
+	Stages     int
+	Threads    int
+	Policy     ir.Policy
+	Raster     int // panel size of the block swizzle; 0 for none
+}
+
+// Gemm is a tiled matrix multiply: each block owns a BM×BN tile of C and
+// streams BK-wide slices of A and B through shared memory.
+func Gemm(s GemmShape, c GemmConfig) *tl.Func {
+	f := tl.NewFunc("gemm")
+	aRows, aCols, bRows, bCols := s.M, s.K, s.K, s.N // as stored
+	if s.TransA {
+		aRows, aCols = s.K, s.M
+	}
+	if s.TransB {
+		bRows, bCols = s.N, s.K
+	}
+	A := f.In("A", s.DType, aRows, aCols)
+	B := f.In("B", s.DType, bRows, bCols)
+	C := f.Out("C", s.OutDType, s.M, s.N)
+	opts := []tl.GemmOpt{tl.WithPolicy(c.Policy)}
+	if s.TransA {
+		opts = append(opts, tl.TransA)
+	}
+	if s.TransB {
+		opts = append(opts, tl.TransB)
+	}
+	f.Kernel(tl.Grid(tl.CeilDiv(s.N, c.BN), tl.CeilDiv(s.M, c.BM)), c.Threads, func(k *tl.Block) {
+		bx, by, _ := k.Idx()
+		if c.Raster > 0 {
+			k.Rasterize(c.Raster, false)
+		}
+		sa := [2]int{c.BM, c.BK}
+		if s.TransA {
+			sa = [2]int{c.BK, c.BM}
+		}
+		sb := [2]int{c.BK, c.BN}
+		if s.TransB {
+			sb = [2]int{c.BN, c.BK}
+		}
+		as := k.Shared(s.DType, sa[:]...).Named("as")
+		bs := k.Shared(s.DType, sb[:]...).Named("bs")
+		acc := k.Fragment(tl.F32, c.BM, c.BN).Named("acc")
+		k.Clear(acc)
+		k.Pipelined(tl.CeilDiv(s.K, c.BK), c.Stages, func(kk tl.Expr) {
+			aTile := A.Sub(tl.Tile(by, c.BM), tl.Tile(kk, c.BK))
+			if s.TransA {
+				aTile = A.Sub(tl.Tile(kk, c.BK), tl.Tile(by, c.BM))
+			}
+			bTile := B.Sub(tl.Tile(kk, c.BK), tl.Tile(bx, c.BN))
+			if s.TransB {
+				bTile = B.Sub(tl.Tile(bx, c.BN), tl.Tile(kk, c.BK))
+			}
+			k.Copy(aTile, as)
+			k.Copy(bTile, bs)
+			k.Gemm(as, bs, acc, opts...)
+		})
+		k.Copy(acc, C.Sub(tl.Tile(by, c.BM), tl.Tile(bx, c.BN)))
+	})
+	return f
+}

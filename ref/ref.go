@@ -1,0 +1,131 @@
+// Package ref computes float64 references for the library's kernels and
+// measures how far a result is from them.
+package ref
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tilego/tilego/tensor"
+)
+
+// Gemm returns C = op(A)·op(B) in float64, row-major M×N.
+func Gemm(a, b *tensor.Tensor, transA, transB bool) (m, n int, c []float64) {
+	m, k := a.Shape[0], a.Shape[1]
+	if transA {
+		m, k = k, m
+	}
+	n = b.Shape[1]
+	if transB {
+		n = b.Shape[0]
+	}
+	at := func(i, kk int) float64 {
+		if transA {
+			return a.At(kk, i)
+		}
+		return a.At(i, kk)
+	}
+	bt := func(kk, j int) float64 {
+		if transB {
+			return b.At(j, kk)
+		}
+		return b.At(kk, j)
+	}
+	c = make([]float64, m*n)
+	for i := range m {
+		for j := range n {
+			var s float64
+			for kk := range k {
+				s += at(i, kk) * bt(kk, j)
+			}
+			c[i*n+j] = s
+		}
+	}
+	return m, n, c
+}
+
+// Attn describes an attention problem over logical [B, H, S, D] tensors.
+type Attn struct {
+	Causal bool    // bottom-right aligned: query i sees keys j <= i + Skv - Sq
+	Scale  float64 // applied to Q·Kᵀ
+}
+
+// AttentionRow returns one query row's output (length Dv) and its
+// log-sum-exp (natural log). A row that sees no key gets zeros and -inf.
+// Query heads map to KV heads in groups of H/Hkv (GQA).
+func (p Attn) AttentionRow(q, k, v *tensor.Tensor, b, h, i int) ([]float64, float64) {
+	H, Sq, D := q.Shape[1], q.Shape[2], q.Shape[3]
+	hkv := h / (H / k.Shape[1])
+	Skv, Dv := k.Shape[2], v.Shape[3]
+	last := Skv - 1
+	if p.Causal {
+		last = min(last, i+Skv-Sq)
+	}
+	out := make([]float64, Dv)
+	if last < 0 {
+		return out, math.Inf(-1)
+	}
+	s := make([]float64, last+1)
+	mx := math.Inf(-1)
+	for j := range s {
+		var d float64
+		for x := range D {
+			d += q.At(b, h, i, x) * k.At(b, hkv, j, x)
+		}
+		s[j] = d * p.Scale
+		mx = max(mx, s[j])
+	}
+	var sum float64
+	for j := range s {
+		s[j] = math.Exp(s[j] - mx)
+		sum += s[j]
+	}
+	for j := range s {
+		w := s[j] / sum
+		for x := range Dv {
+			out[x] += w * v.At(b, hkv, j, x)
+		}
+	}
+	return out, mx + math.Log(sum)
+}
+
+// Diff accumulates the distance between a result and its reference.
+type Diff struct {
+	sumSq, refSq float64
+	MaxAbs       float64
+	N, Bad       int // elements compared; NaN or mismatched infinities
+}
+
+// Add compares one element.
+func (d *Diff) Add(got, want float64) {
+	d.N++
+	switch {
+	case math.IsInf(want, 0) || math.IsInf(got, 0):
+		if got != want {
+			d.Bad++
+		}
+		return
+	case math.IsNaN(got) || math.IsNaN(want):
+		d.Bad++
+		return
+	}
+	e := got - want
+	d.sumSq += e * e
+	d.refSq += want * want
+	d.MaxAbs = max(d.MaxAbs, math.Abs(e))
+}
+
+// Rel is ‖got − ref‖ / ‖ref‖ over the finite elements (Inf if any is bad).
+func (d *Diff) Rel() float64 {
+	if d.Bad > 0 {
+		return math.Inf(1)
+	}
+	if d.refSq == 0 {
+		return math.Sqrt(d.sumSq)
+	}
+	return math.Sqrt(d.sumSq / d.refSq)
+}
+
+func (d *Diff) String() string {
+	return fmt.Sprintf("rel %.3g, max abs %.3g over %d elements (%d bad)", d.Rel(), d.MaxAbs, d.N, d.Bad)
+}

@@ -1,0 +1,155 @@
+package tl
+
+import (
+	"github.com/tilego/tilego/ir"
+)
+
+// Block is the body of a kernel as seen by one thread block: it allocates
+// tiles and issues tile ops, which all the block's threads run together.
+type Block struct {
+	f *Func
+	k *ir.Kernel
+}
+
+// Idx returns the block's index along x, y and z (0 for absent dims).
+func (k *Block) Idx() (x, y, z Expr) {
+	out := [3]Expr{Int(0), Int(0), Int(0)}
+	for i, v := range k.k.Idx {
+		out[i] = Expr{e: v}
+	}
+	return out[0], out[1], out[2]
+}
+
+func (k *Block) alloc(scope ir.Scope, prefix string, dt DType, dims []int) *Tensor {
+	b := &ir.Buffer{Name: k.f.name(prefix), DType: dt, Scope: scope, Pos: callerPos()}
+	for _, d := range dims {
+		b.Shape = append(b.Shape, ir.IntConst(int64(d)))
+	}
+	k.k.Allocs = append(k.k.Allocs, b)
+	return &Tensor{f: k.f, b: b}
+}
+
+// Shared allocates a tile in shared memory.
+func (k *Block) Shared(dt DType, dims ...int) *Tensor { return k.alloc(ir.Shared, "s", dt, dims) }
+
+// Fragment allocates a tile spread over the registers of the block's
+// threads; the compiler picks which thread holds which element.
+func (k *Block) Fragment(dt DType, dims ...int) *Tensor { return k.alloc(ir.Fragment, "f", dt, dims) }
+
+// Local allocates a small array in each thread's registers.
+func (k *Block) Local(dt DType, dims ...int) *Tensor { return k.alloc(ir.Local, "l", dt, dims) }
+
+// Var allocates a scalar variable with an initial value; read it with Val
+// (or pass it where an expression is expected) and write it with Assign.
+func (k *Block) Var(dt DType, init any) *Tensor {
+	t := k.alloc(ir.Local, "v", dt, []int{1})
+	t.Assign(init)
+	return t
+}
+
+// Copy copies a tile: src and dst are Tensors or Regions of any scope with
+// the same tile shape; elements convert to dst's type. Parts of a global
+// region past the tensor's edge read as zero and are not written.
+func (k *Block) Copy(src, dst any) {
+	pos := callerPos()
+	s, ok1 := k.f.region("copy", pos, src)
+	d, ok2 := k.f.region("copy", pos, dst)
+	if ok1 && ok2 {
+		k.f.emit("copy", pos, &ir.Copy{At: ir.At{P: pos}, Src: s, Dst: d})
+	}
+}
+
+// AtomicAdd adds the tile src into the global region dst atomically.
+func (k *Block) AtomicAdd(src, dst any) {
+	pos := callerPos()
+	s, ok1 := k.f.region("atomic_add", pos, src)
+	d, ok2 := k.f.region("atomic_add", pos, dst)
+	if ok1 && ok2 {
+		k.f.emit("atomic_add", pos, &ir.AtomicAdd{At: ir.At{P: pos}, Src: s, Dst: d})
+	}
+}
+
+// GemmOpt modifies a Gemm.
+type GemmOpt func(*ir.Gemm)
+
+var (
+	// TransA: A is stored K×M.
+	TransA GemmOpt = func(g *ir.Gemm) { g.TransA = true }
+	// TransB: B is stored N×K (as K is in attention's Q·Kᵀ).
+	TransB GemmOpt = func(g *ir.Gemm) { g.TransB = true }
+	// ClearAccum zeroes C before accumulating.
+	ClearAccum GemmOpt = func(g *ir.Gemm) { g.Clear = true }
+)
+
+// WithPolicy sets how warps split the output tile.
+func WithPolicy(p ir.Policy) GemmOpt { return func(g *ir.Gemm) { g.Policy = p } }
+
+// Gemm accumulates C += A·B on the tensor cores.
+func (k *Block) Gemm(a, b, c any, opts ...GemmOpt) {
+	pos := callerPos()
+	ra, ok1 := k.f.region("gemm", pos, a)
+	rb, ok2 := k.f.region("gemm", pos, b)
+	rc, ok3 := k.f.region("gemm", pos, c)
+	if !ok1 || !ok2 || !ok3 {
+		return
+	}
+	g := &ir.Gemm{At: ir.At{P: pos}, A: ra, B: rb, C: rc}
+	for _, o := range opts {
+		o(g)
+	}
+	k.f.emit("gemm", pos, g)
+}
+
+// Fill sets every element of dst to v.
+func (k *Block) Fill(dst any, v any) {
+	pos := callerPos()
+	r, ok := k.f.region("fill", pos, dst)
+	x := lift(v)
+	if ok && k.f.check("fill", pos, x) {
+		k.f.emit("fill", pos, &ir.Fill{At: ir.At{P: pos}, Dst: r, Value: x.e})
+	}
+}
+
+// Clear sets every element of dst to zero.
+func (k *Block) Clear(dst any) { k.Fill(dst, 0) }
+
+// ReduceOpt modifies a reduction.
+type ReduceOpt func(*ir.Reduce)
+
+// Accumulate folds dst's old value into the reduction instead of
+// overwriting it.
+var Accumulate ReduceOpt = func(r *ir.Reduce) { r.Clear = false }
+
+func (k *Block) reduce(kind ir.ReduceKind, src, dst *Tensor, dim int, opts []ReduceOpt) {
+	pos := callerPos()
+	if src == nil || dst == nil {
+		k.f.errorf("reduce_"+kind.String(), pos, "nil tile")
+		return
+	}
+	r := &ir.Reduce{At: ir.At{P: pos}, Kind: kind, Src: src.b, Dst: dst.b, Dim: dim, Clear: true}
+	for _, o := range opts {
+		o(r)
+	}
+	k.f.emit("reduce", pos, r)
+}
+
+// ReduceSum, ReduceMax, ReduceMin and ReduceAbsMax fold src along dim into
+// dst (src's shape without dim).
+func (k *Block) ReduceSum(src, dst *Tensor, dim int, opts ...ReduceOpt) {
+	k.reduce(ir.ReduceSum, src, dst, dim, opts)
+}
+func (k *Block) ReduceMax(src, dst *Tensor, dim int, opts ...ReduceOpt) {
+	k.reduce(ir.ReduceMax, src, dst, dim, opts)
+}
+func (k *Block) ReduceMin(src, dst *Tensor, dim int, opts ...ReduceOpt) {
+	k.reduce(ir.ReduceMin, src, dst, dim, opts)
+}
+func (k *Block) ReduceAbsMax(src, dst *Tensor, dim int, opts ...ReduceOpt) {
+	k.reduce(ir.ReduceAbsMax, src, dst, dim, opts)
+}
+
+// Rasterize sets the threadblock swizzle: blocks walk panels of panel
+// blocks, row- or column-major, for L2 reuse.
+func (k *Block) Rasterize(panel int, colMajor bool) {
+	k.k.Raster = &ir.Raster{Panel: panel, ColMajor: colMajor}
+}

@@ -1,0 +1,112 @@
+package tl
+
+import (
+	"github.com/tilego/tilego/ir"
+)
+
+// Parallel runs body once per point of the index space extents, each point
+// an independent element-wise step: body is func(i Expr), func(i, j Expr),
+// func(i, j, l Expr) or func(idx []Expr), one index per extent.
+func (k *Block) Parallel(body any, extents ...int) {
+	pos := callerPos()
+	p := &ir.Parallel{At: ir.At{P: pos}, Extents: extents}
+	idx := make([]Expr, len(extents))
+	for i := range extents {
+		v := &ir.Var{Name: k.f.name("i"), Kind: ir.LoopVar}
+		p.Vars = append(p.Vars, v)
+		idx[i] = Expr{e: v}
+	}
+	var run func()
+	switch fn := body.(type) {
+	case func(Expr):
+		if len(idx) == 1 {
+			run = func() { fn(idx[0]) }
+		}
+	case func(Expr, Expr):
+		if len(idx) == 2 {
+			run = func() { fn(idx[0], idx[1]) }
+		}
+	case func(Expr, Expr, Expr):
+		if len(idx) == 3 {
+			run = func() { fn(idx[0], idx[1], idx[2]) }
+		}
+	case func([]Expr):
+		run = func() { fn(idx) }
+	}
+	if run == nil {
+		k.f.errorf("parallel", pos, "body %T does not take %d index arguments", body, len(extents))
+		return
+	}
+	k.f.nest(&p.Body, run)
+	k.f.emit("parallel", pos, p)
+}
+
+func (k *Block) loop(kind ir.LoopKind, start, stop any, stages int, body func(i Expr)) {
+	pos := callerPos()
+	op := kind.String()
+	lo, hi := lift(start), lift(stop)
+	if !k.f.check(op, pos, lo, hi) {
+		return
+	}
+	v := &ir.Var{Name: k.f.name("k"), Kind: ir.LoopVar}
+	s := &ir.For{At: ir.At{P: pos}, Var: v, Start: lo.e, Stop: hi.e, Kind: kind, Stages: stages}
+	k.f.nest(&s.Body, func() { body(Expr{e: v}) })
+	k.f.emit(op, pos, s)
+}
+
+// Serial runs body for i = 0 .. n-1 in order.
+func (k *Block) Serial(n any, body func(i Expr)) { k.loop(ir.Serial, 0, n, 0, body) }
+
+// SerialRange runs body for i = start .. stop-1 in order.
+func (k *Block) SerialRange(start, stop any, body func(i Expr)) {
+	k.loop(ir.Serial, start, stop, 0, body)
+}
+
+// Unrolled is Serial with a hint to unroll fully (n should be constant).
+func (k *Block) Unrolled(n any, body func(i Expr)) { k.loop(ir.Unrolled, 0, n, 0, body) }
+
+// Pipelined runs body for i = 0 .. n-1 and lets the compiler overlap the
+// copies of the next stages-1 iterations with this one's compute.
+func (k *Block) Pipelined(n any, stages int, body func(i Expr)) {
+	k.loop(ir.Pipelined, 0, n, stages, body)
+}
+
+// PipelinedRange is Pipelined over start .. stop-1.
+func (k *Block) PipelinedRange(start, stop any, stages int, body func(i Expr)) {
+	k.loop(ir.Pipelined, start, stop, stages, body)
+}
+
+// While runs body while cond holds; cond is re-evaluated each time, so it
+// should read a variable the body assigns.
+func (k *Block) While(cond any, body func()) {
+	pos := callerPos()
+	c := lift(cond)
+	if !k.f.check("while", pos, c) {
+		return
+	}
+	w := &ir.While{At: ir.At{P: pos}, Cond: c.e}
+	k.f.nest(&w.Body, body)
+	k.f.emit("while", pos, w)
+}
+
+// IfStmt lets an If take an Else.
+type IfStmt struct {
+	f *Func
+	s *ir.If
+}
+
+// If runs then when cond holds.
+func (k *Block) If(cond any, then func()) IfStmt {
+	pos := callerPos()
+	c := lift(cond)
+	s := &ir.If{At: ir.At{P: pos}}
+	if k.f.check("if", pos, c) {
+		s.Cond = c.e
+		k.f.nest(&s.Then, then)
+		k.f.emit("if", pos, s)
+	}
+	return IfStmt{f: k.f, s: s}
+}
+
+// Else runs body when the If's condition does not hold.
+func (s IfStmt) Else(body func()) { s.f.nest(&s.s.Else, body) }

@@ -1,0 +1,179 @@
+// Package tl is the tile language: a kernel author builds a program of tiles
+// (shared-memory and register tiles, copies, matrix multiplies, element-wise
+// loops and reductions) with ordinary Go calls, and gets an ir.Func that the
+// interpreter runs and the backends compile.
+package tl
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/tilego/tilego/ir"
+)
+
+// DType and its values, re-exported so kernels need import only tl.
+type DType = ir.DType
+
+const (
+	Bool   = ir.Bool
+	I32    = ir.I32
+	I64    = ir.I64
+	F16    = ir.F16
+	BF16   = ir.BF16
+	F32    = ir.F32
+	F8E4M3 = ir.F8E4M3
+	F8E5M2 = ir.F8E5M2
+)
+
+// Func builds one program. Errors found while building are collected and
+// returned by Build together with the verifier's.
+type Func struct {
+	fn     *ir.Func
+	errs   ir.ErrorList
+	body   *[]ir.Stmt // where the next statement goes
+	inKern bool
+	nextID map[string]int
+}
+
+// NewFunc starts a program.
+func NewFunc(name string) *Func {
+	return &Func{fn: &ir.Func{Name: name}, nextID: map[string]int{}}
+}
+
+// callerPos is the position of the first caller outside this package: the
+// line of the kernel author's code that built the op.
+func callerPos() ir.Pos {
+	pcs := make([]uintptr, 16)
+	n := runtime.Callers(2, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		fr, more := frames.Next()
+		if !strings.HasPrefix(fr.Function, "github.com/tilego/tilego/tl.") {
+			return ir.Pos{File: fr.File, Line: fr.Line}
+		}
+		if !more {
+			return ir.Pos{}
+		}
+	}
+}
+
+func (f *Func) errorf(op string, pos ir.Pos, format string, args ...any) {
+	f.errs = append(f.errs, &ir.Error{Op: op, Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// check records the error carried by any of xs, once.
+func (f *Func) check(op string, pos ir.Pos, xs ...Expr) bool {
+	if err := firstErr(xs...); err != "" {
+		f.errorf(op, pos, "%s", err)
+		return false
+	}
+	return true
+}
+
+func (f *Func) name(prefix string) string {
+	n := f.nextID[prefix]
+	f.nextID[prefix]++
+	return fmt.Sprintf("%s%d", prefix, n)
+}
+
+// In declares an input tensor. Dims are ints or symbolic sizes (Sym).
+func (f *Func) In(name string, dt DType, shape ...any) *Tensor {
+	return f.param(name, dt, false, shape)
+}
+
+// Out declares a tensor the program writes (an output).
+func (f *Func) Out(name string, dt DType, shape ...any) *Tensor {
+	return f.param(name, dt, true, shape)
+}
+
+func (f *Func) param(name string, dt DType, out bool, shape []any) *Tensor {
+	pos := callerPos()
+	b := &ir.Buffer{Name: name, DType: dt, Scope: ir.Global, Output: out, Pos: pos}
+	for _, d := range shape {
+		x := lift(d)
+		if !f.check("param", pos, x) {
+			continue
+		}
+		if !x.e.Type().IsInt() {
+			f.errorf("param", pos, "%s: dim %s is not an integer", name, ir.ExprString(x.e))
+			continue
+		}
+		b.Shape = append(b.Shape, x.e)
+	}
+	f.fn.Params = append(f.fn.Params, b)
+	return &Tensor{f: f, b: b}
+}
+
+// Sym declares a size bound when the kernel is launched (from the shapes of
+// the tensors passed in).
+func (f *Func) Sym(name string) Expr {
+	v := &ir.Var{Name: name, Kind: ir.SymSize}
+	f.fn.Syms = append(f.fn.Syms, v)
+	return Expr{e: v}
+}
+
+// Grid lists the number of blocks along x, y and z (1 to 3 dims).
+func Grid(dims ...any) []any { return dims }
+
+// Kernel defines the program's body, run by every block of the grid with
+// the given number of threads.
+func (f *Func) Kernel(grid []any, threads int, body func(k *Block)) {
+	pos := callerPos()
+	if f.fn.Kernel != nil {
+		f.errorf("kernel", pos, "a program has one kernel; this is the second")
+		return
+	}
+	k := &ir.Kernel{At: ir.At{P: pos}, Threads: threads}
+	for i, g := range grid {
+		x := lift(g)
+		if f.check("kernel", pos, x) {
+			k.Grid = append(k.Grid, x.e)
+		}
+		if i < 3 {
+			k.Idx = append(k.Idx, &ir.Var{Name: "b" + "xyz"[i:i+1], Kind: ir.BlockIdx, Axis: i})
+		}
+	}
+	f.fn.Kernel = k
+	f.body = &k.Body
+	f.inKern = true
+	body(&Block{f: f, k: k})
+	f.inKern = false
+	f.body = nil
+}
+
+// Build verifies the program against the limits (ir.DefaultLimits if none)
+// and returns it, or every error found.
+func (f *Func) Build(lim ...ir.Limits) (*ir.Func, error) {
+	l := ir.DefaultLimits
+	if len(lim) > 0 {
+		l = lim[0]
+	}
+	errs := append(ir.ErrorList{}, f.errs...)
+	if len(errs) == 0 {
+		if err := ir.Verify(f.fn, l); err != nil {
+			errs = append(errs, err.(ir.ErrorList)...)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return f.fn, nil
+}
+
+// emit appends a statement at the current point of the program.
+func (f *Func) emit(op string, pos ir.Pos, s ir.Stmt) {
+	if f.body == nil {
+		f.errorf(op, pos, "must be called inside Kernel")
+		return
+	}
+	*f.body = append(*f.body, s)
+}
+
+// nest runs build with statements going into *into.
+func (f *Func) nest(into *[]ir.Stmt, build func()) {
+	saved := f.body
+	f.body = into
+	build()
+	f.body = saved
+}
