@@ -2,4 +2,4 @@ module github.com/tilego/tilego
 
 go 1.26.8
 
-require github.com/ebitengine/purego v0.11.3 // indirect
+require github.com/ebitengine/purego v0.11.3

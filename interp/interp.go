@@ -86,7 +86,11 @@ func Bind(f *ir.Func, args []*tensor.Tensor) (map[*ir.Var]int, error) {
 	return syms, nil
 }
 
-// evalInt evaluates an integer expression of symbolic sizes and constants.
+// EvalInt evaluates an integer expression of symbolic sizes and constants
+// (a grid dim, a shape), as backends need at launch.
+func EvalInt(e ir.Expr, syms map[*ir.Var]int) (int, error) { return evalInt(e, syms) }
+
+// evalInt is EvalInt.
 func evalInt(e ir.Expr, syms map[*ir.Var]int) (int, error) {
 	c := &compiler{slot: map[*ir.Var]int{}}
 	st := &state{}

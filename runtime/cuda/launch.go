@@ -23,7 +23,7 @@ func Launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, a
 	}
 	var dims [7]uint32
 	for i, v := range []int{grid[0], grid[1], grid[2], block[0], block[1], block[2], sharedBytes} {
-		if v < 0 || (i < 6 && v == 0) || v > math.MaxUint32 {
+		if v < 0 || (i < 6 && v == 0) || uint64(v) > math.MaxUint32 {
 			return fmt.Errorf("cuda: Launch %q: grid %v, block %v, shared %d: dimensions must be positive and fit 32 bits",
 				fn.name, grid, block, sharedBytes)
 		}

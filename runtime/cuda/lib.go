@@ -122,14 +122,14 @@ func driverCandidates() []string {
 // nvrtcNames are the sonames tried, newest first.
 var nvrtcNames = []string{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"}
 
-// nvrtcCandidates lists where NVRTC may be: the loader's search path first,
-// then the usual toolkit folders and pip's nvidia-cuda-nvrtc wheels, because
-// NVRTC is often installed without being on the loader path.
+// nvrtcCandidates lists where NVRTC may be, newest version first; for each
+// version the loader's search path comes first, then the usual toolkit
+// folders and pip's nvidia-cuda-nvrtc wheels, because NVRTC is often
+// installed without being on the loader path.
 func nvrtcCandidates() []string {
 	if p := os.Getenv("TILEGO_NVRTC"); p != "" {
 		return []string{p}
 	}
-	c := append([]string(nil), nvrtcNames...)
 	dirs := []string{}
 	for _, env := range []string{"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"} {
 		if v := os.Getenv(env); v != "" {
@@ -147,7 +147,12 @@ func nvrtcCandidates() []string {
 		m, _ := filepath.Glob(pat)
 		dirs = append(dirs, m...)
 	}
-	return append(c, existing(dirs, nvrtcNames)...)
+	var c []string
+	for _, n := range nvrtcNames {
+		c = append(c, n)
+		c = append(c, existing(dirs, []string{n})...)
+	}
+	return c
 }
 
 // preloadBuiltins loads libnvrtc-builtins from the folder NVRTC came from.

@@ -1,0 +1,84 @@
+package layout
+
+import "testing"
+
+func TestLayoutsCoverTheirTiles(t *testing.T) {
+	acc := func(m, n int, w Warps) *Fragment {
+		f, err := Accumulator(m, n, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	opA := func(m, k int, w Warps) *Fragment {
+		f, err := OperandA(m, k, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	cases := []struct {
+		name string
+		f    *Fragment
+	}{
+		{"acc 64x64 4x1", acc(64, 64, Warps{4, 1})},
+		{"acc 128x128 2x2", acc(128, 128, Warps{2, 2})},
+		{"acc 128x256 2x4", acc(128, 256, Warps{2, 4})},
+		{"opA 64x32 4x1", opA(64, 32, Warps{4, 1})},
+		{"opA 64x32 2x2", opA(64, 32, Warps{2, 2})},
+		{"spread 64 over 128", Spread([]int{64}, 128, 1)},
+		{"spread 128x64 over 128 vec 8", Spread([]int{128, 64}, 128, 8)},
+		{"spread 7x5 over 32", Spread([]int{7, 5}, 32, 1)},
+		{"row of acc", acc(64, 64, Warps{2, 2}).Project([]int{0})},
+	}
+	for _, c := range cases {
+		if err := c.f.Check(); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+func TestAccumulatorMatchesPTX(t *testing.T) {
+	f, _ := Accumulator(16, 8, Warps{1, 1})
+	for lane := range 32 {
+		for i := range 4 {
+			c := f.Coord(lane, i)
+			row, col := lane/4+8*(i/2), 2*(lane%4)+i%2
+			if c[0] != row || c[1] != col {
+				t.Fatalf("lane %d reg %d at %v, want (%d, %d)", lane, i, c, row, col)
+			}
+		}
+	}
+}
+
+// The A operand of P·V in registers is the accumulator of S = Q·Kᵀ when the
+// warps split M only: that is what lets attention skip shared memory.
+func TestOperandAIsAccumulatorForFullRow(t *testing.T) {
+	a, _ := Accumulator(128, 64, Warps{4, 1})
+	b, _ := OperandA(128, 64, Warps{4, 1})
+	if !a.Equal(b) {
+		t.Fatalf("accumulator %s != operand A %s", a, b)
+	}
+	c, _ := Accumulator(128, 64, Warps{2, 2})
+	d, _ := OperandA(128, 64, Warps{2, 2})
+	if c.Equal(d) {
+		t.Fatal("a 2x2 accumulator cannot be a 2x2 A operand")
+	}
+}
+
+func TestProjectAndRegMap(t *testing.T) {
+	f, _ := Accumulator(64, 32, Warps{4, 1})
+	row := f.Project([]int{0})
+	terms := f.RegMap([]int{0})
+	for th := range f.NumThreads() {
+		for r := range f.NumRegs() {
+			rr := Apply(terms, r)
+			if got, want := row.Coord(th, rr)[0], f.Coord(th, r)[0]; got != want {
+				t.Fatalf("thread %d reg %d: row reg %d is row %d, want %d", th, r, rr, got, want)
+			}
+		}
+	}
+	if row.NumRegs() != 2 {
+		t.Fatalf("a 16-row warp slice holds 2 rows per thread, got %d", row.NumRegs())
+	}
+}

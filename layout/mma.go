@@ -1,0 +1,93 @@
+package layout
+
+import "fmt"
+
+// Warps is how a Gemm's warps tile its M×N output.
+type Warps struct{ M, N int }
+
+// Accumulator is the layout of an M×N f32 accumulator of mma m16n8k16
+// when warp w sits at (w % wm, w / wm) of a wm×wn grid. Lane l holds, in
+// each 16×8 tile, rows l/4 and l/4+8 and columns 2(l%4) and 2(l%4)+1;
+// registers run over those 4 values, then over the warp's n tiles, then
+// its m tiles.
+func Accumulator(m, n int, w Warps) (*Fragment, error) {
+	if m%(16*w.M) != 0 || n%(8*w.N) != 0 {
+		return nil, fmt.Errorf("a %d×%d accumulator cannot be split over %d×%d warps in 16×8 tiles", m, n, w.M, w.N)
+	}
+	wm, wn := m/w.M, n/w.N
+	return &Fragment{
+		Shape: []int{m, n},
+		Thread: []Digit{
+			{4, 1, 2}, {8, 0, 1}, // lane
+			{w.M, 0, wm}, {w.N, 1, wn}, // warp
+		},
+		Reg: []Digit{{2, 1, 1}, {2, 0, 8}, {wn / 8, 1, 8}, {wm / 16, 0, 16}},
+	}, nil
+}
+
+// OperandA is the layout an M×K A operand must have in registers for mma
+// m16n8k16: per 16×16 tile, lane l holds rows l/4 and l/4+8 at columns
+// 2(l%4)+{0,1} and 2(l%4)+8+{0,1}. Warps along N need all of A's rows of
+// their M slice, so they hold copies.
+func OperandA(m, k int, w Warps) (*Fragment, error) {
+	if m%(16*w.M) != 0 || k%16 != 0 {
+		return nil, fmt.Errorf("a %d×%d A operand cannot be split over %d warps along M in 16×16 tiles", m, k, w.M)
+	}
+	wm := m / w.M
+	return &Fragment{
+		Shape:  []int{m, k},
+		Thread: []Digit{{4, 1, 2}, {8, 0, 1}, {w.M, 0, wm}, {w.N, -1, 0}},
+		Reg:    []Digit{{2, 1, 1}, {2, 0, 8}, {2, 1, 8}, {k / 16, 1, 16}, {wm / 16, 0, 16}},
+	}, nil
+}
+
+// Spread is the default layout of a fragment no tensor-core op constrains:
+// consecutive threads take consecutive vectors of vec elements along the
+// innermost dims, and the rest goes to registers. Threads beyond the tile's
+// size hold copies.
+func Spread(shape []int, threads, vec int) *Fragment {
+	f := &Fragment{Shape: append([]int(nil), shape...)}
+	// Factors of the tile, innermost first: (size, dim, stride).
+	var fs []Digit
+	for d := len(shape) - 1; d >= 0; d-- {
+		fs = append(fs, Digit{shape[d], d, 1})
+	}
+	take := func(n int) []Digit { // the next n elements' worth of factors
+		var out []Digit
+		for n > 1 && len(fs) > 0 {
+			g := gcd(n, fs[0].Size)
+			if g == 1 {
+				break
+			}
+			out = append(out, Digit{g, fs[0].Dim, fs[0].Stride})
+			fs[0].Size /= g
+			fs[0].Stride *= g
+			if fs[0].Size == 1 {
+				fs = fs[1:]
+			}
+			n /= g
+		}
+		if n > 1 {
+			out = append(out, Digit{n, -1, 0})
+		}
+		return out
+	}
+	// Vector registers first, then threads, then the remaining registers.
+	inner := take(vec)
+	var regInner []Digit
+	for _, d := range inner {
+		if d.Dim >= 0 {
+			regInner = append(regInner, d)
+		}
+	}
+	f.Thread = take(threads)
+	f.Reg = append(regInner, fs...)
+	return f
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}

@@ -1,0 +1,260 @@
+package cuda
+
+import (
+	_ "embed"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tilego/tilego/interp"
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/jit"
+	drv "github.com/tilego/tilego/runtime/cuda"
+	"github.com/tilego/tilego/target"
+	"github.com/tilego/tilego/tensor"
+)
+
+//go:embed include/tilego.cuh
+var header string
+
+// Backend runs programs on one CUDA device.
+type Backend struct {
+	dev  *drv.Device
+	arch string
+	opts Options
+	mu   sync.Mutex
+	fns  map[string]*drv.Function // by source
+}
+
+// Open opens device ordinal for running tile programs. It fails plainly
+// when there is no driver, no device or no NVRTC.
+func Open(ordinal int) (*Backend, error) {
+	if err := drv.Available(); err != nil {
+		return nil, err
+	}
+	if err := drv.NVRTCAvailable(); err != nil {
+		return nil, err
+	}
+	d, err := drv.Open(ordinal)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{dev: d, arch: d.Arch(), fns: map[string]*drv.Function{}}, nil
+}
+
+func (b *Backend) Name() string   { return "cuda" }
+func (b *Backend) Device() string { return fmt.Sprintf("%s (%s, %d SMs)", b.dev.Name, b.arch, b.dev.SMCount) }
+
+// Limits are the device's: its opt-in shared memory per block.
+func (b *Backend) Limits() ir.Limits {
+	return ir.Limits{MaxSharedBytes: b.dev.SharedPerBlockOptin, MaxThreads: b.dev.MaxThreadsPerBlock}
+}
+
+// Emit returns the CUDA C++ generated for f.
+func (b *Backend) Emit(f *ir.Func) (string, error) {
+	p, err := Compile(f, Options{Arch: b.arch, Rounding: b.opts.Rounding})
+	if err != nil {
+		return "", err
+	}
+	return p.Source, nil
+}
+
+// Source returns the program's source with the device library inlined, as
+// NVRTC compiles it.
+func (p *Program) fullSource() string {
+	return strings.Replace(p.Source, "#include \"tilego.cuh\"", header, 1)
+}
+
+func (b *Backend) function(p *Program) (*drv.Function, error) {
+	src := p.fullSource()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if fn, ok := b.fns[src]; ok {
+		return fn, nil
+	}
+	image, err := jit.Compile(src, p.Name, b.arch, []string{"--std=c++17"})
+	if err != nil {
+		return nil, fmt.Errorf("compiling %s: %w", p.Name, err)
+	}
+	m, err := b.dev.LoadModule(image)
+	if err != nil {
+		return nil, err
+	}
+	fn, err := m.Function(p.Name)
+	if err != nil {
+		return nil, err
+	}
+	b.fns[src] = fn
+	return fn, nil
+}
+
+// Run compiles f (cached), copies args to the device, launches, times the
+// launches with events and copies the outputs back.
+func (b *Backend) Run(f *ir.Func, args []*tensor.Tensor, opt target.RunOptions) (target.Result, error) {
+	p, err := Compile(f, Options{Arch: b.arch, Rounding: b.opts.Rounding})
+	if err != nil {
+		return target.Result{}, err
+	}
+	l, err := Prepare(b, p, args)
+	if err != nil {
+		return target.Result{}, err
+	}
+	defer l.Free()
+	res, err := l.Time(opt)
+	if err != nil {
+		return res, err
+	}
+	return res, l.Download(args)
+}
+
+// Launch is a program bound to device copies of its arguments.
+type Launch struct {
+	b       *Backend
+	p       *Program
+	fn      *drv.Function
+	bufs    []drv.Buffer
+	args    []any
+	grid    [3]int
+	outputs []int
+}
+
+// Prepare uploads args and resolves the grid for p.
+func Prepare(b *Backend, p *Program, args []*tensor.Tensor) (*Launch, error) {
+	f := p.Func
+	syms, err := interp.Bind(f, args)
+	if err != nil {
+		return nil, err
+	}
+	fn, err := b.function(p)
+	if err != nil {
+		return nil, err
+	}
+	l := &Launch{b: b, p: p, fn: fn, grid: [3]int{1, 1, 1}}
+	for i, t := range args {
+		data := t.Bytes()
+		buf, err := b.dev.Alloc(max(len(data), 16))
+		if err != nil {
+			l.Free()
+			return nil, err
+		}
+		l.bufs = append(l.bufs, buf)
+		if err := b.dev.CopyHtoD(buf, data); err != nil {
+			l.Free()
+			return nil, err
+		}
+		l.args = append(l.args, buf)
+		if f.Params[i].Output {
+			l.outputs = append(l.outputs, i)
+		}
+	}
+	for _, s := range f.Syms {
+		l.args = append(l.args, int32(syms[s]))
+	}
+	for i, g := range f.Kernel.Grid {
+		n, err := interp.EvalInt(g, syms)
+		if err != nil {
+			l.Free()
+			return nil, err
+		}
+		l.grid[i] = n
+	}
+	return l, nil
+}
+
+// Free releases the device copies.
+func (l *Launch) Free() {
+	for _, b := range l.bufs {
+		l.b.dev.Free(b)
+	}
+	l.bufs = nil
+}
+
+// Poison fills every output with 0xFF bytes (NaN for floats), so an
+// element the kernel fails to write cannot pass a check.
+func (l *Launch) Poison() error {
+	for _, i := range l.outputs {
+		if err := l.b.dev.MemsetD8(l.bufs[i], 0xff); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Once launches the kernel once and waits for it.
+func (l *Launch) Once() error {
+	if l.grid[0]*l.grid[1]*l.grid[2] == 0 {
+		return nil
+	}
+	if err := drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, nil, l.args...); err != nil {
+		return err
+	}
+	return drv.Sync(l.fn, nil)
+}
+
+// Time runs opt.Warmup launches, then opt.Repeats timed ones (at least
+// one), and returns the median.
+func (l *Launch) Time(opt target.RunOptions) (target.Result, error) {
+	if err := l.Once(); err != nil {
+		return target.Result{}, err
+	}
+	for range opt.Warmup {
+		if err := l.Once(); err != nil {
+			return target.Result{}, err
+		}
+	}
+	n := max(opt.Repeats, 1)
+	start, err := l.b.dev.NewEvent()
+	if err != nil {
+		return target.Result{}, err
+	}
+	defer start.Close()
+	end, err := l.b.dev.NewEvent()
+	if err != nil {
+		return target.Result{}, err
+	}
+	defer end.Close()
+	times := make([]time.Duration, 0, n)
+	for range n {
+		if err := start.Record(nil); err != nil {
+			return target.Result{}, err
+		}
+		if err := drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, nil, l.args...); err != nil {
+			return target.Result{}, err
+		}
+		if err := end.Record(nil); err != nil {
+			return target.Result{}, err
+		}
+		if err := end.Synchronize(); err != nil {
+			return target.Result{}, fmt.Errorf("kernel %s: %w", l.p.Name, err)
+		}
+		ms, err := drv.ElapsedTime(start, end)
+		if err != nil {
+			return target.Result{}, err
+		}
+		times = append(times, time.Duration(float64(ms)*1e6))
+	}
+	slices.Sort(times)
+	return target.Result{Time: times[len(times)/2], Spread: times[len(times)-1] - times[0], Repeats: n}, nil
+}
+
+// Download copies the outputs back into their host tensors.
+func (l *Launch) Download(args []*tensor.Tensor) error {
+	for _, i := range l.outputs {
+		data := make([]byte, len(args[i].Data)*args[i].DType.Bytes())
+		src, err := l.bufs[i].Slice(0, len(data))
+		if err != nil {
+			return err
+		}
+		if err := l.b.dev.CopyDtoH(data, src); err != nil {
+			return err
+		}
+		if err := args[i].SetBytes(data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var _ target.Backend = (*Backend)(nil)

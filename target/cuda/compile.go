@@ -1,0 +1,99 @@
+// Package cuda compiles tile programs to CUDA C++ for NVIDIA GPUs from
+// sm_80 on (mma.sync, ldmatrix, cp.async) and runs them through the pure-Go
+// driver in runtime/cuda.
+package cuda
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/layout"
+)
+
+// Options select the target and code generation choices.
+type Options struct {
+	Arch string // "sm_80", "sm_90a", ...; the device's when empty
+	// Rounding of f32 to f16/bf16 stores: "rn" (nearest even, default),
+	// "rz" (toward zero) or "ra" (ties away from zero).
+	Rounding string
+}
+
+// Program is a compiled kernel: its source and how to launch it.
+type Program struct {
+	Func    *ir.Func
+	Name    string // the kernel's symbol
+	Source  string
+	Threads int
+	Shared  int // dynamic shared memory bytes
+	Layouts map[*ir.Buffer]*layout.Fragment
+	smem    *smemPlan
+}
+
+// pass is one step of compilation; passes run in the order of the table.
+type pass struct {
+	name string
+	run  func(*compilation) error
+	dump func(*compilation) string // what TILEGO_DUMP prints after the pass
+}
+
+// passes is the whole pipeline from verified IR to CUDA C++.
+var passes = []pass{
+	{"verify", verifyPass, func(c *compilation) string { return c.f.String() }},
+	{"infer-layouts", inferLayouts, dumpLayouts},
+	{"plan-shared", planShared, dumpShared},
+	{"emit", emitPass, func(c *compilation) string { return c.prog.Source }},
+}
+
+type compilation struct {
+	f       *ir.Func
+	opts    Options
+	layouts map[*ir.Buffer]*layout.Fragment
+	warps   map[*ir.Gemm]layout.Warps
+	smem    *smemPlan
+	prog    *Program
+}
+
+// Compile translates f to CUDA C++. Set TILEGO_DUMP to the program's name
+// (or "all") to print the program after every pass on stderr.
+func Compile(f *ir.Func, opts Options) (*Program, error) {
+	if opts.Arch == "" {
+		opts.Arch = "sm_80"
+	}
+	if opts.Rounding == "" {
+		opts.Rounding = "rn"
+	}
+	switch opts.Rounding {
+	case "rn", "rz", "ra":
+	default:
+		return nil, fmt.Errorf("cuda: rounding %q: want rn, rz or ra", opts.Rounding)
+	}
+	c := &compilation{f: f, opts: opts, layouts: map[*ir.Buffer]*layout.Fragment{}, warps: map[*ir.Gemm]layout.Warps{}}
+	dump := os.Getenv("TILEGO_DUMP")
+	for _, p := range passes {
+		if err := p.run(c); err != nil {
+			return nil, err
+		}
+		if dump == f.Name || dump == "all" {
+			fmt.Fprintf(os.Stderr, "=== %s after %s ===\n%s\n", f.Name, p.name, p.dump(c))
+		}
+	}
+	return c.prog, nil
+}
+
+func verifyPass(c *compilation) error { return ir.Verify(c.f, ir.DefaultLimits) }
+
+func dumpLayouts(c *compilation) string {
+	var b strings.Builder
+	for _, buf := range c.f.Kernel.Allocs {
+		if l, ok := c.layouts[buf]; ok {
+			fmt.Fprintf(&b, "%s: %s\n", buf.Name, l)
+		}
+	}
+	return b.String()
+}
+
+func errAt(op string, pos ir.Pos, format string, args ...any) error {
+	return &ir.Error{Op: op, Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,308 @@
+package cuda
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tilego/tilego/ir"
+)
+
+// copy lowers Copy and AtomicAdd. Fragments move register by register in
+// their layout; tiles between global and shared memory move cooperatively,
+// 16 bytes per thread per step (cp.async into shared) where the layout
+// allows, element by element where it does not.
+func (e *emitter) copy(s *ir.Copy, atomic bool) {
+	src, dst := s.Src, s.Dst
+	switch {
+	case atomic && dst.Buf.Scope != ir.Global:
+		e.fail(errAt("atomic_add", s.P, "destination must be global"))
+	case src.Buf.Scope == ir.Fragment || dst.Buf.Scope == ir.Fragment:
+		e.copyFragment(s, atomic)
+	case src.Buf.Scope == ir.Local || dst.Buf.Scope == ir.Local:
+		if dst.Buf.Scope == ir.Shared {
+			e.beforeSharedWrite()
+		}
+		e.copyElems(s, true, atomic)
+		if dst.Buf.Scope == ir.Shared {
+			e.sync()
+		}
+	default:
+		e.syncIfDirty(src.Buf.Scope == ir.Shared)
+		if dst.Buf.Scope == ir.Shared {
+			e.beforeSharedWrite()
+		}
+		if !e.copyVector(s, atomic) {
+			e.copyElems(s, false, atomic)
+		}
+		if dst.Buf.Scope == ir.Shared {
+			if src.Buf.Scope == ir.Global {
+				e.line("tl::cp_async_commit(); tl::cp_async_wait<0>();")
+			}
+			e.sync()
+		} else if src.Buf.Scope == ir.Shared {
+			e.read = true
+		}
+	}
+}
+
+// elemAssign writes one element from src to dst, masked at global edges.
+func (e *emitter) elemAssign(src, dst ir.Region, sIdx, dIdx []string, atomic bool, srcVal string) {
+	if srcVal == "" {
+		srcVal = load(src.Buf.DType, e.refStr(src.Buf, sIdx))
+		if cond := e.inBounds(src, sIdx); cond != "" {
+			srcVal = fmt.Sprintf("(%s ? %s : 0.0f)", cond, srcVal)
+		}
+	}
+	var stmt string
+	if atomic {
+		if dst.Buf.DType != ir.F32 {
+			e.fail(fmt.Errorf("cuda: atomic_add into %s: only f32 destinations are supported", dst.Buf.DType))
+		}
+		stmt = fmt.Sprintf("atomicAdd(&%s, %s);", e.refStr(dst.Buf, dIdx), srcVal)
+	} else {
+		stmt = fmt.Sprintf("%s = %s;", e.refStr(dst.Buf, dIdx), e.store(dst.Buf.DType, srcVal))
+	}
+	if cond := e.inBounds(dst, dIdx); cond != "" {
+		stmt = fmt.Sprintf("if (%s) %s", cond, stmt)
+	}
+	e.line("%s", stmt)
+}
+
+// refStr is ref for already-emitted index strings.
+func (e *emitter) refStr(b *ir.Buffer, idx []string) string {
+	switch b.Scope {
+	case ir.Global:
+		return fmt.Sprintf("%s[%s]", b.Name, e.globalOffset(b, idx))
+	case ir.Shared:
+		return e.sharedRef(b, idx)
+	}
+	return e.ref(b, toExprs(idx))
+}
+
+// copyElems copies element by element, spread over the threads (or done
+// whole by every thread when a per-thread local is involved).
+func (e *emitter) copyElems(s *ir.Copy, perThread, atomic bool) {
+	shape := s.Src.Shape()
+	total := 1
+	for _, n := range shape {
+		total *= n
+	}
+	e.open("")
+	if perThread {
+		e.open("for (int idx = 0; idx < %d; ++idx)", total)
+	} else {
+		e.open("for (int idx = tid; idx < %d; idx += %d)", total, e.c.f.Kernel.Threads)
+	}
+	tile := make([]string, len(shape))
+	rest := "idx"
+	for d := len(shape) - 1; d >= 0; d-- {
+		tile[d] = fmt.Sprintf("(%s %% %d)", rest, shape[d])
+		rest = fmt.Sprintf("(%s / %d)", rest, shape[d])
+	}
+	e.elemAssign(s.Src, s.Dst, e.bufIndex(s.Src, tile), e.bufIndex(s.Dst, tile), atomic, "")
+	e.close()
+	e.close()
+}
+
+// multipleOf returns a number the value of x is always a multiple of.
+func multipleOf(x ir.Expr) int64 {
+	switch x := x.(type) {
+	case *ir.Const:
+		if x.I == 0 {
+			return 1 << 30
+		}
+		if x.I < 0 {
+			return -x.I
+		}
+		return x.I
+	case *ir.Binary:
+		a, b := multipleOf(x.X), multipleOf(x.Y)
+		switch x.Op {
+		case ir.Mul:
+			return min(a*b, 1<<30)
+		case ir.Add, ir.Sub:
+			return gcd64(a, b)
+		}
+	}
+	return 1
+}
+
+func gcd64(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// vecWidth is how many elements a thread can move with one 16-byte access
+// between the two regions, or 0 when their innermost dims do not allow it.
+func (e *emitter) vecWidth(src, dst ir.Region) int {
+	eb := src.Buf.DType.Bytes()
+	if eb != dst.Buf.DType.Bytes() || src.Buf.DType != dst.Buf.DType {
+		return 0
+	}
+	v := 16 / eb
+	shape := src.Shape()
+	inner := shape[len(shape)-1]
+	for _, r := range []ir.Region{src, dst} {
+		n := len(r.Start)
+		if !r.Keep[n-1] || inner%v != 0 || multipleOf(r.Start[n-1])%int64(v) != 0 {
+			return 0
+		}
+		if r.Buf.Scope == ir.Global {
+			st := r.Buf.Strides
+			if st != nil {
+				if c, ok := ir.ConstInt(st[n-1]); !ok || c != 1 {
+					return 0
+				}
+				for _, x := range st[:n-1] {
+					if multipleOf(x)%int64(v) != 0 {
+						return 0
+					}
+				}
+			} else if multipleOf(r.Buf.Shape[n-1])%int64(v) != 0 {
+				return 0
+			}
+		}
+	}
+	return v
+}
+
+// copyVector moves a global/shared tile 16 bytes at a time. It returns
+// false when the regions do not allow it.
+func (e *emitter) copyVector(s *ir.Copy, atomic bool) bool {
+	v := e.vecWidth(s.Src, s.Dst)
+	if v == 0 || atomic || s.Src.Buf.Scope == s.Dst.Buf.Scope {
+		return false
+	}
+	shape := s.Src.Shape()
+	inner := shape[len(shape)-1]
+	chunks := 1
+	for _, n := range shape {
+		chunks *= n
+	}
+	chunks /= v
+	T := e.c.f.Kernel.Threads
+	e.open("")
+	e.line("#pragma unroll")
+	e.open("for (int it = 0; it < %d; ++it)", (chunks+T-1)/T)
+	e.line("const int c = tid + it * %d;", T)
+	if chunks%T != 0 {
+		e.line("if (c >= %d) break;", chunks)
+	}
+	tile := make([]string, len(shape))
+	tile[len(shape)-1] = fmt.Sprintf("(c %% %d) * %d", inner/v, v)
+	rest := fmt.Sprintf("(c / %d)", inner/v)
+	for d := len(shape) - 2; d >= 0; d-- {
+		tile[d] = fmt.Sprintf("(%s %% %d)", rest, shape[d])
+		rest = fmt.Sprintf("(%s / %d)", rest, shape[d])
+	}
+	sIdx, dIdx := e.bufIndex(s.Src, tile), e.bufIndex(s.Dst, tile)
+	eb := s.Src.Buf.DType.Bytes()
+	if s.Src.Buf.Scope == ir.Global { // global -> shared: cp.async, zero-filled past the edge
+		n := len(sIdx)
+		var conds []string
+		for d := 0; d < n-1; d++ {
+			if s.Src.Keep[d] {
+				conds = append(conds, fmt.Sprintf("%s < %s", sIdx[d], e.expr(s.Src.Buf.Shape[d])))
+			}
+		}
+		conds = append(conds, fmt.Sprintf("%s < %s", sIdx[n-1], e.expr(s.Src.Buf.Shape[n-1])))
+		bytes := fmt.Sprintf("min(%d, (%s - %s) * %d)", 16, e.expr(s.Src.Buf.Shape[n-1]), sIdx[n-1], eb)
+		ok := strings.Join(conds, " && ")
+		row, col := sharedRowCol(s.Dst.Buf, dIdx)
+		e.line("const bool ok = %s;", ok)
+		e.line("tl::cp_async16(tl::smem_addr(%s + %s), ok ? (const void*)&%s : (const void*)%s, ok ? %s : 0);",
+			e.sharedBase(s.Dst.Buf), e.sharedOffset(s.Dst.Buf, row, col), e.refStr(s.Src.Buf, sIdx), s.Src.Buf.Name, bytes)
+	} else { // shared -> global: 16-byte stores where the chunk is inside
+		row, col := sharedRowCol(s.Src.Buf, sIdx)
+		e.line("const uint4 val = *(const uint4*)(%s + %s);", e.sharedBase(s.Src.Buf), e.sharedOffset(s.Src.Buf, row, col))
+		n := len(dIdx)
+		full := e.inBounds(s.Dst, dIdx)
+		full = strings.Replace(full, dIdx[n-1]+" < ", fmt.Sprintf("%s + %d <= ", dIdx[n-1], v), 1)
+		e.line("if (%s) *(uint4*)&%s = val;", orTrue(full), e.refStr(s.Dst.Buf, dIdx))
+		e.open("else")
+		e.line("const %s* part = (const %s*)&val;", ctype(s.Src.Buf.DType), ctype(s.Src.Buf.DType))
+		e.open("for (int j = 0; j < %d; ++j)", v)
+		jIdx := append([]string(nil), dIdx...)
+		jIdx[n-1] = fmt.Sprintf("(%s + j)", dIdx[n-1])
+		e.line("if (%s) %s = part[j];", orTrue(e.inBounds(s.Dst, jIdx)), e.refStr(s.Dst.Buf, jIdx))
+		e.close()
+		e.close()
+	}
+	e.close()
+	e.close()
+	return true
+}
+
+func orTrue(s string) string {
+	if s == "" {
+		return "true"
+	}
+	return s
+}
+
+// copyFragment moves a tile into, out of or between fragments, each thread
+// handling the elements its registers hold.
+func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
+	src, dst := s.Src, s.Dst
+	if src.Buf.Scope == ir.Fragment && dst.Buf.Scope == ir.Fragment {
+		ls, ld := e.c.layouts[src.Buf], e.c.layouts[dst.Buf]
+		if !ls.Equal(ld) || !src.IsWhole() || !dst.IsWhole() {
+			e.fail(errAt("copy", s.P, "fragments %s (%s) and %s (%s) differ in layout; copy through a shared tile", src.Buf.Name, ls, dst.Buf.Name, ld))
+			return
+		}
+		e.line("#pragma unroll")
+		e.line("for (int r = 0; r < %d; ++r) %s[r] = %s;", ls.NumRegs(), dst.Buf.Name, e.store(dst.Buf.DType, load(src.Buf.DType, src.Buf.Name+"[r]")))
+		return
+	}
+	frag, other, out := src, dst, true
+	if dst.Buf.Scope == ir.Fragment {
+		frag, other, out = dst, src, false
+	}
+	if !frag.IsWhole() {
+		e.fail(errAt("copy", s.P, "copy a whole fragment, not a region of %s", frag.Buf.Name))
+		return
+	}
+	if other.Buf.Scope == ir.Local {
+		e.fail(errAt("copy", s.P, "copies between fragments and per-thread locals are not supported"))
+		return
+	}
+	l := e.c.layouts[frag.Buf]
+	if other.Buf.Scope == ir.Shared {
+		if out {
+			e.beforeSharedWrite()
+		} else {
+			e.syncIfDirty(true)
+		}
+	}
+	e.open("")
+	names := make([]string, len(l.Shape))
+	for i := range names {
+		names[i] = e.fresh("c")
+	}
+	e.fragLoop(l, names)
+	oIdx := e.bufIndex(other, names)
+	fragVal := load(frag.Buf.DType, frag.Buf.Name+"[r]")
+	if out {
+		if rep := firstReplica(l); rep != "" {
+			e.line("if (!(%s)) continue;", rep)
+		}
+		e.elemAssign(frag, other, nil, oIdx, atomic, fragVal)
+	} else {
+		val := load(other.Buf.DType, e.refStr(other.Buf, oIdx))
+		if cond := e.inBounds(other, oIdx); cond != "" {
+			val = fmt.Sprintf("(%s ? %s : 0.0f)", cond, val)
+		}
+		e.line("%s[r] = %s;", frag.Buf.Name, e.store(frag.Buf.DType, val))
+	}
+	e.close()
+	e.close()
+	if other.Buf.Scope == ir.Shared {
+		if out {
+			e.sync()
+		} else {
+			e.read = true
+		}
+	}
+}

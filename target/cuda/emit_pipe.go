@@ -1,0 +1,69 @@
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/tilego/tilego/ir"
+)
+
+// pipelined emits a software-pipelined loop. The copies that load shared
+// tiles from global memory are issued stages-1 iterations ahead into their
+// own buffer of a ring (cp.async groups, one per iteration); iteration k
+// waits until its group has landed, passes a barrier (which also tells
+// every thread that iteration k-1's readers are done with the buffer the
+// next prefetch overwrites), issues the prefetch, then computes.
+func (e *emitter) pipelined(s *ir.For) {
+	hoisted := e.c.smem.hoisted[s]
+	S := s.Stages
+	v := s.Var.Name
+	isHoisted := map[ir.Stmt]bool{}
+	for _, cp := range hoisted {
+		isHoisted[cp] = true
+	}
+	var rest []ir.Stmt
+	for _, st := range s.Body {
+		if !isHoisted[st] {
+			rest = append(rest, st)
+		}
+	}
+	issue := func(iter string) {
+		e.open("")
+		e.line("const int %s = %s;", v, iter)
+		for _, cp := range hoisted {
+			e.stage[cp.Dst.Buf] = fmt.Sprintf("((%s - lo) %% %d)", v, S)
+			if !e.copyVector(cp, false) {
+				e.copyElems(cp, false, false) // synchronous stores; visible after the barrier
+			}
+		}
+		e.close()
+	}
+	e.beforeSharedWrite()
+	e.open("")
+	e.line("const int lo = %s, hi = %s;", e.expr(s.Start), e.expr(s.Stop))
+	e.line("#pragma unroll")
+	e.open("for (int s = 0; s < %d; ++s)", S-1)
+	e.open("if (lo + s < hi)")
+	issue("lo + s")
+	e.close()
+	e.line("tl::cp_async_commit();")
+	e.close()
+	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
+	e.line("tl::cp_async_wait<%d>();", S-2)
+	e.sync()
+	e.line("const int next = %s + %d;", v, S-1)
+	e.open("if (next < hi)")
+	issue("next")
+	e.close()
+	e.line("tl::cp_async_commit();")
+	for _, cp := range hoisted {
+		e.stage[cp.Dst.Buf] = fmt.Sprintf("((%s - lo) %% %d)", v, S)
+	}
+	e.stmts(rest)
+	e.close()
+	e.line("tl::cp_async_wait<0>();")
+	e.close()
+	for _, cp := range hoisted {
+		delete(e.stage, cp.Dst.Buf)
+	}
+	e.sync()
+}

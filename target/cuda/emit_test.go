@@ -1,0 +1,41 @@
+package cuda
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+)
+
+// The library's kernels must compile to CUDA for every variant the
+// interpreter tests cover; what the source says is checked on the GPU.
+func TestEmitLibrary(t *testing.T) {
+	progs := map[string]func() (*ir.Func, error){
+		"flash": func() (*ir.Func, error) {
+			return kernels.FlashAttention(kernels.AttnShape{B: 1, H: 2, HKV: 1, Sq: 100, Skv: 130, Dqk: 64, Dv: 64, Causal: true, DType: ir.BF16}, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}).Build()
+		},
+		"gemm": func() (*ir.Func, error) {
+			return kernels.Gemm(kernels.GemmShape{M: 200, N: 300, K: 96, TransB: true, DType: ir.F16, OutDType: ir.F32}, kernels.GemmConfig{BM: 64, BN: 64, BK: 32, Stages: 3, Threads: 128}).Build()
+		},
+	}
+	for name, build := range progs {
+		f, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(f, Options{Arch: "sm_90"})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, want := range []string{"__global__", "mma_", "ldmatrix", "cp_async16"} {
+			if !strings.Contains(p.Source, want) {
+				t.Errorf("%s: generated code lacks %s", name, want)
+			}
+		}
+		if os.Getenv("TILEGO_SHOW") != "" {
+			t.Logf("%s:\n%s", name, p.Source)
+		}
+	}
+}

@@ -1,0 +1,275 @@
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/layout"
+)
+
+// inferLayouts gives every fragment a register layout. Tensor-core ops fix
+// the layouts of their accumulators and register operands; copies between
+// fragments, reductions and Parallel loops carry layouts to the fragments
+// they touch; what is left gets a plain spread over the threads. A
+// fragment whose users need different layouts is an error naming both.
+func inferLayouts(c *compilation) error {
+	k := c.f.Kernel
+	threads := k.Threads
+	warps := threads / 32
+	origin := map[*ir.Buffer]ir.Pos{}
+	set := func(b *ir.Buffer, l *layout.Fragment, pos ir.Pos, why string) error {
+		if old, ok := c.layouts[b]; ok {
+			if !old.Equal(l) {
+				return errAt(why, pos, "fragment %s needs layout %s here, but %s (at %s) gave it %s; copy it through a shared tile to change layout", b.Name, l, "an earlier op", origin[b], old)
+			}
+			return nil
+		}
+		if err := l.Check(); err != nil {
+			return fmt.Errorf("cuda: internal error: %v", err)
+		}
+		c.layouts[b] = l
+		origin[b] = pos
+		return nil
+	}
+	var firstErr error
+	fail := func(err error) {
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	// Tensor-core ops first: they are the strict constraints.
+	ir.Walk(k.Body, func(s ir.Stmt) {
+		g, ok := s.(*ir.Gemm)
+		if !ok {
+			return
+		}
+		if !g.C.IsWhole() || (g.A.Buf.Scope == ir.Fragment && !g.A.IsWhole()) {
+			fail(errAt("gemm", g.P, "fragment operands must be whole fragments, not regions of them"))
+			return
+		}
+		sh := g.C.Shape()
+		w, err := chooseWarps(g.Policy, sh[0], sh[1], warps, g.A.Buf.Scope == ir.Fragment)
+		if err != nil {
+			fail(errAt("gemm", g.P, "%v", err))
+			return
+		}
+		c.warps[g] = w
+		acc, err := layout.Accumulator(sh[0], sh[1], w)
+		if err != nil {
+			fail(errAt("gemm", g.P, "%v", err))
+			return
+		}
+		fail(set(g.C.Buf, acc, g.P, "gemm"))
+		if g.A.Buf.Scope == ir.Fragment {
+			if g.TransA {
+				fail(errAt("gemm", g.P, "A from a fragment cannot be transposed"))
+				return
+			}
+			a, err := layout.OperandA(sh[0], g.A.Shape()[1], w)
+			if err != nil {
+				fail(errAt("gemm", g.P, "%v", err))
+				return
+			}
+			fail(set(g.A.Buf, a, g.P, "gemm"))
+		}
+	})
+	if firstErr != nil {
+		return firstErr
+	}
+	// Propagate until nothing changes.
+	for changed := true; changed && firstErr == nil; {
+		changed = false
+		n := len(c.layouts)
+		ir.Walk(k.Body, func(s ir.Stmt) {
+			switch s := s.(type) {
+			case *ir.Copy:
+				a, b := s.Src.Buf, s.Dst.Buf
+				if a.Scope == ir.Fragment && b.Scope == ir.Fragment {
+					if l, ok := c.layouts[a]; ok {
+						fail(set(b, l, s.P, "copy"))
+					} else if l, ok := c.layouts[b]; ok {
+						fail(set(a, l, s.P, "copy"))
+					}
+				}
+			case *ir.Reduce:
+				if s.Src.Scope != ir.Fragment || s.Dst.Scope != ir.Fragment {
+					return
+				}
+				if l, ok := c.layouts[s.Src]; ok {
+					fail(set(s.Dst, l.Project(keepAllBut(len(l.Shape), s.Dim)), s.P, "reduce"))
+				}
+			case *ir.Parallel:
+				if drv, _ := parallelDriver(c, s); drv != nil {
+					for _, a := range fragmentAccesses(s) {
+						if keep, ok := accessKeep(s, a.idx); ok {
+							fail(set(a.buf, c.layouts[drv].Project(keep), s.P, "parallel"))
+						}
+					}
+				}
+			}
+		})
+		changed = len(c.layouts) != n
+		// Seed one unconstrained fragment that drives a loop, then go on.
+		if !changed && firstErr == nil {
+			ir.Walk(k.Body, func(s ir.Stmt) {
+				p, ok := s.(*ir.Parallel)
+				if !ok || changed {
+					return
+				}
+				if drv, cand := parallelDriver(c, p); drv == nil && cand != nil {
+					fail(set(cand, layout.Spread(p.Extents, threads, 1), p.P, "parallel"))
+					changed = true
+				}
+			})
+		}
+	}
+	for _, b := range k.Allocs {
+		if b.Scope == ir.Fragment && c.layouts[b] == nil && firstErr == nil {
+			shape, _ := b.StaticShape()
+			fail(set(b, layout.Spread(shape, threads, 1), b.Pos, "alloc"))
+		}
+	}
+	return firstErr
+}
+
+func keepAllBut(n, dim int) []int {
+	var keep []int
+	for d := range n {
+		if d != dim {
+			keep = append(keep, d)
+		}
+	}
+	return keep
+}
+
+// chooseWarps splits a Gemm's warps by its policy. An A operand in
+// registers needs each warp to own whole rows, so it forces FullRow.
+func chooseWarps(p ir.Policy, m, n, warps int, aInRegs bool) (layout.Warps, error) {
+	fits := func(w layout.Warps) bool { return m%(16*w.M) == 0 && n%(8*w.N) == 0 }
+	if aInRegs {
+		p = ir.FullRow
+	}
+	switch p {
+	case ir.FullRow:
+		if w := (layout.Warps{M: warps, N: 1}); fits(w) {
+			return w, nil
+		}
+		return layout.Warps{}, fmt.Errorf("policy fullrow: %d warps cannot each own 16-row slices of %d rows", warps, m)
+	case ir.FullCol:
+		if w := (layout.Warps{M: 1, N: warps}); fits(w) {
+			return w, nil
+		}
+		return layout.Warps{}, fmt.Errorf("policy fullcol: %d warps cannot each own 8-column slices of %d columns", warps, n)
+	}
+	best, found := layout.Warps{}, false
+	for wm := 1; wm <= warps; wm++ {
+		if warps%wm != 0 {
+			continue
+		}
+		w := layout.Warps{M: wm, N: warps / wm}
+		// Prefer the split whose warp tile is squarest (fewest operand loads).
+		if fits(w) && (!found || m/w.M+n/w.N < m/best.M+n/best.N) {
+			best, found = w, true
+		}
+	}
+	if !found {
+		return best, fmt.Errorf("%d warps cannot tile a %d×%d output in 16×8 pieces", warps, m, n)
+	}
+	return best, nil
+}
+
+// access is one element access of a fragment inside a Parallel loop.
+type access struct {
+	buf *ir.Buffer
+	idx []ir.Expr
+}
+
+func fragmentAccesses(p *ir.Parallel) []access {
+	var out []access
+	visit := func(e ir.Expr) {
+		ir.WalkExpr(e, func(x ir.Expr) {
+			if l, ok := x.(*ir.Load); ok && l.Buf.Scope == ir.Fragment {
+				out = append(out, access{l.Buf, l.Idx})
+			}
+		})
+	}
+	ir.Walk(p.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Store:
+			if s.Buf.Scope == ir.Fragment {
+				out = append(out, access{s.Buf, s.Idx})
+			}
+			for _, i := range s.Idx {
+				visit(i)
+			}
+			visit(s.Value)
+		case *ir.If:
+			visit(s.Cond)
+		}
+	})
+	return out
+}
+
+// accessKeep maps an access's indices to the loop dims they name: each
+// index must be a distinct loop variable of p.
+func accessKeep(p *ir.Parallel, idx []ir.Expr) ([]int, bool) {
+	keep := make([]int, len(idx))
+	used := map[int]bool{}
+	for i, x := range idx {
+		v, ok := x.(*ir.Var)
+		if !ok {
+			return nil, false
+		}
+		d := -1
+		for j, pv := range p.Vars {
+			if pv == v {
+				d = j
+			}
+		}
+		if d < 0 || used[d] {
+			return nil, false
+		}
+		used[d] = true
+		keep[i] = d
+	}
+	return keep, true
+}
+
+// parallelDriver picks the fragment whose layout drives a Parallel loop: one
+// indexed by all the loop's variables in order, with a known layout. When
+// none has a layout yet, cand is a fragment that could drive it.
+func parallelDriver(c *compilation, p *ir.Parallel) (drv, cand *ir.Buffer) {
+	for _, a := range fragmentAccesses(p) {
+		keep, ok := accessKeep(p, a.idx)
+		if !ok || len(keep) != len(p.Vars) {
+			continue
+		}
+		inOrder := true
+		for i, d := range keep {
+			inOrder = inOrder && i == d
+		}
+		shape, _ := a.buf.StaticShape()
+		if !inOrder || !slicesEqual(shape, p.Extents) {
+			continue
+		}
+		if _, known := c.layouts[a.buf]; known {
+			return a.buf, nil
+		}
+		if cand == nil {
+			cand = a.buf
+		}
+	}
+	return nil, cand
+}
+
+func slicesEqual(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

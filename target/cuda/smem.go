@@ -1,0 +1,135 @@
+package cuda
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tilego/tilego/ir"
+)
+
+// smemBuf is where a shared tile lives and how its elements are placed.
+// A tile is viewed as rows × cols (cols = its last dim); its 16-byte chunks
+// are XOR-swizzled within each row so that the 8 rows an ldmatrix reads at
+// one column fall in 8 different bank groups.
+type smemBuf struct {
+	off, stageBytes, stages int
+	rows, cols, eb          int
+	swzN, swzRep            int // chunk ^= (row / swzRep) % swzN; swzN 1 = none
+}
+
+type smemPlan struct {
+	bufs    map[*ir.Buffer]*smemBuf
+	total   int
+	scratch int                    // offset of the cross-warp reduction scratch
+	hoisted map[*ir.For][]*ir.Copy // copies a pipelined loop issues ahead
+}
+
+const smemAlign = 128
+
+// planShared places every shared tile, gives the tiles filled by a
+// pipelined loop's copies one buffer per stage, and reserves scratch for
+// reductions across warps.
+func planShared(c *compilation) error {
+	k := c.f.Kernel
+	p := &smemPlan{bufs: map[*ir.Buffer]*smemBuf{}, hoisted: map[*ir.For][]*ir.Copy{}}
+	stages := map[*ir.Buffer]int{}
+	ir.Walk(k.Body, func(s ir.Stmt) {
+		f, ok := s.(*ir.For)
+		if !ok || f.Kind != ir.Pipelined || f.Stages < 2 {
+			return
+		}
+		for _, cp := range hoistable(f) {
+			p.hoisted[f] = append(p.hoisted[f], cp)
+			stages[cp.Dst.Buf] = max(stages[cp.Dst.Buf], f.Stages)
+		}
+	})
+	off := 0
+	for _, b := range k.Allocs {
+		if b.Scope != ir.Shared {
+			continue
+		}
+		shape, _ := b.StaticShape()
+		sb := &smemBuf{eb: b.DType.Bytes(), stages: max(1, stages[b]), cols: shape[len(shape)-1], rows: 1, swzN: 1, swzRep: 1}
+		for _, d := range shape[:len(shape)-1] {
+			sb.rows *= d
+		}
+		rowBytes := sb.cols * sb.eb
+		if b.Swizzle != ir.SwizzleNone && rowBytes%16 == 0 {
+			chunks := rowBytes / 16
+			sb.swzN = 1
+			for sb.swzN < 8 && chunks%(sb.swzN*2) == 0 {
+				sb.swzN *= 2
+			}
+			sb.swzRep = 8 / sb.swzN
+		}
+		sb.stageBytes = align(sb.rows*rowBytes, smemAlign)
+		sb.off = off
+		off += sb.stageBytes * sb.stages
+		p.bufs[b] = sb
+	}
+	p.scratch = off
+	scratch := 0
+	ir.Walk(k.Body, func(s ir.Stmt) {
+		if r, ok := s.(*ir.Reduce); ok {
+			if l := c.layouts[r.Dst]; l != nil && crossWarp(c.layouts[r.Src], r.Dim) {
+				scratch = max(scratch, k.Threads*l.NumRegs()*4)
+			}
+		}
+	})
+	p.total = off + scratch
+	if p.total > ir.DefaultLimits.MaxSharedBytes {
+		return errAt("kernel", k.P, "shared memory after pipelining is %d bytes, over the target's %d; use fewer stages or smaller tiles", p.total, ir.DefaultLimits.MaxSharedBytes)
+	}
+	c.smem = p
+	return nil
+}
+
+func align(n, a int) int { return (n + a - 1) / a * a }
+
+// hoistable lists the copies of a pipelined loop that load a shared tile
+// from global memory at an address that depends only on the loop index,
+// block indices and sizes, so they can be issued iterations ahead.
+func hoistable(f *ir.For) []*ir.Copy {
+	var out []*ir.Copy
+	written := map[*ir.Buffer]int{}
+	ir.Walk(f.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Copy:
+			written[s.Dst.Buf]++
+		case *ir.Fill:
+			written[s.Dst.Buf]++
+		case *ir.Store:
+			written[s.Buf]++
+		}
+	})
+	for _, s := range f.Body {
+		cp, ok := s.(*ir.Copy)
+		if !ok || cp.Src.Buf.Scope != ir.Global || cp.Dst.Buf.Scope != ir.Shared || written[cp.Dst.Buf] != 1 || !cp.Dst.IsWhole() {
+			continue
+		}
+		pure := true
+		for _, e := range cp.Src.Start {
+			ir.WalkExpr(e, func(x ir.Expr) {
+				if _, ok := x.(*ir.Load); ok {
+					pure = false
+				}
+			})
+		}
+		if pure {
+			out = append(out, cp)
+		}
+	}
+	return out
+}
+
+func dumpShared(c *compilation) string {
+	var b strings.Builder
+	for _, buf := range c.f.Kernel.Allocs {
+		if s, ok := c.smem.bufs[buf]; ok {
+			fmt.Fprintf(&b, "%s: offset %d, %d×%d %d-byte elems, %d stage(s) of %d bytes, swizzle %d/%d\n",
+				buf.Name, s.off, s.rows, s.cols, s.eb, s.stages, s.stageBytes, s.swzN, s.swzRep)
+		}
+	}
+	fmt.Fprintf(&b, "total %d bytes\n", c.smem.total)
+	return b.String()
+}
