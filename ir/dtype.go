@@ -41,8 +41,16 @@ func (d DType) String() string {
 	return fmt.Sprintf("dtype(%d)", uint8(d))
 }
 
-// Bits is the storage width in bits.
-func (d DType) Bits() int { return dtypeInfo[d].bits }
+// Bits is the storage width in bits (0 for an invalid DType).
+func (d DType) Bits() int {
+	if int(d) < len(dtypeInfo) {
+		return dtypeInfo[d].bits
+	}
+	return 0
+}
+
+// Valid reports whether d is one of the DTypes above other than Invalid.
+func (d DType) Valid() bool { return d != Invalid && int(d) < len(dtypeInfo) }
 
 // Bytes is the storage width in bytes.
 func (d DType) Bytes() int { return (d.Bits() + 7) / 8 }

@@ -6,6 +6,7 @@ package ir
 type Raster struct {
 	Panel    int
 	ColMajor bool
+	Pos      Pos // where the program set it
 }
 
 // Kernel is the body launched over a grid of thread blocks.
@@ -22,6 +23,7 @@ type Kernel struct {
 // Func is a whole program: its tensor parameters, its symbolic sizes and
 // one kernel.
 type Func struct {
+	Pos    Pos // where the program was started (tl.NewFunc)
 	Name   string
 	Params []*Buffer
 	Syms   []*Var

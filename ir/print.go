@@ -31,6 +31,8 @@ func (f *Func) String() string {
 		idx := make([]string, len(k.Idx))
 		for i := range k.Grid {
 			grid[i] = ExprString(k.Grid[i])
+		}
+		for i := range k.Idx {
 			idx[i] = k.Idx[i].Name
 		}
 		p.line("kernel grid(%s) threads(%d) idx(%s)", strings.Join(grid, ", "), k.Threads, strings.Join(idx, ", "))
@@ -144,10 +146,17 @@ func (p *printer) stmt(s Stmt) {
 	case *While:
 		p.block("while "+ExprString(s.Cond), s.Body)
 	case *If:
-		p.block("if "+ExprString(s.Cond), s.Then)
+		p.line("if %s {", ExprString(s.Cond))
+		p.depth++
+		p.stmts(s.Then)
+		p.depth--
 		if len(s.Else) > 0 {
-			p.block("else", s.Else)
+			p.line("} else {")
+			p.depth++
+			p.stmts(s.Else)
+			p.depth--
 		}
+		p.line("}")
 	default:
 		p.line("<unknown %T>", s)
 	}
@@ -164,7 +173,11 @@ func RegionString(r Region) string {
 	parts := make([]string, len(r.Start))
 	for i := range r.Start {
 		if r.Keep[i] {
-			parts[i] = fmt.Sprintf("%s:+%d", ExprString(r.Start[i]), r.Extent[i])
+			start := ExprString(r.Start[i])
+			if prec(r.Start[i]) < precAtom { // (bx * 64):+64, not bx * 64:+64
+				start = "(" + start + ")"
+			}
+			parts[i] = fmt.Sprintf("%s:+%d", start, r.Extent[i])
 		} else {
 			parts[i] = ExprString(r.Start[i])
 		}
@@ -172,7 +185,60 @@ func RegionString(r Region) string {
 	return r.Buf.Name + "[" + strings.Join(parts, ", ") + "]"
 }
 
-// ExprString prints an expression in infix form.
+// Precedences for printing, as in Go: operands bind tighter than unary
+// operators, which bind tighter than binary ones.
+const (
+	precOr    = 1 // ||
+	precAnd   = 2 // &&
+	precCmp   = 3 // < <= > >= == !=
+	precAdd   = 4 // + -
+	precMul   = 5 // * / %
+	precUnary = 6 // -x !x
+	precAtom  = 7 // constants, variables, loads, calls
+)
+
+func prec(e Expr) int {
+	switch e := e.(type) {
+	case *Const:
+		if ExprString(e)[0] == '-' { // a negative constant reads like -x
+			return precUnary
+		}
+	case *Binary:
+		switch {
+		case e.Op == Min || e.Op == Max:
+		case e.Op == Or:
+			return precOr
+		case e.Op == And:
+			return precAnd
+		case e.Op.IsCompare():
+			return precCmp
+		case e.Op == Add || e.Op == Sub:
+			return precAdd
+		default:
+			return precMul
+		}
+	case *Unary:
+		if e.Op == Neg || e.Op == Not {
+			return precUnary
+		}
+	}
+	return precAtom
+}
+
+// operand prints e as an operand of an operator of precedence p, with
+// parentheses when e binds less tightly. Binary operators group to the
+// left, so a right operand of the same precedence keeps its parentheses:
+// a - (b - c); so do comparisons inside comparisons.
+func operand(e Expr, p int, right bool) string {
+	s := ExprString(e)
+	if q := prec(e); q < p || q == p && (right || p == precCmp) {
+		return "(" + s + ")"
+	}
+	return s
+}
+
+// ExprString prints an expression in infix form, with only the parentheses
+// that precedence needs: (N + 64 - 1) / 64.
 func ExprString(e Expr) string {
 	switch e := e.(type) {
 	case nil:
@@ -196,13 +262,14 @@ func ExprString(e Expr) string {
 		if e.Op == Min || e.Op == Max {
 			return fmt.Sprintf("%s(%s, %s)", e.Op, ExprString(e.X), ExprString(e.Y))
 		}
-		return fmt.Sprintf("(%s %s %s)", ExprString(e.X), e.Op, ExprString(e.Y))
+		q := prec(e)
+		return fmt.Sprintf("%s %s %s", operand(e.X, q, false), e.Op, operand(e.Y, q, true))
 	case *Unary:
 		switch e.Op {
 		case Neg:
-			return "-" + ExprString(e.X)
+			return "-" + operand(e.X, precAtom, false)
 		case Not:
-			return "!" + ExprString(e.X)
+			return "!" + operand(e.X, precAtom, false)
 		}
 		return fmt.Sprintf("%s(%s)", e.Op, ExprString(e.X))
 	case *Cast:

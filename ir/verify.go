@@ -43,6 +43,9 @@ func (v *verifier) run() {
 		}
 		names[p.Name] = true
 		v.known[p] = true
+		if !p.DType.Valid() {
+			v.errorf("param", p.Pos, "%s: invalid element type %s", p.Name, p.DType)
+		}
 		if p.Scope != Global {
 			v.errorf("param", p.Pos, "%s: parameters live in global memory, not %s", p.Name, p.Scope)
 		}
@@ -58,7 +61,7 @@ func (v *verifier) run() {
 	}
 	k := f.Kernel
 	if k == nil {
-		v.errorf("func", Pos{}, "%s has no kernel", f.Name)
+		v.errorf("func", f.Pos, "%s has no kernel", f.Name)
 		return
 	}
 	v.kernel(k, names)
@@ -81,7 +84,7 @@ func (v *verifier) kernel(k *Kernel, names map[string]bool) {
 		v.errorf("kernel", k.P, "threads = %d exceeds the target's %d per block", k.Threads, v.lim.MaxThreads)
 	}
 	if k.Raster != nil && k.Raster.Panel <= 0 {
-		v.errorf("rasterize", k.P, "panel size %d must be positive", k.Raster.Panel)
+		v.errorf("rasterize", k.Raster.Pos, "panel size %d must be positive", k.Raster.Panel)
 	}
 	for _, b := range k.Allocs {
 		v.known[b] = true
@@ -89,6 +92,9 @@ func (v *verifier) kernel(k *Kernel, names map[string]bool) {
 			v.errorf("alloc", b.Pos, "duplicate name %q", b.Name)
 		}
 		names[b.Name] = true
+		if !b.DType.Valid() {
+			v.errorf("alloc", b.Pos, "%s: invalid element type %s", b.Name, b.DType)
+		}
 		s, ok := b.StaticShape()
 		if !ok || b.Scope == Global {
 			v.errorf("alloc", b.Pos, "%s: on-chip buffers need a constant shape in shared, fragment or local scope", b.Name)
@@ -124,16 +130,18 @@ func (v *verifier) stmt(s Stmt) {
 	}
 	switch s := s.(type) {
 	case *Copy:
-		v.region("copy", pos, s.Src)
-		v.region("copy", pos, s.Dst)
+		if !v.region("copy", pos, s.Src) || !v.region("copy", pos, s.Dst) {
+			return
+		}
 		if s.Src.Buf.Scope == Global && s.Dst.Buf.Scope == Global {
 			v.errorf("copy", pos, "%s -> %s: both are global; stage the tile through shared memory or a fragment", s.Src.Buf.Name, s.Dst.Buf.Name)
 		}
 		v.sameShape("copy", pos, s.Src, s.Dst)
 		v.writable("copy", pos, s.Dst.Buf)
 	case *AtomicAdd:
-		v.region("atomic_add", pos, s.Src)
-		v.region("atomic_add", pos, s.Dst)
+		if !v.region("atomic_add", pos, s.Src) || !v.region("atomic_add", pos, s.Dst) {
+			return
+		}
 		v.sameShape("atomic_add", pos, s.Src, s.Dst)
 		v.writable("atomic_add", pos, s.Dst.Buf)
 		if s.Dst.Buf.Scope != Global {
@@ -142,7 +150,9 @@ func (v *verifier) stmt(s Stmt) {
 	case *Gemm:
 		v.gemm(s)
 	case *Fill:
-		v.region("fill", pos, s.Dst)
+		if !v.region("fill", pos, s.Dst) {
+			return
+		}
 		v.expr("fill", pos, s.Value)
 		v.writable("fill", pos, s.Dst.Buf)
 		if s.Dst.Buf.Scope == Global {
@@ -152,31 +162,40 @@ func (v *verifier) stmt(s Stmt) {
 	case *Reduce:
 		v.reduce(s)
 	case *Parallel:
+		if len(s.Extents) != len(s.Vars) {
+			v.errorf("parallel", pos, "%d index variables for %d extents", len(s.Vars), len(s.Extents))
+			return
+		}
 		for i, x := range s.Vars {
 			if s.Extents[i] <= 0 {
 				v.errorf("parallel", pos, "extent %d of %s must be positive", s.Extents[i], x.Name)
 			}
-			v.bound[x] = true
 		}
-		v.inPar++
-		v.stmts(s.Body)
-		v.inPar--
+		v.scoped(s.Vars, func() {
+			v.inPar++
+			v.stmts(s.Body)
+			v.inPar--
+		})
 	case *Store:
+		if s.Buf == nil {
+			v.errorf("store", pos, "missing buffer")
+			return
+		}
 		v.access("store", pos, s.Buf, s.Idx)
 		v.expr("store", pos, s.Value)
 		v.writable("store", pos, s.Buf)
 		v.valueFits("store", pos, s.Buf, s.Value)
 	case *For:
-		v.expr("for", pos, s.Start)
-		v.expr("for", pos, s.Stop)
-		if !s.Start.Type().IsInt() || !s.Stop.Type().IsInt() {
-			v.errorf("for", pos, "loop bounds must be integers, got %s and %s", s.Start.Type(), s.Stop.Type())
+		op := s.Kind.String()
+		v.expr(op, pos, s.Start)
+		v.expr(op, pos, s.Stop)
+		if s.Start == nil || s.Stop == nil || !s.Start.Type().IsInt() || !s.Stop.Type().IsInt() {
+			v.errorf(op, pos, "loop bounds must be integers, got %s and %s", typeOf(s.Start), typeOf(s.Stop))
 		}
 		if s.Kind == Pipelined && s.Stages < 1 {
-			v.errorf("pipelined", pos, "stages = %d; want at least 1", s.Stages)
+			v.errorf(op, pos, "stages = %d; want at least 1", s.Stages)
 		}
-		v.bound[s.Var] = true
-		v.stmts(s.Body)
+		v.scoped([]*Var{s.Var}, func() { v.stmts(s.Body) })
 	case *While:
 		v.cond("while", pos, s.Cond)
 		v.stmts(s.Body)
@@ -187,8 +206,30 @@ func (v *verifier) stmt(s Stmt) {
 	}
 }
 
+// scoped runs check with vars bound, as inside the loop that binds them,
+// and unbinds them after: a loop index may not escape its loop.
+func (v *verifier) scoped(vars []*Var, check func()) {
+	old := make([]bool, len(vars))
+	for i, x := range vars {
+		old[i] = v.bound[x]
+		v.bound[x] = true
+	}
+	check()
+	for i, x := range vars {
+		v.bound[x] = old[i]
+	}
+}
+
+func typeOf(e Expr) DType {
+	if e == nil {
+		return Invalid
+	}
+	return e.Type()
+}
+
+// opName is the name of the tl call that builds s.
 func opName(s Stmt) string {
-	switch s.(type) {
+	switch s := s.(type) {
 	case *Copy:
 		return "copy"
 	case *AtomicAdd:
@@ -198,11 +239,11 @@ func opName(s Stmt) string {
 	case *Fill:
 		return "fill"
 	case *Reduce:
-		return "reduce"
+		return "reduce_" + s.Kind.String()
 	case *Parallel:
 		return "parallel"
 	case *For:
-		return "for"
+		return s.Kind.String()
 	case *While:
 		return "while"
 	}

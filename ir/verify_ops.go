@@ -24,6 +24,10 @@ func (v *verifier) expr(op string, pos Pos, e Expr) {
 
 // access checks one element access (a Load or a Store).
 func (v *verifier) access(op string, pos Pos, b *Buffer, idx []Expr) {
+	if b == nil {
+		v.errorf(op, pos, "missing buffer")
+		return
+	}
 	if !v.known[b] {
 		v.errorf(op, pos, "buffer %s does not belong to this function", b.Name)
 		return
@@ -54,20 +58,21 @@ func (v *verifier) access(op string, pos Pos, b *Buffer, idx []Expr) {
 
 // region checks that a region belongs to the program and lies inside its
 // buffer. Global regions may run past the tensor's edge (they are masked)
-// but may not start outside it.
-func (v *verifier) region(op string, pos Pos, r Region) {
+// but may not start outside it. It returns false when the region has no
+// buffer, so the caller checks no further.
+func (v *verifier) region(op string, pos Pos, r Region) bool {
 	b := r.Buf
 	if b == nil {
 		v.errorf(op, pos, "missing buffer")
-		return
+		return false
 	}
 	if !v.known[b] {
 		v.errorf(op, pos, "buffer %s does not belong to this function", b.Name)
-		return
+		return true
 	}
 	if len(r.Start) != len(b.Shape) || len(r.Extent) != len(b.Shape) || len(r.Keep) != len(b.Shape) {
 		v.errorf(op, pos, "region of %s has %d dims; the buffer has %d", b.Name, len(r.Start), len(b.Shape))
-		return
+		return true
 	}
 	for i := range r.Start {
 		v.expr(op, pos, r.Start[i])
@@ -87,6 +92,7 @@ func (v *verifier) region(op string, pos Pos, r Region) {
 			v.errorf(op, pos, "region of %s has extent %d in dim %d, larger than its size %d", b.Name, r.Extent[i], i, d)
 		}
 	}
+	return true
 }
 
 func (v *verifier) sameShape(op string, pos Pos, a, b Region) {
@@ -148,6 +154,10 @@ func (v *verifier) reduce(r *Reduce) {
 	pos := r.P
 	op := "reduce_" + r.Kind.String()
 	for _, b := range []*Buffer{r.Src, r.Dst} {
+		if b == nil {
+			v.errorf(op, pos, "missing buffer")
+			return
+		}
 		if !v.known[b] {
 			v.errorf(op, pos, "buffer %s does not belong to this function", b.Name)
 			return

@@ -130,7 +130,7 @@ func (k *Block) reduce(kind ir.ReduceKind, src, dst *Tensor, dim int, opts []Red
 	for _, o := range opts {
 		o(r)
 	}
-	k.f.emit("reduce", pos, r)
+	k.f.emit("reduce_"+kind.String(), pos, r)
 }
 
 // ReduceSum, ReduceMax, ReduceMin and ReduceAbsMax fold src along dim into
@@ -151,5 +151,5 @@ func (k *Block) ReduceAbsMax(src, dst *Tensor, dim int, opts ...ReduceOpt) {
 // Rasterize sets the threadblock swizzle: blocks walk panels of panel
 // blocks, row- or column-major, for L2 reuse.
 func (k *Block) Rasterize(panel int, colMajor bool) {
-	k.k.Raster = &ir.Raster{Panel: panel, ColMajor: colMajor}
+	k.k.Raster = &ir.Raster{Panel: panel, ColMajor: colMajor, Pos: callerPos()}
 }

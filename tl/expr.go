@@ -33,6 +33,9 @@ func NegInf() Expr { return Float(math.Inf(-1)) }
 func lift(v any) Expr {
 	switch v := v.(type) {
 	case Expr:
+		if v.e == nil && v.err == "" {
+			return Expr{err: "the Expr is the zero value; was a variable of type tl.Expr never set?"}
+		}
 		return v
 	case int:
 		return Int(v)

@@ -38,7 +38,7 @@ type Func struct {
 
 // NewFunc starts a program.
 func NewFunc(name string) *Func {
-	return &Func{fn: &ir.Func{Name: name}, nextID: map[string]int{}}
+	return &Func{fn: &ir.Func{Name: name, Pos: callerPos()}, nextID: map[string]int{}}
 }
 
 // callerPos is the position of the first caller outside this package: the

@@ -170,6 +170,10 @@ func (f *Func) region(op string, pos ir.Pos, v any) (ir.Region, bool) {
 			f.errorf(op, pos, "%s", v.err)
 			return ir.Region{}, false
 		}
+		if v.r.Buf == nil {
+			f.errorf(op, pos, "empty Region; make one with Sub")
+			return ir.Region{}, false
+		}
 		return v.r, true
 	}
 	f.errorf(op, pos, "operand is %T; want a *Tensor or a Region", v)
