@@ -1,0 +1,196 @@
+//go:build gpu
+
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+	"github.com/tilego/tilego/ref"
+	"github.com/tilego/tilego/target"
+	"github.com/tilego/tilego/tensor"
+)
+
+// openGPU opens device 0; without one the tests skip, unless
+// TILEGO_REQUIRE_GPU is set (as on the device machine), where they fail.
+func openGPU(t *testing.T) *Backend {
+	t.Helper()
+	b, err := Open(0)
+	if err != nil {
+		if os.Getenv("TILEGO_REQUIRE_GPU") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return b
+}
+
+// runPoisoned compiles and runs f once on fresh device copies of args, with
+// every output poisoned (all bytes 0xFF, NaN) just before the launch.
+func runPoisoned(t *testing.T, b *Backend, f *ir.Func, args []*tensor.Tensor) {
+	t.Helper()
+	p, err := Compile(f, Options{Arch: b.arch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Prepare(b, p, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Free()
+	if err := l.Poison(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Once(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Download(args); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestGPUGemm(t *testing.T) {
+	b := openGPU(t)
+	shapes := []kernels.GemmShape{{M: 128, N: 128, K: 64}, {M: 200, N: 136, K: 96}, {M: 77, N: 130, K: 40}}
+	cfgs := []kernels.GemmConfig{
+		{BM: 64, BN: 64, BK: 32, Stages: 3, Threads: 128},
+		{BM: 128, BN: 128, BK: 32, Stages: 2, Threads: 256, Raster: 4},
+	}
+	for _, s0 := range shapes {
+		for _, ta := range []bool{false, true} {
+			for _, tb := range []bool{false, true} {
+				for ci, c := range cfgs {
+					for _, dt := range []ir.DType{ir.BF16, ir.F16} {
+						s := s0
+						s.TransA, s.TransB, s.DType, s.OutDType = ta, tb, dt, ir.F32
+						if ci == 1 {
+							s.OutDType = dt
+						}
+						name := fmt.Sprintf("%dx%dx%d_ta%v_tb%v_%s_cfg%d", s.M, s.N, s.K, ta, tb, dt, ci)
+						t.Run(name, func(t *testing.T) { checkGemmGPU(t, b, s, c) })
+					}
+				}
+			}
+		}
+	}
+}
+
+func checkGemmGPU(t *testing.T, b *Backend, s kernels.GemmShape, c kernels.GemmConfig) {
+	f, err := kernels.Gemm(s, c).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar, ac := s.M, s.K
+	if s.TransA {
+		ar, ac = ac, ar
+	}
+	br, bc := s.K, s.N
+	if s.TransB {
+		br, bc = bc, br
+	}
+	seed := uint64(s.M*7 + s.N*3 + s.K)
+	a := tensor.New(s.DType, ar, ac).Rand(seed, 1)
+	bb := tensor.New(s.DType, br, bc).Rand(seed+1, 1)
+	out := tensor.New(s.OutDType, s.M, s.N).Fill(math.NaN())
+	runPoisoned(t, b, f, []*tensor.Tensor{a, bb, out})
+	_, n, want := ref.Gemm(a, bb, s.TransA, s.TransB)
+	var d ref.Diff
+	for i := range s.M {
+		for j := range s.N {
+			d.Add(out.At(i, j), want[i*n+j])
+		}
+	}
+	tol := 1e-5
+	if s.OutDType != ir.F32 {
+		tol = 1e-2
+	}
+	if d.Rel() > tol {
+		t.Errorf("%s", &d)
+	}
+}
+
+func attnCases() map[string]kernels.AttnShape {
+	base := kernels.AttnShape{B: 2, H: 2, HKV: 2, Sq: 200, Skv: 200, Dqk: 64, Dv: 64, DType: ir.BF16}
+	mods := map[string]func(*kernels.AttnShape){
+		"mha":             func(*kernels.AttnShape) {},
+		"causal":          func(s *kernels.AttnShape) { s.Causal = true },
+		"causal_sq<skv":   func(s *kernels.AttnShape) { s.Causal, s.Sq, s.Skv = true, 77, 301 },
+		"causal_sq>skv":   func(s *kernels.AttnShape) { s.Causal, s.Sq, s.Skv = true, 190, 65 },
+		"noncausal_odd":   func(s *kernels.AttnShape) { s.Sq, s.Skv = 45, 167 },
+		"gqa":             func(s *kernels.AttnShape) { s.H, s.HKV = 8, 2 },
+		"mqa_causal":      func(s *kernels.AttnShape) { s.H, s.HKV, s.Causal = 4, 1, true },
+		"d96":             func(s *kernels.AttnShape) { s.Dqk, s.Dv = 96, 96 },
+		"d128":            func(s *kernels.AttnShape) { s.Dqk, s.Dv = 128, 128 },
+		"d128_causal":     func(s *kernels.AttnShape) { s.Dqk, s.Dv, s.Causal = 128, 128, true },
+		"d256":            func(s *kernels.AttnShape) { s.Dqk, s.Dv, s.Sq, s.Skv = 256, 256, 150, 170 },
+		"dqk192_dv128":    func(s *kernels.AttnShape) { s.Dqk, s.Dv, s.Causal = 192, 128, true },
+		"bshd":            func(s *kernels.AttnShape) { s.BSHD = true },
+		"bshd_gqa_causal": func(s *kernels.AttnShape) { s.BSHD, s.H, s.HKV, s.Causal, s.Sq = true, 4, 2, true, 161 },
+		"f16":             func(s *kernels.AttnShape) { s.DType = ir.F16 },
+		"f16_causal_odd":  func(s *kernels.AttnShape) { s.DType, s.Causal, s.Sq, s.Skv = ir.F16, true, 150, 277 },
+		"scale":           func(s *kernels.AttnShape) { s.Scale = 0.3 },
+	}
+	out := map[string]kernels.AttnShape{}
+	for name, m := range mods {
+		s := base
+		m(&s)
+		out[name] = s
+	}
+	return out
+}
+
+func TestGPUFlashAttention(t *testing.T) {
+	b := openGPU(t)
+	cfgs := []kernels.AttnConfig{{M: 64, N: 64, Stages: 2, Threads: 128}, {M: 128, N: 64, Stages: 2, Threads: 256}}
+	for name, s := range attnCases() {
+		for ci, c := range cfgs {
+			if s.Dqk >= 256 && ci == 1 {
+				c.N = 32
+			}
+			t.Run(fmt.Sprintf("%s_cfg%d", name, ci), func(t *testing.T) {
+				f, err := kernels.FlashAttention(s, c).Build(b.Limits())
+				if err != nil {
+					t.Fatal(err)
+				}
+				args := kernels.AttentionInputs(s, 11)
+				runPoisoned(t, b, f, args)
+				var do, dl ref.Diff
+				kernels.CheckAttentionRows(s, args, kernels.AllRows(s), &do, &dl)
+				tol := 1e-2
+				if s.DType == ir.F16 {
+					tol = 2e-3
+				}
+				if do.Rel() > tol || dl.Rel() > 1e-4 {
+					t.Errorf("O: %s; LSE: %s", &do, &dl)
+				}
+			})
+		}
+	}
+}
+
+// A large shape, checked on a random sample of query rows.
+func TestGPUFlashAttentionLarge(t *testing.T) {
+	b := openGPU(t)
+	s := kernels.AttnShape{B: 2, H: 16, HKV: 16, Sq: 2048, Skv: 2048, Dqk: 128, Dv: 128, Causal: true, DType: ir.BF16}
+	f, err := kernels.FlashAttention(s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}).Build(b.Limits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := kernels.AttentionInputs(s, 5)
+	runPoisoned(t, b, f, args)
+	var do, dl ref.Diff
+	kernels.CheckAttentionRows(s, args, kernels.SampleRows(s, 64, 3), &do, &dl)
+	if do.Rel() > 1e-2 || dl.Rel() > 1e-4 {
+		t.Errorf("O: %s; LSE: %s", &do, &dl)
+	}
+	// And the backend's own Run path, timed.
+	res, err := b.Run(f, args, target.RunOptions{Warmup: 2, Repeats: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("2x16x2048x128 causal: %v", res.Time)
+}
