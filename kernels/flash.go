@@ -55,6 +55,9 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 	groups := s.H / s.HKV
 	f.Kernel(tl.Grid(tl.CeilDiv(s.Sq, c.M), s.H, s.B), c.Threads, func(k *tl.Block) {
 		bx, h, b := k.Idx()
+		if s.Causal { // the longest rows first, so the last wave is short
+			bx = tl.CeilDiv(s.Sq, c.M).Sub(1).Sub(bx)
+		}
 		hk := h.Div(groups)
 		qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
 		ks := k.Shared(s.DType, c.N, s.Dqk).Named("ks")

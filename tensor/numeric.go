@@ -52,7 +52,7 @@ func Round(dt ir.DType, x float64) float64 {
 	// Round via f32 first only where the hardware does (none here): convert
 	// straight from the exact value.
 	_, e := math.Frexp(math.Abs(x)) // |x| = m * 2^e, m in [0.5, 1)
-	e-- // now |x| = m' * 2^e with m' in [1, 2)
+	e--                             // now |x| = m' * 2^e with m' in [1, 2)
 	minExp := 1 - f.bias
 	if e < minExp {
 		e = minExp

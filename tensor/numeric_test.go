@@ -15,8 +15,8 @@ func TestRoundKnownValues(t *testing.T) {
 		want float64
 	}{
 		{ir.BF16, 1.0, 1.0},
-		{ir.BF16, 1 + 1.0/256, 1.0},             // tie: round to even (down)
-		{ir.BF16, 1 + 3.0/256, 1 + 4.0/256},     // tie: round to even (up)
+		{ir.BF16, 1 + 1.0/256, 1.0},                // tie: round to even (down)
+		{ir.BF16, 1 + 3.0/256, 1 + 4.0/256},        // tie: round to even (up)
 		{ir.BF16, 1 + 1.0/256 + 1e-9, 1 + 1.0/128}, // just past the tie
 		{ir.F16, 65504, 65504},
 		{ir.F16, 65520, math.Inf(1)}, // rounds past the largest finite

@@ -44,8 +44,10 @@ func Open(ordinal int) (*Backend, error) {
 	return &Backend{dev: d, arch: d.Arch(), fns: map[string]*drv.Function{}}, nil
 }
 
-func (b *Backend) Name() string   { return "cuda" }
-func (b *Backend) Device() string { return fmt.Sprintf("%s (%s, %d SMs)", b.dev.Name, b.arch, b.dev.SMCount) }
+func (b *Backend) Name() string { return "cuda" }
+func (b *Backend) Device() string {
+	return fmt.Sprintf("%s (%s, %d SMs)", b.dev.Name, b.arch, b.dev.SMCount)
+}
 
 // Limits are the device's: its opt-in shared memory per block.
 func (b *Backend) Limits() ir.Limits {
@@ -258,3 +260,6 @@ func (l *Launch) Download(args []*tensor.Tensor) error {
 }
 
 var _ target.Backend = (*Backend)(nil)
+
+// Info reports the compiled kernel's registers and local memory (spills).
+func (l *Launch) Info() (drv.FuncInfo, error) { return l.fn.Info() }

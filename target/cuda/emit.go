@@ -138,7 +138,11 @@ func (e *emitter) kernel() string {
 	for _, b := range k.Allocs {
 		switch b.Scope {
 		case ir.Fragment:
-			e.line("%s %s[%d];", ctype(b.DType), b.Name, e.c.layouts[b].NumRegs())
+			if packed(b) {
+				e.line("uint32_t %s[%d];", b.Name, (e.c.layouts[b].NumRegs()+1)/2)
+			} else {
+				e.line("%s %s[%d];", ctype(b.DType), b.Name, e.c.layouts[b].NumRegs())
+			}
 		case ir.Local:
 			e.line("%s %s[%d];", ctype(b.DType), b.Name, b.NumElems())
 		}
@@ -322,4 +326,23 @@ func touches(body []ir.Stmt, reads bool) bool {
 		}
 	})
 	return found
+}
+
+// packed reports whether a fragment keeps two 16-bit elements per register.
+func packed(b *ir.Buffer) bool { return b.Scope == ir.Fragment && b.DType.Bits() == 16 }
+
+// fragGet reads register idx of a fragment, as stored.
+func fragGet(b *ir.Buffer, idx string) string {
+	if packed(b) {
+		return fmt.Sprintf("tl::get_h(%s, %s)", b.Name, idx)
+	}
+	return fmt.Sprintf("%s[%s]", b.Name, idx)
+}
+
+// fragSet writes register idx of a fragment with an already stored value.
+func fragSet(b *ir.Buffer, idx, val string) string {
+	if packed(b) {
+		return fmt.Sprintf("tl::set_h(%s, %s, %s);", b.Name, idx, val)
+	}
+	return fmt.Sprintf("%s[%s] = %s;", b.Name, idx, val)
 }

@@ -252,8 +252,15 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 			e.fail(errAt("copy", s.P, "fragments %s (%s) and %s (%s) differ in layout; copy through a shared tile", src.Buf.Name, ls, dst.Buf.Name, ld))
 			return
 		}
+		n := ls.NumRegs()
 		e.line("#pragma unroll")
-		e.line("for (int r = 0; r < %d; ++r) %s[r] = %s;", ls.NumRegs(), dst.Buf.Name, e.store(dst.Buf.DType, load(src.Buf.DType, src.Buf.Name+"[r]")))
+		if packed(dst.Buf) && src.Buf.DType == ir.F32 && n%2 == 0 && e.c.opts.Rounding == "rn" {
+			// Pairs convert in one instruction, straight into the packed form.
+			pack := map[ir.DType]string{ir.BF16: "tl::pack_bf16", ir.F16: "tl::pack_f16"}[dst.Buf.DType]
+			e.line("for (int j = 0; j < %d; ++j) %s[j] = %s(%s[2 * j], %s[2 * j + 1]);", n/2, dst.Buf.Name, pack, src.Buf.Name, src.Buf.Name)
+			return
+		}
+		e.line("for (int r = 0; r < %d; ++r) %s", n, fragSet(dst.Buf, "r", e.store(dst.Buf.DType, load(src.Buf.DType, fragGet(src.Buf, "r")))))
 		return
 	}
 	frag, other, out := src, dst, true
@@ -283,7 +290,7 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 	}
 	e.fragLoop(l, names)
 	oIdx := e.bufIndex(other, names)
-	fragVal := load(frag.Buf.DType, frag.Buf.Name+"[r]")
+	fragVal := load(frag.Buf.DType, fragGet(frag.Buf, "r"))
 	if out {
 		if rep := firstReplica(l); rep != "" {
 			e.line("if (!(%s)) continue;", rep)
@@ -294,7 +301,7 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 		if cond := e.inBounds(other, oIdx); cond != "" {
 			val = fmt.Sprintf("(%s ? %s : 0.0f)", cond, val)
 		}
-		e.line("%s[r] = %s;", frag.Buf.Name, e.store(frag.Buf.DType, val))
+		e.line("%s", fragSet(frag.Buf, "r", e.store(frag.Buf.DType, val)))
 	}
 	e.close()
 	e.close()

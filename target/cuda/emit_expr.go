@@ -71,6 +71,9 @@ func (e *emitter) expr(x ir.Expr) string {
 	case *ir.Select:
 		return fmt.Sprintf("(%s ? %s : %s)", e.expr(x.Cond), e.expr(x.X), e.expr(x.Y))
 	case *ir.Load:
+		if x.Buf.Scope == ir.Fragment {
+			return load(x.Buf.DType, fragGet(x.Buf, e.fragIndex(x.Buf, x.Idx)))
+		}
 		return load(x.Buf.DType, e.ref(x.Buf, x.Idx))
 	}
 	e.fail(fmt.Errorf("cuda: cannot emit expression %T", x))
@@ -115,6 +118,15 @@ func (e *emitter) ref(b *ir.Buffer, idx []ir.Expr) string {
 		shape, _ := b.StaticShape()
 		return fmt.Sprintf("%s[%s]", b.Name, flatIndex(shape, e.exprs(idx)))
 	case ir.Fragment:
+		return fmt.Sprintf("%s[%s]", b.Name, e.fragIndex(b, idx))
+	}
+	return "0"
+}
+
+// fragIndex is the register of a fragment element accessed in the
+// Parallel loop being emitted.
+func (e *emitter) fragIndex(b *ir.Buffer, idx []ir.Expr) string {
+	{
 		if e.par == nil {
 			e.fail(fmt.Errorf("cuda: fragment %s accessed outside a Parallel loop", b.Name))
 			return "0"
@@ -129,9 +141,8 @@ func (e *emitter) ref(b *ir.Buffer, idx []ir.Expr) string {
 			e.fail(errAt("parallel", e.par.p.P, "fragment %s has layout %s, but this loop visits its elements in layout %s", b.Name, e.c.layouts[b], want))
 			return "0"
 		}
-		return fmt.Sprintf("%s[%s]", b.Name, regExpr(e.par.drv.RegMap(keep), "r"))
+		return regExpr(e.par.drv.RegMap(keep), "r")
 	}
-	return "0"
 }
 
 func (e *emitter) exprs(xs []ir.Expr) []string {
@@ -255,6 +266,10 @@ func (e *emitter) sharedRef(b *ir.Buffer, idx []string) string {
 func (e *emitter) storeStmt(s *ir.Store) {
 	if s.Buf.Scope == ir.Shared && e.par == nil {
 		e.beforeSharedWrite()
+	}
+	if s.Buf.Scope == ir.Fragment {
+		e.line("%s", fragSet(s.Buf, e.fragIndex(s.Buf, s.Idx), e.store(s.Buf.DType, e.expr(s.Value))))
+		return
 	}
 	e.line("%s = %s;", e.ref(s.Buf, s.Idx), e.store(s.Buf.DType, e.expr(s.Value)))
 }

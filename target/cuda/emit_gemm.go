@@ -38,7 +38,7 @@ func (e *emitter) gemm(g *ir.Gemm) {
 	e.line("const int wm0 = (warp %% %d) * %d, wn0 = (warp / %d %% %d) * %d;", w.M, wm, w.M, w.N, wn)
 	if g.Clear {
 		e.line("#pragma unroll")
-		e.line("for (int r = 0; r < %d; ++r) %s[r] = 0.0f;", mT*nT*4, g.C.Buf.Name)
+		e.line("for (int r = 0; r < %d; ++r) %s[r] = 0.0f;", mT*nT*4, g.C.Buf.Name) // C is f32
 	}
 	e.line("#pragma unroll")
 	e.open("for (int kk = 0; kk < %d; ++kk)", K/16)
@@ -50,7 +50,7 @@ func (e *emitter) gemm(g *ir.Gemm) {
 		e.line("#pragma unroll")
 		e.open("for (int j = 0; j < 4; ++j)")
 		e.line("const int r = 2 * j + 8 * kk + %d * mi;", 8*(K/16))
-		e.line("a[mi][j] = uint32_t(%s[r]) | (uint32_t(%s[r + 1]) << 16);", g.A.Buf.Name, g.A.Buf.Name)
+		e.line("a[mi][j] = %s[r / 2];", g.A.Buf.Name)
 		e.close()
 		e.close()
 	} else {

@@ -112,7 +112,7 @@ func (e *emitter) fill(s *ir.Fill) {
 			return
 		}
 		e.line("#pragma unroll")
-		e.line("for (int r = 0; r < %d; ++r) %s[r] = %s;", e.c.layouts[b].NumRegs(), b.Name, v)
+		e.line("for (int r = 0; r < %d; ++r) %s", e.c.layouts[b].NumRegs(), fragSet(b, "r", v))
 	case ir.Local:
 		e.regionElems(s.Dst, true, func(idx []string) {
 			e.line("%s = %s;", e.ref(b, toExprs(idx)), v)

@@ -59,7 +59,7 @@ func (e *emitter) reduce(s *ir.Reduce) {
 	e.line("#pragma unroll")
 	e.open("for (int r = 0; r < %d; ++r)", ls.NumRegs())
 	slot := fmt.Sprintf("%s[%s]", acc, regExpr(ls.RegMap(keep), "r"))
-	e.line("%s = %s;", slot, fmt.Sprintf(fold, slot, load(s.Src.DType, s.Src.Name+"[r]")))
+	e.line("%s = %s;", slot, fmt.Sprintf(fold, slot, load(s.Src.DType, fragGet(s.Src, "r"))))
 	e.close()
 	// Lanes that differ along dim hold partial results: butterfly them.
 	div := 1
@@ -84,10 +84,10 @@ func (e *emitter) reduce(s *ir.Reduce) {
 	}
 	e.line("#pragma unroll")
 	if s.Clear {
-		e.line("for (int r = 0; r < %d; ++r) %s[r] = %s;", nd, s.Dst.Name, e.store(s.Dst.DType, acc+"[r]"))
+		e.line("for (int r = 0; r < %d; ++r) %s", nd, fragSet(s.Dst, "r", e.store(s.Dst.DType, acc+"[r]")))
 	} else {
-		old := load(s.Dst.DType, s.Dst.Name+"[r]")
-		e.line("for (int r = 0; r < %d; ++r) %s[r] = %s;", nd, s.Dst.Name, e.store(s.Dst.DType, fmt.Sprintf(combine, old, acc+"[r]")))
+		old := load(s.Dst.DType, fragGet(s.Dst, "r"))
+		e.line("for (int r = 0; r < %d; ++r) %s", nd, fragSet(s.Dst, "r", e.store(s.Dst.DType, fmt.Sprintf(combine, old, acc+"[r]"))))
 	}
 	e.close()
 }

@@ -157,3 +157,15 @@ __device__ __forceinline__ int swz(int row, int col) {
   return row * (COLS * EB) + (chunk << 4) + (byte & 15);
 }
 }  // namespace tl
+
+namespace tl {
+// 16-bit fragments live two to a 32-bit register (the layout the tensor
+// cores want); element i is the low half of a[i/2] when i is even.
+__device__ __forceinline__ uint16_t get_h(const uint32_t* a, int i) {
+  return uint16_t(a[i >> 1] >> ((i & 1) * 16));
+}
+__device__ __forceinline__ void set_h(uint32_t* a, int i, uint16_t v) {
+  const uint32_t s = (i & 1) * 16;
+  a[i >> 1] = (a[i >> 1] & ~(0xffffu << s)) | (uint32_t(v) << s);
+}
+}  // namespace tl

@@ -1,0 +1,116 @@
+package bench
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+)
+
+// Suites lists the benchmark suites by name.
+var Suites = map[string]func(quick bool) ([]Point, error){
+	"fa-sweep": faSweep,
+	"extra":    extra,
+	"gemm":     gemm,
+}
+
+func attention(suite string, vals map[string]string) (Point, error) {
+	e, err := kernels.Lookup("flash-attention")
+	if err != nil {
+		return Point{}, err
+	}
+	p, err := e.Problem(vals)
+	if err != nil {
+		return Point{}, err
+	}
+	d, _ := strconv.Atoi(vals["dim"])
+	return Point{Suite: suite, Problem: p, Configs: AttnConfigs(d, vals["causal"] == "true")}, nil
+}
+
+// faSweep is FlashAttention-3's forward sweep: 512 to 16k tokens per
+// sequence with batch × seq = 16k, heads × dim = 2048, BSHD, bf16.
+func faSweep(quick bool) ([]Point, error) {
+	seqs := []int{512, 1024, 2048, 4096, 8192, 16384}
+	if quick {
+		seqs = []int{512, 4096}
+	}
+	var ps []Point
+	for _, d := range []int{64, 128, 256} {
+		for _, causal := range []bool{false, true} {
+			for _, s := range seqs {
+				p, err := attention("fa-sweep", map[string]string{
+					"batch": fmt.Sprint(16384 / s), "heads": fmt.Sprint(2048 / d), "seq-q": fmt.Sprint(s),
+					"dim": fmt.Sprint(d), "causal": fmt.Sprint(causal), "layout": "bshd", "dtype": "bf16",
+				})
+				if err != nil {
+					return nil, err
+				}
+				ps = append(ps, p)
+			}
+		}
+	}
+	return ps, nil
+}
+
+// extra: GQA (32 query heads over 8 KV heads) and one long causal head set.
+func extra(bool) ([]Point, error) {
+	var ps []Point
+	for _, v := range []map[string]string{
+		{"batch": "2", "heads": "32", "heads-kv": "8", "seq-q": "8192", "dim": "128", "causal": "false"},
+		{"batch": "2", "heads": "32", "heads-kv": "8", "seq-q": "8192", "dim": "128", "causal": "true"},
+		{"batch": "1", "heads": "16", "seq-q": "4096", "dim": "128", "causal": "true"},
+	} {
+		v["layout"], v["dtype"] = "bshd", "bf16"
+		p, err := attention("extra", v)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
+func gemm(bool) ([]Point, error) {
+	e, err := kernels.Lookup("gemm")
+	if err != nil {
+		return nil, err
+	}
+	p, err := e.Problem(map[string]string{"m": "8192", "n": "8192", "k": "8192", "dtype": "bf16", "out-dtype": "bf16"})
+	if err != nil {
+		return nil, err
+	}
+	return []Point{{Suite: "gemm", Problem: p, Configs: GemmConfigs()}}, nil
+}
+
+// AttnConfigs are the tilings worth trying on the GPU for a head dim.
+func AttnConfigs(d int, causal bool) []kernels.Config {
+	var cs []kernels.Config
+	add := func(m, n, threads int) {
+		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: 2, Threads: threads})
+	}
+	switch {
+	case d <= 64:
+		add(128, 128, 128)
+		add(128, 64, 128)
+		add(128, 128, 256)
+	case d <= 128:
+		add(128, 64, 128)
+		add(128, 32, 128)
+		add(128, 64, 256)
+	default:
+		add(64, 64, 128)
+		add(128, 64, 256)
+		add(64, 32, 128)
+	}
+	return cs
+}
+
+// GemmConfigs are the tilings worth trying for large GEMMs.
+func GemmConfigs() []kernels.Config {
+	return []kernels.Config{
+		kernels.GemmConfig{BM: 128, BN: 256, BK: 32, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8},
+		kernels.GemmConfig{BM: 128, BN: 128, BK: 32, Stages: 4, Threads: 256, Policy: ir.Square, Raster: 8},
+		kernels.GemmConfig{BM: 256, BN: 128, BK: 32, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8},
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/tilego/tilego/kernels"
+	"github.com/tilego/tilego/target"
+	"github.com/tilego/tilego/target/cpu"
+)
+
+var emitCmd = &command{
+	name: "emit", args: "KERNEL [flags]", summary: "print the code a target gets for a kernel (the IR for now)",
+	main: emitMain, usage: emitUsage,
+}
+
+func defineEmitFlags(k *kernelFlags) *string {
+	return k.fs.String("target", "ir", "what to emit: ir (or cpu) is the program the interpreter runs; sm_80 or sm_90a is the CUDA C++ for that GPU")
+}
+
+func emitUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage: tilego emit KERNEL [shape flags] [--target T]
+
+Builds KERNEL for the shape the flags give (with the default config for it)
+and prints the code the target gets: the IR text for ir. No GPU is needed.
+
+Emit flags:
+`)
+	k, _ := newKernelFlags("emit", []string{kernels.Entries[0].Name})
+	defineEmitFlags(k)
+	k.printOwnFlags(w)
+	fmt.Fprintf(w, "\nShape flags depend on the kernel: tilego help KERNEL, or tilego list.\n")
+}
+
+func emitMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && isHelp(args[0]) {
+		emitUsage(stdout)
+		return 0
+	}
+	if err := emit(args, stdout, stderr); err != nil {
+		return report(stderr, "emit", err)
+	}
+	return 0
+}
+
+func emit(args []string, stdout, stderr io.Writer) error {
+	k, err := newKernelFlags("emit", args)
+	if err != nil {
+		return usageErr(err)
+	}
+	tgt := defineEmitFlags(k)
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, "Usage: tilego emit %s [flags]\n\n", k.entry.Name)
+		printKernel(w, k.entry)
+		fmt.Fprintf(w, "\nEmit flags:\n")
+		k.printOwnFlags(w)
+	}
+	if help, err := k.parse(args[1:], stdout, stderr, usage); help || err != nil {
+		if err != nil {
+			return usageErr(err)
+		}
+		return nil
+	}
+	p, err := k.problem()
+	if err != nil {
+		return usageErr(err)
+	}
+	var be target.Backend
+	switch *tgt {
+	case "ir", "cpu":
+		be = cpu.Backend{}
+	case "sm_80", "sm_90a":
+		if be, err = cudaEmitter(*tgt); err != nil {
+			return err
+		}
+	default:
+		return usageErr(fmt.Errorf("--target: unknown target %q (want ir, sm_80 or sm_90a)", *tgt))
+	}
+	cfg := p.DefaultConfig()
+	if be.Name() == "cuda" {
+		cfg = p.GPUConfig()
+	}
+	fn, err := kernels.Build(p, cfg, be.Limits())
+	if err != nil {
+		return err
+	}
+	code, err := be.Emit(fn)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, code)
+	return err
+}

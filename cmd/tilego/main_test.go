@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func tilegoOut(t *testing.T, wantCode int, args ...string) (stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	if code := tilego(args, &o, &e); code != wantCode {
+		t.Fatalf("tilego %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, wantCode, o.String(), e.String())
+	}
+	return o.String(), e.String()
+}
+
+func TestList(t *testing.T) {
+	out, _ := tilegoOut(t, 0, "list")
+	for _, want := range []string{"flash-attention:", "--heads-kv N", "--causal ", "gemm:", "--trans-b"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestRunJSON(t *testing.T) {
+	out, stderr := tilegoOut(t, 0, "run", "gemm", "--m", "40", "--n", "24", "--k", "50", "--trans-b", "--json")
+	if !strings.Contains(stderr, "no CUDA driver") { // this machine has no GPU
+		t.Errorf("auto did not say why it fell back: %q", stderr)
+	}
+	var r struct {
+		Kernel, Backend, Checked string
+		OK                       bool
+		Shape                    map[string]any
+		Errors                   map[string]float64
+		TFLOPS                   float64
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if r.Kernel != "gemm" || r.Backend != "cpu" || r.Checked != "all" || !r.OK || r.Shape["trans_b"] != true ||
+		r.Errors["c_rel"] > 1e-4 || r.TFLOPS <= 0 {
+		t.Errorf("%+v", r)
+	}
+}
+
+func TestRunText(t *testing.T) {
+	out, _ := tilegoOut(t, 0, "run", "flash-attention", "--backend", "cpu", "--heads", "2", "--heads-kv", "1", "--seq-q", "40", "--causal")
+	for _, want := range []string{"backend  cpu: CPU interpreter", "O rel", "LSE rel", "checked  all", "TFLOP/s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		code int
+		want string
+		args []string
+	}{
+		{2, "--heads 3 is not a multiple of --heads-kv 2", []string{"run", "flash-attention", "--heads", "3", "--heads-kv", "2"}},
+		{2, "flag provided but not defined: -bogus", []string{"run", "gemm", "--bogus"}},
+		{2, `unknown kernel "attn"`, []string{"run", "attn"}},
+		{2, "name a kernel", []string{"run"}},
+		{2, `unknown backend "tpu"`, []string{"run", "gemm", "--backend", "tpu"}},
+		{1, "no CUDA driver", []string{"run", "gemm", "--backend", "gpu"}},
+		{2, `unknown target "ptx"`, []string{"emit", "gemm", "--target", "ptx"}},
+		{1, "does not build:\n  ", []string{"run", "flash-attention", "--dim", "1024", "--backend", "cpu"}},
+		{2, `unknown command "tune"`, []string{"tune"}},
+		{1, "bench needs a GPU", []string{"bench"}},
+	}
+	for _, c := range cases {
+		_, stderr := tilegoOut(t, c.code, c.args...)
+		if !strings.Contains(stderr, c.want) {
+			t.Errorf("tilego %s: stderr %q, want %q", strings.Join(c.args, " "), stderr, c.want)
+		}
+	}
+}
+
+func TestEmitAndHelp(t *testing.T) {
+	out, _ := tilegoOut(t, 0, "emit", "gemm", "--m", "100", "--n", "40")
+	if !strings.HasPrefix(out, "func gemm(A bf16[100, 512], B bf16[512, 40], C f32[100, 40] out)") {
+		t.Errorf("emit:\n%s", out)
+	}
+	for _, args := range [][]string{{"help"}, {"--help"}, {"help", "run"}, {"help", "emit"}, {"help", "list"},
+		{"help", "gemm"}, {"run", "--help"}, {"run", "flash-attention", "--help"}, {"emit", "gemm", "-h"}} {
+		if out, _ := tilegoOut(t, 0, args...); !strings.Contains(out, "--") && !strings.Contains(out, "Usage") {
+			t.Errorf("tilego %s: %s", strings.Join(args, " "), out)
+		}
+	}
+	out, _ = tilegoOut(t, 0, "run", "flash-attention", "--help")
+	for _, want := range []string{"--seq-kv N", "--backend auto|cpu|gpu", "--repeats N", "--json"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run flash-attention --help lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// emit --target writes CUDA with no GPU present.
+func TestEmitCUDA(t *testing.T) {
+	for _, tgt := range []string{"sm_80", "sm_90a"} {
+		var out, errb strings.Builder
+		if code := tilego([]string{"emit", "flash-attention", "--target", tgt, "--causal"}, &out, &errb); code != 0 {
+			t.Fatalf("emit --target %s: exit %d: %s", tgt, code, errb.String())
+		}
+		for _, want := range []string{"__global__", "mma_bf16_16816", "ldmatrix", "cp_async16"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("emit --target %s: no %s in the generated code", tgt, want)
+			}
+		}
+	}
+}

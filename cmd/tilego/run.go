@@ -1,0 +1,218 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/tilego/tilego/kernels"
+	"github.com/tilego/tilego/target"
+	"github.com/tilego/tilego/target/cpu"
+)
+
+var runCmd = &command{
+	name: "run", args: "KERNEL [flags]", summary: "run a kernel, compare it with float64, time it",
+	main: runMain, usage: runUsage,
+}
+
+// runFlags are run's own flags, after the shape flags.
+type runFlags struct {
+	backend string
+	check   bool
+	json    bool
+	repeats int
+	seed    uint64
+}
+
+func (r *runFlags) define(k *kernelFlags) {
+	fs := k.fs
+	fs.StringVar(&r.backend, "backend", "auto", "where to run; auto uses the GPU when one is usable, else the CPU interpreter")
+	fs.BoolVar(&r.check, "check", true, "compare the outputs with a float64 reference; exit 1 beyond tolerance; --check=false skips it")
+	fs.BoolVar(&r.json, "json", false, "print one JSON object instead of text")
+	fs.IntVar(&r.repeats, "repeats", 0, "timed launches, the median reported; 0 means 1 on the interpreter, 10 on a GPU")
+	fs.Uint64Var(&r.seed, "seed", 1, "seed of the random inputs and of the checked sample")
+}
+
+func runUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage: tilego run KERNEL [shape flags] [run flags]
+
+Builds KERNEL for the shape the flags give (with the default config for it),
+runs it on random inputs, compares the outputs with a float64 reference and
+prints the backend, the error, the time and TFLOP/s.
+
+Run flags:
+`)
+	k, _ := newKernelFlags("run", []string{kernels.Entries[0].Name})
+	new(runFlags).define(k)
+	k.printOwnFlags(w)
+	fmt.Fprintf(w, "\nShape flags depend on the kernel: tilego help KERNEL, or tilego list. Kernels:")
+	for _, e := range kernels.Entries {
+		fmt.Fprintf(w, " %s", e.Name)
+	}
+	fmt.Fprintln(w)
+}
+
+func runKernelUsage(k *kernelFlags) func(io.Writer) {
+	return func(w io.Writer) {
+		fmt.Fprintf(w, "Usage: tilego run %s [flags]\n\n", k.entry.Name)
+		printKernel(w, k.entry)
+		fmt.Fprintf(w, "\nRun flags:\n")
+		k.printOwnFlags(w)
+	}
+}
+
+func runMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && isHelp(args[0]) {
+		runUsage(stdout)
+		return 0
+	}
+	if err := run(args, stdout, stderr); err != nil {
+		return report(stderr, "run", err)
+	}
+	return 0
+}
+
+// runResult is what --json prints.
+type runResult struct {
+	Kernel  string             `json:"kernel"`
+	Shape   kernels.Fields     `json:"shape"`
+	Backend string             `json:"backend"`
+	Device  string             `json:"device"`
+	Config  kernels.Fields     `json:"config"`
+	Errors  map[string]jsonNum `json:"errors,omitempty"`
+	Checked string             `json:"checked"` // "all", "sampled N rows", "none"
+	OK      *bool              `json:"ok,omitempty"`
+	TimeMS  float64            `json:"time_ms"`
+	Repeats int                `json:"repeats"`
+	GFLOP   float64            `json:"gflop"`
+	TFLOPS  float64            `json:"tflops"`
+}
+
+// jsonNum is a float that encodes ±Inf and NaN as strings, which JSON
+// numbers cannot hold.
+type jsonNum float64
+
+func (x jsonNum) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return json.Marshal(fmt.Sprint(f))
+	}
+	return json.Marshal(f)
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	k, err := newKernelFlags("run", args)
+	if err != nil {
+		return usageErr(err)
+	}
+	var rf runFlags
+	rf.define(k)
+	if help, err := k.parse(args[1:], stdout, stderr, runKernelUsage(k)); help || err != nil {
+		if err != nil {
+			return usageErr(err)
+		}
+		return nil
+	}
+	if rf.repeats < 0 {
+		return usageErr(fmt.Errorf("--repeats must be at least 0, got %d", rf.repeats))
+	}
+	p, err := k.problem()
+	if err != nil {
+		return usageErr(err)
+	}
+	be, err := pickBackend(rf.backend, stderr)
+	if err != nil {
+		return err
+	}
+	cfg := p.DefaultConfig()
+	if be.Name() == "cuda" {
+		cfg = p.GPUConfig()
+	}
+	fn, err := kernels.Build(p, cfg, be.Limits())
+	if err != nil {
+		return err
+	}
+	opt := target.RunOptions{Repeats: rf.repeats}
+	if be.Name() != "cpu" {
+		opt.Warmup = 2
+		if opt.Repeats == 0 {
+			opt.Repeats = 10
+		}
+	}
+	opt.Repeats = max(opt.Repeats, 1)
+	inputs := p.Inputs(rf.seed)
+	res, err := be.Run(fn, inputs, opt)
+	if err != nil {
+		return fmt.Errorf("%s on %s: %w", p.Kernel(), be.Name(), err)
+	}
+	out := runResult{
+		Kernel: p.Kernel(), Shape: p.Shape(), Backend: be.Name(), Device: be.Device(),
+		Config: kernels.ConfigFields(cfg), Checked: "none",
+		TimeMS: res.Time.Seconds() * 1e3, Repeats: res.Repeats, GFLOP: p.FLOPs() / 1e9,
+	}
+	if s := res.Time.Seconds(); s > 0 {
+		out.TFLOPS = p.FLOPs() / s / 1e12
+	}
+	var rep kernels.Report
+	if rf.check {
+		rep = p.Check(inputs, rf.seed)
+		ok := rep.OK()
+		out.OK, out.Checked, out.Errors = &ok, rep.Checked, map[string]jsonNum{}
+		for name, v := range rep.Errors() {
+			out.Errors[name] = jsonNum(v)
+		}
+	}
+	if rf.json {
+		b, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s\n", b)
+	} else {
+		printRun(stdout, out, rep, rf.check)
+	}
+	if out.OK != nil && !*out.OK {
+		return fmt.Errorf("%s: result beyond tolerance: %s", p.Kernel(), rep)
+	}
+	return nil
+}
+
+func printRun(w io.Writer, r runResult, rep kernels.Report, checked bool) {
+	fmt.Fprintf(w, "%s  %s\n", r.Kernel, r.Shape)
+	fmt.Fprintf(w, "  backend  %s: %s\n", r.Backend, r.Device)
+	fmt.Fprintf(w, "  config   %s\n", r.Config)
+	if checked {
+		for i, m := range rep.Measures {
+			fmt.Fprintf(w, "  %-8s %s\n", map[bool]string{true: "error"}[i == 0], m)
+		}
+		fmt.Fprintf(w, "  checked  %s, against float64\n", rep.Checked)
+	} else {
+		fmt.Fprintf(w, "  error    not checked (--check=false)\n")
+	}
+	fmt.Fprintf(w, "  time     %.3f ms (median of %d)\n", r.TimeMS, r.Repeats)
+	fmt.Fprintf(w, "  speed    %.3g TFLOP/s (%.4g GFLOP)\n", r.TFLOPS, r.GFLOP)
+}
+
+// pickBackend resolves --backend. With auto, a missing GPU is a one-line
+// note and the interpreter runs instead.
+func pickBackend(name string, stderr io.Writer) (target.Backend, error) {
+	switch name {
+	case "cpu":
+		return cpu.Backend{}, nil
+	case "gpu":
+		b, err := gpuBackend()
+		if err != nil {
+			return nil, fmt.Errorf("--backend gpu: %w", err)
+		}
+		return b, nil
+	case "auto":
+		b, err := gpuBackend()
+		if err != nil {
+			fmt.Fprintf(stderr, "tilego: no GPU (%v); running on the CPU interpreter\n", err)
+			return cpu.Backend{}, nil
+		}
+		return b, nil
+	}
+	return nil, usageErr(fmt.Errorf("--backend: unknown backend %q (want auto, cpu or gpu)", name))
+}

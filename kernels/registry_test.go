@@ -1,0 +1,181 @@
+package kernels
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/interp"
+	"github.com/tilego/tilego/ir"
+)
+
+func mustProblem(t *testing.T, kernel string, vals map[string]string) Problem {
+	t.Helper()
+	e, err := Lookup(kernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.Problem(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRegistryRuns builds every kernel with its default config, runs it on
+// the interpreter and checks it whole against float64: at the registry's
+// default shape and at small odd ones.
+func TestRegistryRuns(t *testing.T) {
+	cases := []struct {
+		name, kernel string
+		vals         map[string]string
+	}{
+		{"attn_defaults", "flash-attention", nil},
+		{"attn_gqa_causal_bshd", "flash-attention", map[string]string{
+			"batch": "2", "heads": "4", "heads-kv": "2", "seq-q": "40", "seq-kv": "70",
+			"dim": "32", "causal": "true", "layout": "bshd"}},
+		{"attn_f16_dv", "flash-attention", map[string]string{
+			"heads": "2", "seq-q": "33", "dim": "48", "dim-v": "16", "dtype": "f16", "scale": "0.2"}},
+		{"attn_causal_sq>skv", "flash-attention", map[string]string{
+			"heads": "1", "seq-q": "50", "seq-kv": "20", "dim": "16", "causal": "true"}},
+		{"gemm_defaults", "gemm", nil},
+		{"gemm_trans_f16", "gemm", map[string]string{
+			"m": "70", "n": "45", "k": "83", "trans-a": "true", "trans-b": "true", "dtype": "f16"}},
+		{"gemm_bf16_out", "gemm", map[string]string{"m": "20", "n": "100", "k": "9", "out-dtype": "bf16"}},
+		{"gemm_f8", "gemm", map[string]string{"m": "64", "n": "32", "k": "64", "dtype": "f8e4m3"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := mustProblem(t, c.kernel, c.vals)
+			fn, err := Build(p, p.DefaultConfig(), ir.DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := p.Inputs(3)
+			if err := interp.Run(fn, args); err != nil {
+				t.Fatal(err)
+			}
+			r := p.Check(args, 3)
+			if !r.OK() || r.Checked != "all" {
+				t.Errorf("%s: %s", p.Shape(), r)
+			}
+		})
+	}
+}
+
+func TestCheckCatchesUnwrittenOutput(t *testing.T) {
+	p := mustProblem(t, "gemm", map[string]string{"m": "16", "n": "16", "k": "16"})
+	r := p.Check(p.Inputs(1), 1) // C is still NaN
+	if r.OK() || r.Errors()["c_bad"] != 256 || !math.IsInf(r.Errors()["c_rel"], 1) {
+		t.Errorf("unwritten C passed: %s %v", r, r.Errors())
+	}
+	p = mustProblem(t, "flash-attention", map[string]string{"heads": "1", "seq-q": "16"})
+	if r := p.Check(p.Inputs(1), 1); r.OK() {
+		t.Errorf("unwritten O passed: %s", r)
+	}
+}
+
+func TestSampledCheck(t *testing.T) {
+	p := mustProblem(t, "flash-attention", map[string]string{
+		"batch": "8", "heads": "16", "seq-q": "4096", "dim": "128"}).(*attnProblem)
+	rows, checked := p.rowsToCheck(5)
+	if want := 95; len(rows) != want || checked != "sampled 95 rows" { // 1e8 / (4096·256)
+		t.Errorf("got %d rows, %q; want %d sampled", len(rows), checked, want)
+	}
+	again, _ := p.rowsToCheck(5)
+	if rows[7] != again[7] {
+		t.Errorf("the sample is not seeded")
+	}
+	// Few rows but long ones: all rows even past the budget.
+	p = mustProblem(t, "flash-attention", map[string]string{"heads": "1", "seq-q": "8", "seq-kv": "1000000"}).(*attnProblem)
+	if _, checked := p.rowsToCheck(1); checked != "all" {
+		t.Errorf("8 rows: %s", checked)
+	}
+	g := mustProblem(t, "gemm", map[string]string{"m": "4096", "n": "4096", "k": "4096"}).(*gemmProblem)
+	if at, checked := g.elemsToCheck(1); len(at) != 24414 || checked != "sampled 24414 elements" {
+		t.Errorf("gemm 4096³: %d, %q", len(at), checked)
+	}
+}
+
+func TestFLOPs(t *testing.T) {
+	cases := []struct {
+		kernel string
+		vals   map[string]string
+		want   float64
+	}{
+		{"flash-attention", nil, 4 * 1 * 4 * 256 * 256 * 64},
+		{"flash-attention", map[string]string{"causal": "true"}, 4 * 1 * 4 * 256 * 256 * 64 / 2},
+		{"flash-attention", map[string]string{"batch": "2", "heads": "8", "heads-kv": "1", "seq-q": "128", "seq-kv": "1000", "dim": "192", "dim-v": "128"},
+			2 * 2 * 8 * 128 * 1000 * (192 + 128)},
+		// As FlashAttention counts: causal halves even when Sq ≠ Skv.
+		{"flash-attention", map[string]string{"seq-q": "100", "seq-kv": "300", "causal": "true"}, 4 * 4 * 100 * 300 * 64 / 2},
+		{"gemm", nil, 2 * 512 * 512 * 512},
+		{"gemm", map[string]string{"m": "3", "n": "5", "k": "7", "trans-a": "true"}, 2 * 3 * 5 * 7},
+	}
+	for _, c := range cases {
+		if got := mustProblem(t, c.kernel, c.vals).FLOPs(); got != c.want {
+			t.Errorf("%s %v: %g FLOPs, want %g", c.kernel, c.vals, got, c.want)
+		}
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	cases := []struct {
+		kernel string
+		vals   map[string]string
+		want   string
+	}{
+		{"flash-attention", map[string]string{"heads": "6", "heads-kv": "4"}, "--heads 6 is not a multiple of --heads-kv 4"},
+		{"flash-attention", map[string]string{"dim": "0"}, "--dim must be at least 1"},
+		{"flash-attention", map[string]string{"batch": "-2"}, "--batch must be at least 1"},
+		{"flash-attention", map[string]string{"seq-q": "ten"}, `--seq-q: "ten" is not an integer`},
+		{"flash-attention", map[string]string{"dtype": "f64"}, `--dtype: unknown dtype "f64" (want bf16, f16)`},
+		{"flash-attention", map[string]string{"layout": "sbhd"}, `unknown layout "sbhd"`},
+		{"flash-attention", map[string]string{"causal": "maybe"}, `--causal: "maybe" is not true or false`},
+		{"flash-attention", map[string]string{"scale": "nan"}, "not a finite number"},
+		{"flash-attention", map[string]string{"heads": "99999999"}, "too large"},
+		{"flash-attention", map[string]string{"seq-q": "16777216", "batch": "16777216"}, "more than 2^40 elements"},
+		{"flash-attention", map[string]string{"m": "8"}, "unknown flag --m"},
+		{"gemm", map[string]string{"k": "0"}, "--k must be at least 1"},
+		{"gemm", map[string]string{"dtype": "f32"}, `--dtype: unknown dtype "f32"`},
+		{"gemm", map[string]string{"out-dtype": "i32"}, `--out-dtype: unknown dtype "i32"`},
+	}
+	for _, c := range cases {
+		e, _ := Lookup(c.kernel)
+		_, err := e.Problem(c.vals)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), c.kernel+": ") {
+			t.Errorf("%s %v: error %v; want %q", c.kernel, c.vals, err, c.want)
+		}
+	}
+	if _, err := Lookup("flash"); err == nil || !strings.Contains(err.Error(), "have flash-attention, gemm") {
+		t.Errorf("Lookup(flash): %v", err)
+	}
+}
+
+func TestBuildErrorsAreClean(t *testing.T) {
+	p := mustProblem(t, "flash-attention", map[string]string{"dim": "1024"}) // 3 shared tiles of 64×1024 bf16
+	_, err := Build(p, p.DefaultConfig(), ir.DefaultLimits)
+	if err == nil || !strings.Contains(err.Error(), "does not build:\n") || !strings.Contains(err.Error(), "flash.go:") {
+		t.Errorf("got %v", err)
+	}
+	if _, err := p.Program(GemmConfig{}); err == nil {
+		t.Error("a gemm config built attention")
+	}
+}
+
+func TestFieldsJSON(t *testing.T) {
+	p := mustProblem(t, "gemm", nil)
+	b, err := json.Marshal(struct {
+		S Fields `json:"shape"`
+		C Fields `json:"config"`
+	}{p.Shape(), ConfigFields(p.DefaultConfig())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"shape":{"m":512,"n":512,"k":512,"trans_a":false,"trans_b":false,"dtype":"bf16","out_dtype":"f32"},` +
+		`"config":{"bm":64,"bn":64,"bk":32,"stages":2,"threads":128,"policy":"square","raster":0}}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+}

@@ -1,0 +1,31 @@
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/target"
+	"github.com/tilego/tilego/tensor"
+)
+
+// Emitter generates CUDA C++ for an architecture with no GPU present (for
+// `tilego emit`); it cannot run programs.
+type Emitter struct{ Arch string }
+
+func (e Emitter) Name() string      { return "cuda" }
+func (e Emitter) Device() string    { return "none (emit only, " + e.Arch + ")" }
+func (e Emitter) Limits() ir.Limits { return ir.DefaultLimits }
+
+// Emit returns the generated source.
+func (e Emitter) Emit(f *ir.Func) (string, error) {
+	p, err := Compile(f, Options{Arch: e.Arch})
+	if err != nil {
+		return "", err
+	}
+	return p.Source, nil
+}
+
+// Run always fails: an Emitter has no device.
+func (e Emitter) Run(*ir.Func, []*tensor.Tensor, target.RunOptions) (target.Result, error) {
+	return target.Result{}, fmt.Errorf("cuda: the %s emitter has no device to run on", e.Arch)
+}
