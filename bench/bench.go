@@ -11,6 +11,7 @@ import (
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/target"
 	"github.com/tilego/tilego/target/cuda"
+	"github.com/tilego/tilego/tensor"
 )
 
 // Point is one benchmark: a suite name, a problem and the configs to try.
@@ -42,16 +43,68 @@ type Result struct {
 type Options struct {
 	Warmup, Repeats int
 	Seed            uint64
+	Logf            func(format string, args ...any) // progress; nil for none
 }
 
-// Run times every config of p and keeps the fastest that computes the
+// Log reports progress through Logf.
+func (o Options) Log(format string, args ...any) {
+	if o.Logf != nil {
+		o.Logf(format, args...)
+	}
+}
+
+// candidate is one config of one point, built and compiled.
+type candidate struct {
+	cfg  kernels.Config
+	prog *cuda.Program
+	err  error
+}
+
+// RunSuite builds every config of every point, compiles them all in
+// parallel (NVRTC dominates otherwise), then runs the points in order and
+// hands each result to emit.
+func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) {
+	cands := make([][]candidate, len(points))
+	var progs []*cuda.Program
+	for i, p := range points {
+		for _, c := range p.Configs {
+			cd := candidate{cfg: c}
+			f, err := kernels.Build(p.Problem, c, b.Limits())
+			if err == nil {
+				cd.prog, err = cuda.Compile(f, cuda.Options{})
+			}
+			cd.err = err
+			if cd.prog != nil {
+				progs = append(progs, cd.prog)
+			}
+			cands[i] = append(cands[i], cd)
+		}
+	}
+	t0 := time.Now()
+	b.Precompile(progs)
+	o.Log("compiled %d kernels in %.1fs", len(progs), time.Since(t0).Seconds())
+	for i, p := range points {
+		emit(run(b, p, cands[i], o))
+	}
+}
+
+// run times every config of p and keeps the fastest that computes the
 // right answer; configs that fail to build or compute a wrong answer are
 // reported in Tried and never chosen.
-func Run(b *cuda.Backend, p Point, o Options) Result {
+func run(b *cuda.Backend, p Point, cands []candidate, o Options) Result {
 	r := Result{Suite: p.Suite, Kernel: p.Problem.Kernel(), Impl: "tilego", Shape: p.Problem.Shape()}
-	for _, c := range p.Configs {
-		try := map[string]any{"config": kernels.ConfigFields(c)}
-		ms, check, info, err := runOne(b, p.Problem, c, o)
+	args := p.Problem.Inputs(o.Seed)
+	for _, cd := range cands {
+		try := map[string]any{"config": kernels.ConfigFields(cd.cfg)}
+		var (
+			ms    float64
+			check kernels.Report
+			info  cudaInfo
+			err   = cd.err
+		)
+		if err == nil {
+			ms, check, info, err = runOne(b, p.Problem, cd.prog, args, o)
+		}
 		if err != nil {
 			try["error"] = err.Error()
 		} else {
@@ -60,7 +113,7 @@ func Run(b *cuda.Backend, p Point, o Options) Result {
 			try["local_bytes"] = info.LocalBytes
 			try["ok"] = check.OK()
 			if check.OK() && (r.MS == 0 || ms < r.MS) {
-				r.MS, r.Config, r.Regs, r.Local = ms, kernels.ConfigFields(c), info.NumRegs, info.LocalBytes
+				r.MS, r.Config, r.Regs, r.Local = ms, kernels.ConfigFields(cd.cfg), info.NumRegs, info.LocalBytes
 				r.Check = map[string]any{"ok": true, "checked": check.Checked}
 				for k, v := range check.Errors() {
 					r.Check[k] = v
@@ -80,16 +133,7 @@ func Run(b *cuda.Backend, p Point, o Options) Result {
 	return r
 }
 
-func runOne(b *cuda.Backend, p kernels.Problem, c kernels.Config, o Options) (float64, kernels.Report, cudaInfo, error) {
-	f, err := kernels.Build(p, c, b.Limits())
-	if err != nil {
-		return 0, kernels.Report{}, cudaInfo{}, err
-	}
-	prog, err := cuda.Compile(f, cuda.Options{})
-	if err != nil {
-		return 0, kernels.Report{}, cudaInfo{}, err
-	}
-	args := p.Inputs(o.Seed)
+func runOne(b *cuda.Backend, p kernels.Problem, prog *cuda.Program, args []*tensor.Tensor, o Options) (float64, kernels.Report, cudaInfo, error) {
 	l, err := cuda.Prepare(b, prog, args)
 	if err != nil {
 		return 0, kernels.Report{}, cudaInfo{}, err

@@ -41,6 +41,10 @@ func Round(dt ir.DType, x float64) float64 {
 		return math.Trunc(x)
 	case ir.F32:
 		return float64(float32(x))
+	case ir.BF16:
+		if float64(float32(x)) == x { // exactly an f32: round its bits (fast path)
+			return FromBits(ir.BF16, bf16Bits(float32(x)))
+		}
 	}
 	f, ok := formats[dt]
 	if !ok || math.IsNaN(x) || math.IsInf(x, 0) || x == 0 {
@@ -82,6 +86,10 @@ func Bits(dt ir.DType, x float64) uint64 {
 		return uint64(int64(math.Trunc(x)))
 	case ir.F32:
 		return uint64(math.Float32bits(float32(x)))
+	case ir.BF16:
+		if float64(float32(x)) == x {
+			return bf16Bits(float32(x))
+		}
 	}
 	f := formats[dt]
 	x = Round(dt, x)
@@ -122,6 +130,8 @@ func FromBits(dt ir.DType, b uint64) float64 {
 		return float64(int64(b))
 	case ir.F32:
 		return float64(math.Float32frombits(uint32(b)))
+	case ir.BF16:
+		return float64(math.Float32frombits(uint32(b) << 16))
 	}
 	f := formats[dt]
 	width := 1 + f.exp + f.mant
@@ -146,4 +156,13 @@ func FromBits(dt ir.DType, b uint64) float64 {
 		v = -v
 	}
 	return v
+}
+
+// bf16Bits rounds an f32 to bf16 (ties to even) on its bits.
+func bf16Bits(f float32) uint64 {
+	u := math.Float32bits(f)
+	if f != f {
+		return 0x7fc0 | uint64(u>>16)&0x8000
+	}
+	return uint64((u + 0x7fff + (u>>16)&1) >> 16)
 }

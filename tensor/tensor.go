@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/tilego/tilego/ir"
 )
@@ -105,12 +106,22 @@ func (t *Tensor) Each(fn func(idx []int)) {
 }
 
 // Rand fills the tensor with seeded normal values of standard deviation
-// std, rounded to its type.
+// std, rounded to its type. Chunks fill in parallel, each from its own
+// stream, so the result depends only on the seed.
 func (t *Tensor) Rand(seed uint64, std float64) *Tensor {
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	for i := range t.Data {
-		t.Data[i] = Round(t.DType, r.NormFloat64()*std)
+	const chunk = 1 << 20
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(t.Data); lo += chunk {
+		wg.Add(1)
+		go func(lo int) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, uint64(lo/chunk)^0x9e3779b97f4a7c15))
+			for i := lo; i < min(lo+chunk, len(t.Data)); i++ {
+				t.Data[i] = Round(t.DType, float64(float32(r.NormFloat64()*std)))
+			}
+		}(lo)
 	}
+	wg.Wait()
 	return t
 }
 

@@ -49,12 +49,17 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		for _, p := range points {
-			r := bench.Run(b, p, bench.Options{Warmup: *warmup, Repeats: *repeats, Seed: *seed})
+		var werr error
+		opt := bench.Options{Warmup: *warmup, Repeats: *repeats, Seed: *seed,
+			Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
+		bench.RunSuite(b, points, opt, func(r bench.Result) {
 			fmt.Fprintln(stderr, r.Line())
-			if err := bench.Write(w, r); err != nil {
-				return err
+			if err := bench.Write(w, r); err != nil && werr == nil {
+				werr = err
 			}
+		})
+		if werr != nil {
+			return werr
 		}
 	}
 	return nil

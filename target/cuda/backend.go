@@ -3,6 +3,7 @@ package cuda
 import (
 	_ "embed"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -72,24 +73,48 @@ func (p *Program) fullSource() string {
 func (b *Backend) function(p *Program) (*drv.Function, error) {
 	src := p.fullSource()
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if fn, ok := b.fns[src]; ok {
+	fn, ok := b.fns[src]
+	b.mu.Unlock()
+	if ok {
 		return fn, nil
 	}
+	// Compile outside the lock, so that callers compile in parallel.
 	image, err := jit.Compile(src, p.Name, b.arch, []string{"--std=c++17"})
 	if err != nil {
 		return nil, fmt.Errorf("compiling %s: %w", p.Name, err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if fn, ok := b.fns[src]; ok {
+		return fn, nil
 	}
 	m, err := b.dev.LoadModule(image)
 	if err != nil {
 		return nil, err
 	}
-	fn, err := m.Function(p.Name)
+	fn, err = m.Function(p.Name)
 	if err != nil {
 		return nil, err
 	}
 	b.fns[src] = fn
 	return fn, nil
+}
+
+// Precompile compiles programs in parallel (NVRTC is slow and the
+// machine has cores); errors are reported per program by later calls.
+func (b *Backend) Precompile(ps []*Program) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(runtime.NumCPU(), 1))
+	for _, p := range ps {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			b.function(p) //nolint:errcheck // reported when used
+		}()
+	}
+	wg.Wait()
 }
 
 // Run compiles f (cached), copies args to the device, launches, times the

@@ -42,7 +42,7 @@ func (e *emitter) gemm(g *ir.Gemm) {
 	}
 	e.line("#pragma unroll")
 	e.open("for (int kk = 0; kk < %d; ++kk)", K/16)
-	e.line("uint32_t a[%d][4], b[%d][2];", mT, nT+nT%2)
+	e.line("uint32_t a[%d][4];", mT)
 	// A operand.
 	if g.A.Buf.Scope == ir.Fragment {
 		e.line("#pragma unroll")
@@ -64,7 +64,8 @@ func (e *emitter) gemm(g *ir.Gemm) {
 		}
 		e.close()
 	}
-	// B operand, two n tiles per ldmatrix.x4.
+	// B operand, two n tiles per ldmatrix.x4, each used by its mmas at once
+	// so that only 4 registers of B are live.
 	e.line("#pragma unroll")
 	e.open("for (int ni = 0; ni < %d; ni += 2)", nT)
 	e.line("const int q = lane / 8, rr = lane %% 8;")
@@ -80,18 +81,15 @@ func (e *emitter) gemm(g *ir.Gemm) {
 		} else { // B stored K×N: rows are k
 			e.sharedLd(g.B, "kk * 16 + 8 * (q % 2) + rr", "wn0 + ni * 8 + 8 * (q / 2)", "t", true, x4)
 		}
+		e.line("#pragma unroll")
+		e.open("for (int mi = 0; mi < %d; ++mi)", mT)
+		e.line("%s(&%s[(mi * %d + ni) * 4], a[mi], &t[0]);", mma, g.C.Buf.Name, nT)
 		if x4 {
-			e.line("b[ni][0] = t[0]; b[ni][1] = t[1]; b[ni + 1][0] = t[2]; b[ni + 1][1] = t[3];")
-		} else {
-			e.line("b[ni][0] = t[0]; b[ni][1] = t[1];")
+			e.line("%s(&%s[(mi * %d + ni + 1) * 4], a[mi], &t[2]);", mma, g.C.Buf.Name, nT)
 		}
 		e.close()
+		e.close()
 	}
-	e.close()
-	e.line("#pragma unroll")
-	e.open("for (int mi = 0; mi < %d; ++mi)", mT)
-	e.line("#pragma unroll")
-	e.line("for (int ni = 0; ni < %d; ++ni) %s(&%s[(mi * %d + ni) * 4], a[mi], b[ni]);", nT, mma, g.C.Buf.Name, nT)
 	e.close()
 	e.close()
 	e.close()
