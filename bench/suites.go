@@ -111,6 +111,8 @@ func GemmConfigs() []kernels.Config {
 	return []kernels.Config{
 		kernels.GemmConfig{BM: 128, BN: 256, BK: 32, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8},
 		kernels.GemmConfig{BM: 128, BN: 128, BK: 32, Stages: 4, Threads: 256, Policy: ir.Square, Raster: 8},
+		kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8},
+		kernels.GemmConfig{BM: 128, BN: 128, BK: 64, Stages: 3, Threads: 128, Policy: ir.Square, Raster: 8},
 		kernels.GemmConfig{BM: 256, BN: 128, BK: 32, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8},
 	}
 }

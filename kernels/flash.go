@@ -108,9 +108,8 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 			}, c.M, c.N)
 			k.ReduceSum(S, rowSum, 1)
 			k.Parallel(func(i tl.Expr) {
-				alpha := tl.Exp2(mOld.At(i).Mul(scale).Sub(ms.At(i))) // an expression, not a value:
-				l.Set(l.At(i).Mul(alpha).Add(rowSum.At(i)), i)        // use it before mOld changes
-				mOld.Set(alpha, i)
+				mOld.Set(tl.Exp2(mOld.At(i).Mul(scale).Sub(ms.At(i))), i) // the rescale factor now
+				l.Set(l.At(i).Mul(mOld.At(i)).Add(rowSum.At(i)), i)
 			}, c.M)
 			k.Parallel(func(i, d tl.Expr) {
 				acc.Set(acc.At(i, d).Mul(mOld.At(i)), i, d)
