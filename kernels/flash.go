@@ -67,9 +67,8 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 		acc := k.Fragment(tl.F32, c.M, s.Dv).Named("acc")
 		m := k.Fragment(tl.F32, c.M).Named("m")
 		mOld := k.Fragment(tl.F32, c.M).Named("m_old")
-		ms := k.Fragment(tl.F32, c.M).Named("m_scaled")
 		l := k.Fragment(tl.F32, c.M).Named("l")
-		rowSum := k.Fragment(tl.F32, c.M).Named("row_sum")
+		lse := k.Fragment(tl.F32, c.M).Named("lse")
 
 		k.Copy(Q.Sub(b, h, tl.Tile(bx, c.M), tl.All), qs)
 		k.Clear(acc)
@@ -100,17 +99,17 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 			})
 			k.Copy(m, mOld)
 			k.ReduceMax(S, m, 1, tl.Accumulate)
-			k.Parallel(func(i tl.Expr) { // a fully masked row keeps m = -inf
-				ms.Set(tl.Select(m.At(i).Eq(tl.NegInf()), 0, m.At(i).Mul(scale)), i)
-			}, c.M)
+			ms := func(i tl.Expr) tl.Expr { // m·scale; 0 while a row is fully masked (m = -inf)
+				return tl.Select(m.At(i).Eq(tl.NegInf()), 0, m.At(i).Mul(scale))
+			}
 			k.Parallel(func(i, jj tl.Expr) {
-				S.Set(tl.Exp2(S.At(i, jj).Mul(scale).Sub(ms.At(i))), i, jj)
+				S.Set(tl.Exp2(S.At(i, jj).Mul(scale).Sub(ms(i))), i, jj)
 			}, c.M, c.N)
-			k.ReduceSum(S, rowSum, 1)
 			k.Parallel(func(i tl.Expr) {
-				mOld.Set(tl.Exp2(mOld.At(i).Mul(scale).Sub(ms.At(i))), i) // the rescale factor now
-				l.Set(l.At(i).Mul(mOld.At(i)).Add(rowSum.At(i)), i)
+				mOld.Set(tl.Exp2(mOld.At(i).Mul(scale).Sub(ms(i))), i) // the rescale factor now
+				l.Set(l.At(i).Mul(mOld.At(i)), i)
 			}, c.M)
+			k.ReduceSum(S, l, 1, tl.Accumulate)
 			k.Parallel(func(i, d tl.Expr) {
 				acc.Set(acc.At(i, d).Mul(mOld.At(i)), i, d)
 			}, c.M, s.Dv)
@@ -122,11 +121,11 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 			acc.Set(tl.Select(l.At(i).Eq(0), 0, acc.At(i, d).Div(l.At(i))), i, d)
 		}, c.M, s.Dv)
 		k.Parallel(func(i tl.Expr) { // natural-log LSE; -inf for a row with no keys
-			lse := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(math.Ln2)
-			rowSum.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), lse), i)
+			v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(math.Ln2)
+			lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)
 		}, c.M)
 		k.Copy(acc, O.Sub(b, h, tl.Tile(bx, c.M), tl.All))
-		k.Copy(rowSum, LSE.Sub(b, h, tl.Tile(bx, c.M)))
+		k.Copy(lse, LSE.Sub(b, h, tl.Tile(bx, c.M)))
 	})
 	return f
 }

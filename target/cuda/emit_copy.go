@@ -175,6 +175,9 @@ func (e *emitter) copyVector(s *ir.Copy, atomic bool) bool {
 	if v == 0 || atomic || s.Src.Buf.Scope == s.Dst.Buf.Scope {
 		return false
 	}
+	if s.Src.Buf.Scope == ir.Global && e.copyTileAsync(s, v) {
+		return true
+	}
 	shape := s.Src.Shape()
 	inner := shape[len(shape)-1]
 	chunks := 1
@@ -312,4 +315,63 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 			e.read = true
 		}
 	}
+}
+
+// copyTileAsync is the fast path of a 2-D global→shared tile copy: each
+// thread owns one 16-byte column chunk and every (T/chunks-per-row)-th row,
+// so its global pointer and shared address are computed once and each
+// step adds constants (LDGSTS takes them as immediates).
+func (e *emitter) copyTileAsync(s *ir.Copy, v int) bool {
+	shape := s.Src.Shape()
+	T := e.c.f.Kernel.Threads
+	if len(shape) != 2 || !s.Dst.IsWhole() {
+		return false
+	}
+	rows, cpr := shape[0], shape[1]/v
+	if T%cpr != 0 {
+		return false
+	}
+	step := T / cpr
+	sb := e.c.smem.bufs[s.Dst.Buf]
+	split := laneSplit{sb: sb,
+		rowLane: func(t int) int { return t / cpr }, colLane: func(t int) int { return t % cpr * v },
+		rowC: fmt.Sprintf("tid / %d", cpr), colC: fmt.Sprintf("tid %% %d * %d", cpr, v)}
+	var rcs []int
+	for r := 0; r < rows; r += step {
+		rcs = append(rcs, r)
+	}
+	if !split.holds(T, rcs, []int{0}) {
+		return false
+	}
+	src := s.Src
+	dims := src.Dims()
+	eb := src.Buf.DType.Bytes()
+	name := e.fresh("cp")
+	e.open("")
+	e.line("const int %s_r = tid / %d, %s_c = tid %% %d * %d;", name, cpr, name, cpr, v)
+	idx := e.bufIndex(src, []string{name + "_r", name + "_c"})
+	rowDim, colDim := e.expr(src.Buf.Shape[dims[0]]), e.expr(src.Buf.Shape[dims[1]])
+	stride := e.strides(src.Buf)[dims[0]]
+	e.line("const %s* %s_g = %s + (%s);", ctype(src.Buf.DType), name, src.Buf.Name, e.globalOffset(src.Buf, idx))
+	e.line("const int %s_row0 = %s, %s_left = %s - %s;", name, idx[dims[0]], name, colDim, idx[dims[1]])
+	e.line("const int %s_bytes = %s_left <= 0 ? 0 : min(16, %s_left * %d);", name, name, name, eb)
+	e.line("const uint32_t %s_base = tl::smem_addr(%s);", name, e.sharedBase(s.Dst.Buf))
+	e.declareSplit(split, name+"_s")
+	for _, rc := range rcs {
+		ok := fmt.Sprintf("%s_row0 + %d < %s", name, rc, rowDim)
+		if rows%step != 0 && rc+step > rows {
+			ok = fmt.Sprintf("%s_r + %d < %d && %s", name, rc, rows, ok)
+		}
+		g := fmt.Sprintf("%s_g + %d * (long long)(%s)", name, rc, stride)
+		if c, isConst := atoi(stride); isConst {
+			g = fmt.Sprintf("%s_g + %d", name, int64(rc)*c)
+		}
+		e.open("")
+		e.line("const bool ok = %s;", ok)
+		e.line("tl::cp_async16(%s_base + %s, ok ? (const void*)(%s) : (const void*)%s, ok ? %s_bytes : 0);",
+			name, split.at(name+"_s", rc, 0), g, src.Buf.Name, name)
+		e.close()
+	}
+	e.close()
+	return true
 }
