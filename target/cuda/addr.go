@@ -10,19 +10,19 @@ import (
 // XOR: otherwise the compiler hoists one full address per access out of
 // the main loop and runs out of registers.
 //
-// For a swizzled tile, element (R+rc, C+cc) with R, C per thread and rc, cc
-// constants lies at R·RB + rc·RB + ((X ^ lo(cc)) + hi(cc)), where
-// X = ((C·eb/16) ^ s(R))·16 and lo/hi split cc's chunk index at the swizzle
-// width. That holds when the constant parts do not disturb the swizzle
-// (rc a multiple of the swizzle period, chunk bits disjoint); splitAddr
-// checks it for every thread and constant the kernel uses before relying
-// on it.
+// Element (R+rc, C+cc), with R, C per thread and rc, cc constants, lies at
+// L + (X ^ lo(cc)) + imm(rc, cc): L is the thread's panel and row, X its
+// swizzled chunk, lo the low chunk bits of cc that the swizzle mixes, imm
+// the rest. That holds when the constants do not disturb the swizzle or
+// cross panels differently per thread; holds checks it for every thread
+// and every constant the kernel uses before the emitter relies on it.
 
 // swzGo is tl::swz in Go: the byte offset of (row, col) in a shared tile.
 func (sb *smemBuf) swzGo(row, col int) int {
 	b := col * sb.eb
-	chunk := (b >> 4) ^ ((row / sb.swzRep) % sb.swzN)
-	return row*sb.cols*sb.eb + chunk<<4 + b&15
+	p, w := b/sb.panelW, b%sb.panelW
+	chunk := (w >> 4) ^ ((row / sb.swzRep) % sb.swzN)
+	return p*sb.rows*sb.panelW + row*sb.panelW + chunk<<4 + w&15
 }
 
 // laneSplit is the per-thread part of an address split.
@@ -32,15 +32,22 @@ type laneSplit struct {
 	rowC, colC       string            // the same as C expressions
 }
 
-func (l laneSplit) x(tid int) int {
+func (l laneSplit) lx(tid int) (L, X int) {
+	sb := l.sb
 	r, c := l.rowLane(tid), l.colLane(tid)
-	b := c * l.sb.eb
-	return ((b>>4)^((r/l.sb.swzRep)%l.sb.swzN))<<4 + b&15
+	b := c * sb.eb
+	p, w := b/sb.panelW, b%sb.panelW
+	return p*sb.rows*sb.panelW + r*sb.panelW, ((w>>4)^((r/sb.swzRep)%sb.swzN))<<4 + w&15
 }
 
-func (l laneSplit) constPart(rc, cc int) (lo, imm int) {
-	ch := cc * l.sb.eb >> 4
-	return (ch % l.sb.swzN) << 4, ((ch - ch%l.sb.swzN) << 4) + rc*l.sb.cols*l.sb.eb
+func (l laneSplit) lo(cc int) int {
+	return ((cc * l.sb.eb % l.sb.panelW >> 4) % l.sb.swzN) << 4
+}
+
+// imm is the constant part for (rc, cc), read off thread 0.
+func (l laneSplit) imm(rc, cc int) int {
+	L, X := l.lx(0)
+	return l.sb.swzGo(l.rowLane(0)+rc, l.colLane(0)+cc) - L - (X ^ l.lo(cc))
 }
 
 // holds verifies the split for all threads and constants.
@@ -50,13 +57,12 @@ func (l laneSplit) holds(threads int, rcs, ccs []int) bool {
 			return false
 		}
 	}
-	for tid := range threads {
-		r, c := l.rowLane(tid), l.colLane(tid)
-		x := l.x(tid)
-		for _, rc := range rcs {
-			for _, cc := range ccs {
-				lo, imm := l.constPart(rc, cc)
-				if r*l.sb.cols*l.sb.eb+(x^lo)+imm != l.sb.swzGo(r+rc, c+cc) {
+	for _, rc := range rcs {
+		for _, cc := range ccs {
+			imm, lo := l.imm(rc, cc), l.lo(cc)
+			for tid := range threads {
+				L, X := l.lx(tid)
+				if L+(X^lo)+imm != l.sb.swzGo(l.rowLane(tid)+rc, l.colLane(tid)+cc) {
 					return false
 				}
 			}
@@ -65,17 +71,17 @@ func (l laneSplit) holds(threads int, rcs, ccs []int) bool {
 	return true
 }
 
-// declare emits the per-thread parts: a row offset in bytes and X.
+// declareSplit emits the per-thread parts L and X.
 func (e *emitter) declareSplit(l laneSplit, name string) {
 	sb := l.sb
-	e.line("const int %s_row = (%s) * %d;", name, l.rowC, sb.cols*sb.eb)
-	e.line("const int %s_x = (((((%s) * %d) >> 4) ^ (((%s) / %d) %% %d)) << 4) + (((%s) * %d) & 15);",
-		name, l.colC, sb.eb, l.rowC, sb.swzRep, sb.swzN, l.colC, sb.eb)
+	e.line("const int %s_row = ((%s) * %d / %d) * %d + (%s) * %d;", name, l.colC, sb.eb, sb.panelW, sb.rows*sb.panelW, l.rowC, sb.panelW)
+	e.line("const int %s_x = (((((%s) * %d %% %d) >> 4) ^ (((%s) / %d) %% %d)) << 4) + (((%s) * %d) & 15);",
+		name, l.colC, sb.eb, sb.panelW, l.rowC, sb.swzRep, sb.swzN, l.colC, sb.eb)
 }
 
 // at is the C expression of the byte offset of (R+rc, C+cc).
 func (l laneSplit) at(name string, rc, cc int) string {
-	lo, imm := l.constPart(rc, cc)
+	lo, imm := l.lo(cc), l.imm(rc, cc)
 	x := name + "_x"
 	if lo != 0 {
 		x = fmt.Sprintf("(%s ^ %d)", x, lo)

@@ -248,7 +248,7 @@ func (e *emitter) sharedBase(b *ir.Buffer) string {
 // sharedOffset is the byte offset of element (row, col) in a shared tile.
 func (e *emitter) sharedOffset(b *ir.Buffer, row, col string) string {
 	sb := e.c.smem.bufs[b]
-	return fmt.Sprintf("tl::swz<%d, %d, %d, %d>(%s, %s)", sb.cols, sb.eb, sb.swzN, sb.swzRep, row, col)
+	return fmt.Sprintf("tl::swz<%d, %d, %d, %d, %d>(%s, %s)", sb.panelW, sb.rows, sb.eb, sb.swzN, sb.swzRep, row, col)
 }
 
 // sharedRowCol flattens an index into a shared tile's (row, col) view.

@@ -8,13 +8,32 @@ import (
 )
 
 // smemBuf is where a shared tile lives and how its elements are placed.
-// A tile is viewed as rows × cols (cols = its last dim); its 16-byte chunks
-// are XOR-swizzled within each row so that the 8 rows an ldmatrix reads at
-// one column fall in 8 different bank groups.
+// A tile is viewed as rows × cols (cols = its last dim). Rows wider than
+// 128 bytes are cut into 128-byte panels stored one after another, and the
+// 16-byte chunks of each panel row are XOR-swizzled by the row, so that
+// (1) the 8 rows an ldmatrix reads at one column fall in 8 different bank
+// groups and (2) each panel is the canonical 128B-swizzled layout that
+// wgmma's matrix descriptors and TMA describe (64- and 32-byte rows get
+// the 64B and 32B patterns).
 type smemBuf struct {
 	off, stageBytes, stages int
 	rows, cols, eb          int
+	panelW                  int // bytes of a row in one panel
 	swzN, swzRep            int // chunk ^= (row / swzRep) % swzN; swzN 1 = none
+}
+
+// swizzleMode is the matrix-descriptor swizzle of a panel (1 = 128B,
+// 2 = 64B, 3 = 32B), or 0 when the tile is not in a canonical layout.
+func (sb *smemBuf) swizzleMode() int {
+	switch {
+	case sb.panelW == 128 && sb.swzN == 8:
+		return 1
+	case sb.panelW == 64 && sb.swzN == 4:
+		return 2
+	case sb.panelW == 32 && sb.swzN == 2:
+		return 3
+	}
+	return 0
 }
 
 type smemPlan struct {
@@ -24,7 +43,7 @@ type smemPlan struct {
 	hoisted map[*ir.For][]*ir.Copy // copies a pipelined loop issues ahead
 }
 
-const smemAlign = 128
+const smemAlign = 1024 // the period of the 128B swizzle: descriptors need it
 
 // planShared places every shared tile, gives the tiles filled by a
 // pipelined loop's copies one buffer per stage, and reserves scratch for
@@ -54,13 +73,22 @@ func planShared(c *compilation) error {
 			sb.rows *= d
 		}
 		rowBytes := sb.cols * sb.eb
+		sb.panelW = rowBytes
 		if b.Swizzle != ir.SwizzleNone && rowBytes%16 == 0 {
-			chunks := rowBytes / 16
-			sb.swzN = 1
-			for sb.swzN < 8 && chunks%(sb.swzN*2) == 0 {
-				sb.swzN *= 2
+			switch {
+			case rowBytes%128 == 0:
+				sb.panelW, sb.swzN, sb.swzRep = 128, 8, 1
+			case rowBytes == 64:
+				sb.swzN, sb.swzRep = 4, 2
+			case rowBytes == 32:
+				sb.swzN, sb.swzRep = 2, 4
+			default: // e.g. 192-byte rows: one panel, swizzled within 2^k chunks
+				chunks := rowBytes / 16
+				for sb.swzN < 8 && chunks%(sb.swzN*2) == 0 {
+					sb.swzN *= 2
+				}
+				sb.swzRep = 8 / sb.swzN
 			}
-			sb.swzRep = 8 / sb.swzN
 		}
 		sb.stageBytes = align(sb.rows*rowBytes, smemAlign)
 		sb.off = off
@@ -126,8 +154,8 @@ func dumpShared(c *compilation) string {
 	var b strings.Builder
 	for _, buf := range c.f.Kernel.Allocs {
 		if s, ok := c.smem.bufs[buf]; ok {
-			fmt.Fprintf(&b, "%s: offset %d, %d×%d %d-byte elems, %d stage(s) of %d bytes, swizzle %d/%d\n",
-				buf.Name, s.off, s.rows, s.cols, s.eb, s.stages, s.stageBytes, s.swzN, s.swzRep)
+			fmt.Fprintf(&b, "%s: offset %d, %d×%d %d-byte elems, %d stage(s) of %d bytes, %d-byte panels, swizzle %d/%d\n",
+				buf.Name, s.off, s.rows, s.cols, s.eb, s.stages, s.stageBytes, s.panelW, s.swzN, s.swzRep)
 		}
 	}
 	fmt.Fprintf(&b, "total %d bytes\n", c.smem.total)

@@ -148,13 +148,14 @@ __device__ __forceinline__ float fmax_(float a, float b) { return fmaxf(a, b); }
 }  // namespace tl
 
 namespace tl {
-// Byte offset of element (row, col) of a shared tile of COLS columns of EB
-// bytes whose 16-byte chunks are XOR-swizzled: chunk ^= (row / REP) % N.
-template <int COLS, int EB, int N, int REP>
+// Byte offset of element (row, col) of a shared tile of ROWS rows cut
+// into panels of PW bytes a row, EB-byte elements, whose 16-byte chunks are
+// XOR-swizzled within each panel row: chunk ^= (row / REP) % N.
+template <int PW, int ROWS, int EB, int N, int REP>
 __device__ __forceinline__ int swz(int row, int col) {
-  int byte = col * EB;
-  int chunk = (byte >> 4) ^ ((row / REP) % N);
-  return row * (COLS * EB) + (chunk << 4) + (byte & 15);
+  const int byte = col * EB, panel = byte / PW, within = byte % PW;
+  const int chunk = (within >> 4) ^ ((row / REP) % N);
+  return panel * (ROWS * PW) + row * PW + (chunk << 4) + (within & 15);
 }
 }  // namespace tl
 
