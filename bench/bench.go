@@ -71,7 +71,7 @@ func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) {
 			cd := candidate{cfg: c}
 			f, err := kernels.Build(p.Problem, c, b.Limits())
 			if err == nil {
-				cd.prog, err = cuda.Compile(f, cuda.Options{})
+				cd.prog, err = cuda.Compile(f, cuda.Options{Arch: b.Arch()})
 			}
 			cd.err = err
 			if cd.prog != nil {

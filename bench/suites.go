@@ -83,7 +83,8 @@ func gemm(bool) ([]Point, error) {
 	return []Point{{Suite: "gemm", Problem: p, Configs: GemmConfigs()}}, nil
 }
 
-// AttnConfigs are the tilings worth trying on the GPU for a head dim.
+// AttnConfigs are the tilings worth trying on the GPU for a head dim: on
+// Hopper, 128 query rows over two warpgroups (wgmma) first.
 func AttnConfigs(d int, causal bool) []kernels.Config {
 	var cs []kernels.Config
 	add := func(m, n, threads int) {
@@ -91,17 +92,17 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 	}
 	switch {
 	case d <= 64:
-		add(128, 128, 128)
-		add(128, 64, 128)
 		add(128, 128, 256)
+		add(128, 64, 256)
+		add(128, 128, 128)
 	case d <= 128:
-		add(128, 64, 128)
-		add(128, 32, 128)
+		add(128, 128, 256)
 		add(128, 64, 256)
+		add(128, 176, 256)
 	default:
-		add(64, 64, 128)
 		add(128, 64, 256)
-		add(64, 32, 128)
+		add(128, 80, 256)
+		add(64, 64, 128)
 	}
 	return cs
 }
@@ -109,10 +110,10 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 // GemmConfigs are the tilings worth trying for large GEMMs.
 func GemmConfigs() []kernels.Config {
 	return []kernels.Config{
-		kernels.GemmConfig{BM: 128, BN: 256, BK: 32, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8},
-		kernels.GemmConfig{BM: 128, BN: 128, BK: 32, Stages: 4, Threads: 256, Policy: ir.Square, Raster: 8},
 		kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8},
+		kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 4, Threads: 256, Policy: ir.Square, Raster: 8},
+		kernels.GemmConfig{BM: 128, BN: 128, BK: 64, Stages: 4, Threads: 256, Policy: ir.Square, Raster: 8},
+		kernels.GemmConfig{BM: 256, BN: 128, BK: 64, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8},
 		kernels.GemmConfig{BM: 128, BN: 128, BK: 64, Stages: 3, Threads: 128, Policy: ir.Square, Raster: 8},
-		kernels.GemmConfig{BM: 256, BN: 128, BK: 32, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8},
 	}
 }

@@ -452,18 +452,13 @@ func (p *attnProblem) DefaultConfig() Config {
 	return AttnConfig{M: min(64, roundUp(p.s.Sq, 16)), N: min(64, roundUp(p.s.Skv, 16)), Stages: 2, Threads: 128}
 }
 
-// GPUConfig: 128 query rows per block over 4 warps; 128 keys per tile at
-// head dim 64, 64 at 128, and 64 query rows at 256 (registers bound it).
+// GPUConfig: 128 query rows per block over two warpgroups, 128 keys per
+// tile up to head dim 128 and 64 beyond (registers bound it).
 func (p *attnProblem) GPUConfig() Config {
-	s := p.s
-	d := max(s.Dqk, s.Dv)
-	switch {
-	case d <= 64:
-		return AttnConfig{M: 128, N: 128, Stages: 2, Threads: 128}
-	case d <= 128:
-		return AttnConfig{M: 128, N: 64, Stages: 2, Threads: 128}
+	if max(p.s.Dqk, p.s.Dv) <= 128 {
+		return AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256}
 	}
-	return AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}
+	return AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}
 }
 
 func (p *attnProblem) Program(c Config) (*tl.Func, error) {
@@ -600,14 +595,14 @@ func (p *gemmProblem) DefaultConfig() Config {
 		Stages: 2, Threads: 128, Policy: ir.Square}
 }
 
-// GPUConfig: 128×128×32 tiles over 8 warps, 3 stages, panels of 8 blocks
+// GPUConfig: 128×256×64 tiles over 8 warps, 3 stages, panels of 8 blocks
 // for L2 reuse; small matrices take the default.
 func (p *gemmProblem) GPUConfig() Config {
 	s := p.s
 	if s.M < 128 || s.N < 128 || s.K < 32 {
 		return p.DefaultConfig()
 	}
-	return GemmConfig{BM: 128, BN: 128, BK: 32, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8}
+	return GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8}
 }
 
 func (p *gemmProblem) Program(c Config) (*tl.Func, error) {

@@ -82,3 +82,27 @@ func TestProjectAndRegMap(t *testing.T) {
 		t.Fatalf("a 16-row warp slice holds 2 rows per thread, got %d", row.NumRegs())
 	}
 }
+
+func TestWGLayouts(t *testing.T) {
+	for _, c := range []struct{ m, n, wg int }{{64, 64, 1}, {128, 128, 2}, {128, 256, 1}, {192, 96, 3}} {
+		a, err := WGAccumulator(c.m, c.n, c.wg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Check(); err != nil {
+			t.Error(err)
+		}
+		b, err := WGOperandA(c.m, c.n, c.wg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.Equal(b) {
+			t.Errorf("%v: accumulator %s != operand A %s", c, a, b)
+		}
+	}
+	// Thread 37 (warp 1, lane 5), register 6: row 16 + 1 + 8, column 8 + 2 + 0.
+	a, _ := WGAccumulator(64, 64, 1)
+	if c := a.Coord(37, 6); c[0] != 25 || c[1] != 10 {
+		t.Errorf("thread 37 reg 6 at %v, want [25 10]", c)
+	}
+}

@@ -91,3 +91,36 @@ func gcd(a, b int) int {
 	}
 	return a
 }
+
+// WGAccumulator is the layout of an M×N f32 accumulator of wgmma
+// m64nNk16 when wg warpgroups split M evenly and each takes its rows 64 at
+// a time. In each 64×N tile, warp w of a warpgroup holds rows 16w + l/4
+// and 16w + l/4 + 8 at columns 8j + 2(l%4) + {0,1}: registers run over
+// those 4 values, then over the N/8 column groups, then the 64-row tiles.
+func WGAccumulator(m, n, wg int) (*Fragment, error) {
+	if m%(64*wg) != 0 || n%8 != 0 {
+		return nil, fmt.Errorf("a %d×%d wgmma accumulator cannot be split over %d warpgroups in 64-row tiles", m, n, wg)
+	}
+	rows := m / wg
+	return &Fragment{
+		Shape:  []int{m, n},
+		Thread: []Digit{{4, 1, 2}, {8, 0, 1}, {4, 0, 16}, {wg, 0, rows}},
+		Reg:    []Digit{{2, 1, 1}, {2, 0, 8}, {n / 8, 1, 8}, {rows / 64, 0, 64}},
+	}, nil
+}
+
+// WGOperandA is the layout an M×K A operand must have in registers for
+// wgmma m64nNk16: per 64×16 step each warp holds its 16 rows as mma.sync's
+// A fragment does. It equals WGAccumulator(m, k, wg), so a softmax output
+// feeds the next wgmma without leaving registers.
+func WGOperandA(m, k, wg int) (*Fragment, error) {
+	if m%(64*wg) != 0 || k%16 != 0 {
+		return nil, fmt.Errorf("a %d×%d wgmma A operand cannot be split over %d warpgroups in 64×16 tiles", m, k, wg)
+	}
+	rows := m / wg
+	return &Fragment{
+		Shape:  []int{m, k},
+		Thread: []Digit{{4, 1, 2}, {8, 0, 1}, {4, 0, 16}, {wg, 0, rows}},
+		Reg:    []Digit{{2, 1, 1}, {2, 0, 8}, {2, 1, 8}, {k / 16, 1, 16}, {rows / 64, 0, 64}},
+	}, nil
+}

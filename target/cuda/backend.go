@@ -42,10 +42,14 @@ func Open(ordinal int) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{dev: d, arch: d.Arch(), fns: map[string]*drv.Function{}}, nil
+	return &Backend{dev: d, arch: d.ArchSpecific(), fns: map[string]*drv.Function{}}, nil
 }
 
 func (b *Backend) Name() string { return "cuda" }
+
+// Arch is the architecture the backend compiles for (sm_90a on Hopper).
+func (b *Backend) Arch() string { return b.arch }
+
 func (b *Backend) Device() string {
 	return fmt.Sprintf("%s (%s, %d SMs)", b.dev.Name, b.arch, b.dev.SMCount)
 }

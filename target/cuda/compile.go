@@ -14,7 +14,7 @@ import (
 
 // Options select the target and code generation choices.
 type Options struct {
-	Arch string // "sm_80", "sm_90a", ...; the device's when empty
+	Arch string // "sm_80", "sm_90a", ...; sm_90a turns on wgmma
 	// Rounding of f32 to f16/bf16 stores: "rn" (nearest even, default),
 	// "rz" (toward zero) or "ra" (ties away from zero).
 	Rounding string
@@ -51,6 +51,7 @@ type compilation struct {
 	opts    Options
 	layouts map[*ir.Buffer]*layout.Fragment
 	warps   map[*ir.Gemm]layout.Warps
+	wgmma   map[*ir.Gemm]bool // lowered to Hopper's warpgroup MMA
 	smem    *smemPlan
 	prog    *Program
 }
@@ -69,7 +70,7 @@ func Compile(f *ir.Func, opts Options) (*Program, error) {
 	default:
 		return nil, fmt.Errorf("cuda: rounding %q: want rn, rz or ra", opts.Rounding)
 	}
-	c := &compilation{f: f, opts: opts, layouts: map[*ir.Buffer]*layout.Fragment{}, warps: map[*ir.Gemm]layout.Warps{}}
+	c := &compilation{f: f, opts: opts, layouts: map[*ir.Buffer]*layout.Fragment{}, warps: map[*ir.Gemm]layout.Warps{}, wgmma: map[*ir.Gemm]bool{}}
 	dump := os.Getenv("TILEGO_DUMP")
 	for _, p := range passes {
 		if err := p.run(c); err != nil {

@@ -11,16 +11,18 @@ import (
 
 // emitter writes the CUDA C++ of one kernel.
 type emitter struct {
-	c      *compilation
-	b      strings.Builder
-	ind    int
-	tmp    int
-	stage  map[*ir.Buffer]string // stage index of multi-buffered shared tiles
-	par    *parCtx
-	dirty  bool // shared memory written since the last barrier
-	read   bool // shared memory read since the last barrier
-	err    error
-	global map[*ir.Buffer]bool // globals needing 64-bit offsets
+	c        *compilation
+	b        strings.Builder
+	ind      int
+	tmp      int
+	stage    map[*ir.Buffer]string // stage index of multi-buffered shared tiles
+	par      *parCtx
+	dirty    bool // shared memory written since the last barrier
+	read     bool // shared memory read since the last barrier
+	err      error
+	global   map[*ir.Buffer]bool // globals needing 64-bit offsets
+	funcs    map[string]bool     // device functions generated for this kernel
+	preamble []string            // their definitions
 }
 
 // parCtx is the Parallel loop being emitted when a fragment drives it.
@@ -30,8 +32,12 @@ type parCtx struct {
 }
 
 func emitPass(c *compilation) error {
-	e := &emitter{c: c, stage: map[*ir.Buffer]string{}, global: map[*ir.Buffer]bool{}}
+	e := &emitter{c: c, stage: map[*ir.Buffer]string{}, global: map[*ir.Buffer]bool{}, funcs: map[string]bool{}}
 	src := e.kernel()
+	if len(e.preamble) > 0 { // generated helpers go between the include and the kernel
+		head := "#include \"tilego.cuh\"\n"
+		src = strings.Replace(src, head, head+"\n"+strings.Join(e.preamble, "\n"), 1)
+	}
 	if e.err != nil {
 		return e.err
 	}
@@ -214,7 +220,11 @@ func (e *emitter) stmt(s ir.Stmt) {
 	case *ir.AtomicAdd:
 		e.copy(&ir.Copy{At: s.At, Src: s.Src, Dst: s.Dst}, true)
 	case *ir.Gemm:
-		e.gemm(s)
+		if e.c.wgmma[s] {
+			e.wgmma(s)
+		} else {
+			e.gemm(s)
+		}
 	case *ir.Fill:
 		e.fill(s)
 	case *ir.Reduce:
@@ -269,6 +279,9 @@ func (e *emitter) loopEndSync(body []ir.Stmt) {
 }
 
 func (e *emitter) sync() {
+	if e.dirty && e.c.opts.Arch == "sm_90a" { // plain writes before wgmma/TMA reads
+		e.line("tl::fence_proxy_async();")
+	}
 	e.line("__syncthreads();")
 	e.dirty, e.read = false, false
 }

@@ -37,6 +37,7 @@ func (e *emitter) copy(s *ir.Copy, atomic bool) {
 		if dst.Buf.Scope == ir.Shared {
 			if src.Buf.Scope == ir.Global {
 				e.line("tl::cp_async_commit(); tl::cp_async_wait<0>();")
+				e.asyncFence()
 			}
 			e.sync()
 		} else if src.Buf.Scope == ir.Shared {
@@ -374,4 +375,11 @@ func (e *emitter) copyTileAsync(s *ir.Copy, v int) bool {
 	}
 	e.close()
 	return true
+}
+
+// asyncFence orders landed cp.async data before wgmma reads it (sm_90a).
+func (e *emitter) asyncFence() {
+	if e.c.opts.Arch == "sm_90a" {
+		e.line("tl::fence_proxy_async();")
+	}
 }

@@ -49,6 +49,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	e.close()
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
 	e.line("tl::cp_async_wait<%d>();", S-2)
+	e.asyncFence()
 	e.sync()
 	e.line("const int next = %s + %d;", v, S-1)
 	e.open("if (next < hi)")

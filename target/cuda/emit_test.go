@@ -39,3 +39,25 @@ func TestEmitLibrary(t *testing.T) {
 		}
 	}
 }
+
+// On sm_90a the library's gemms become wgmma with descriptors; P·V takes
+// P from registers.
+func TestEmitWGMMA(t *testing.T) {
+	f, err := kernels.FlashAttention(kernels.AttnShape{B: 1, H: 2, HKV: 2, Sq: 256, Skv: 256, Dqk: 128, Dv: 128, DType: ir.BF16},
+		kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(f, Options{Arch: "sm_90a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"wgmma_m64n128k16_ss_bf16<0, 0>", "wgmma_m64n128k16_rs_bf16<1>", "tl::desc(", "fence_proxy_async", "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"} {
+		if !strings.Contains(p.Source, want) {
+			t.Errorf("no %s in the sm_90a code", want)
+		}
+	}
+	if os.Getenv("TILEGO_SHOW") != "" {
+		t.Logf("%s", p.Source)
+	}
+}

@@ -29,11 +29,20 @@ func openGPU(t *testing.T) *Backend {
 	return b
 }
 
+// archs are the code paths to test on this device: on Hopper both the
+// wgmma path (sm_90a) and the mma.sync path every GPU since sm_80 takes.
+func archs(b *Backend) []string {
+	if b.arch == "sm_90a" {
+		return []string{"sm_90a", "sm_90"}
+	}
+	return []string{b.arch}
+}
+
 // runPoisoned compiles and runs f once on fresh device copies of args, with
 // every output poisoned (all bytes 0xFF, NaN) just before the launch.
-func runPoisoned(t *testing.T, b *Backend, f *ir.Func, args []*tensor.Tensor) {
+func runPoisoned(t *testing.T, b *Backend, arch string, f *ir.Func, args []*tensor.Tensor) {
 	t.Helper()
-	p, err := Compile(f, Options{Arch: b.arch})
+	p, err := Compile(f, Options{Arch: arch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +79,10 @@ func TestGPUGemm(t *testing.T) {
 						if ci == 1 {
 							s.OutDType = dt
 						}
-						name := fmt.Sprintf("%dx%dx%d_ta%v_tb%v_%s_cfg%d", s.M, s.N, s.K, ta, tb, dt, ci)
-						t.Run(name, func(t *testing.T) { checkGemmGPU(t, b, s, c) })
+						for _, arch := range archs(b) {
+							name := fmt.Sprintf("%s/%dx%dx%d_ta%v_tb%v_%s_cfg%d", arch, s.M, s.N, s.K, ta, tb, dt, ci)
+							t.Run(name, func(t *testing.T) { checkGemmGPU(t, b, arch, s, c) })
+						}
 					}
 				}
 			}
@@ -79,7 +90,7 @@ func TestGPUGemm(t *testing.T) {
 	}
 }
 
-func checkGemmGPU(t *testing.T, b *Backend, s kernels.GemmShape, c kernels.GemmConfig) {
+func checkGemmGPU(t *testing.T, b *Backend, arch string, s kernels.GemmShape, c kernels.GemmConfig) {
 	f, err := kernels.Gemm(s, c).Build()
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +107,7 @@ func checkGemmGPU(t *testing.T, b *Backend, s kernels.GemmShape, c kernels.GemmC
 	a := tensor.New(s.DType, ar, ac).Rand(seed, 1)
 	bb := tensor.New(s.DType, br, bc).Rand(seed+1, 1)
 	out := tensor.New(s.OutDType, s.M, s.N).Fill(math.NaN())
-	runPoisoned(t, b, f, []*tensor.Tensor{a, bb, out})
+	runPoisoned(t, b, arch, f, []*tensor.Tensor{a, bb, out})
 	_, n, want := ref.Gemm(a, bb, s.TransA, s.TransB)
 	var d ref.Diff
 	for i := range s.M {
@@ -151,23 +162,25 @@ func TestGPUFlashAttention(t *testing.T) {
 			if s.Dqk >= 256 && ci == 1 {
 				c.N = 32
 			}
-			t.Run(fmt.Sprintf("%s_cfg%d", name, ci), func(t *testing.T) {
-				f, err := kernels.FlashAttention(s, c).Build(b.Limits())
-				if err != nil {
-					t.Fatal(err)
-				}
-				args := kernels.AttentionInputs(s, 11)
-				runPoisoned(t, b, f, args)
-				var do, dl ref.Diff
-				kernels.CheckAttentionRows(s, args, kernels.AllRows(s), &do, &dl)
-				tol := 1e-2
-				if s.DType == ir.F16 {
-					tol = 2e-3
-				}
-				if do.Rel() > tol || dl.Rel() > 1e-4 {
-					t.Errorf("O: %s; LSE: %s", &do, &dl)
-				}
-			})
+			for _, arch := range archs(b) {
+				t.Run(fmt.Sprintf("%s/%s_cfg%d", arch, name, ci), func(t *testing.T) {
+					f, err := kernels.FlashAttention(s, c).Build(b.Limits())
+					if err != nil {
+						t.Fatal(err)
+					}
+					args := kernels.AttentionInputs(s, 11)
+					runPoisoned(t, b, arch, f, args)
+					var do, dl ref.Diff
+					kernels.CheckAttentionRows(s, args, kernels.AllRows(s), &do, &dl)
+					tol := 1e-2
+					if s.DType == ir.F16 {
+						tol = 2e-3
+					}
+					if do.Rel() > tol || dl.Rel() > 1e-4 {
+						t.Errorf("O: %s; LSE: %s", &do, &dl)
+					}
+				})
+			}
 		}
 	}
 }
@@ -181,7 +194,7 @@ func TestGPUFlashAttentionLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := kernels.AttentionInputs(s, 5)
-	runPoisoned(t, b, f, args)
+	runPoisoned(t, b, b.arch, f, args)
 	var do, dl ref.Diff
 	kernels.CheckAttentionRows(s, args, kernels.SampleRows(s, 64, 3), &do, &dl)
 	if do.Rel() > 1e-2 || dl.Rel() > 1e-4 {

@@ -48,6 +48,21 @@ func inferLayouts(c *compilation) error {
 			return
 		}
 		sh := g.C.Shape()
+		if why := wgmmaFits(c, g); why == "" {
+			c.wgmma[g] = true
+			acc, err := layout.WGAccumulator(sh[0], sh[1], threads/128)
+			if err == nil {
+				fail(set(g.C.Buf, acc, g.P, "gemm"))
+			}
+			if a := g.A.Buf; err == nil && a.Scope == ir.Fragment {
+				opA, err := layout.WGOperandA(sh[0], g.A.Shape()[1], threads/128)
+				if err == nil {
+					fail(set(a, opA, g.P, "gemm"))
+				}
+			}
+			fail(err)
+			return
+		}
 		w, err := chooseWarps(g.Policy, sh[0], sh[1], warps, g.A.Buf.Scope == ir.Fragment)
 		if err != nil {
 			fail(errAt("gemm", g.P, "%v", err))

@@ -67,30 +67,8 @@ func planShared(c *compilation) error {
 		if b.Scope != ir.Shared {
 			continue
 		}
-		shape, _ := b.StaticShape()
-		sb := &smemBuf{eb: b.DType.Bytes(), stages: max(1, stages[b]), cols: shape[len(shape)-1], rows: 1, swzN: 1, swzRep: 1}
-		for _, d := range shape[:len(shape)-1] {
-			sb.rows *= d
-		}
-		rowBytes := sb.cols * sb.eb
-		sb.panelW = rowBytes
-		if b.Swizzle != ir.SwizzleNone && rowBytes%16 == 0 {
-			switch {
-			case rowBytes%128 == 0:
-				sb.panelW, sb.swzN, sb.swzRep = 128, 8, 1
-			case rowBytes == 64:
-				sb.swzN, sb.swzRep = 4, 2
-			case rowBytes == 32:
-				sb.swzN, sb.swzRep = 2, 4
-			default: // e.g. 192-byte rows: one panel, swizzled within 2^k chunks
-				chunks := rowBytes / 16
-				for sb.swzN < 8 && chunks%(sb.swzN*2) == 0 {
-					sb.swzN *= 2
-				}
-				sb.swzRep = 8 / sb.swzN
-			}
-		}
-		sb.stageBytes = align(sb.rows*rowBytes, smemAlign)
+		sb := bufLayout(b)
+		sb.stages = max(1, stages[b])
 		sb.off = off
 		off += sb.stageBytes * sb.stages
 		p.bufs[b] = sb
@@ -160,4 +138,35 @@ func dumpShared(c *compilation) string {
 	}
 	fmt.Fprintf(&b, "total %d bytes\n", c.smem.total)
 	return b.String()
+}
+
+// bufLayout places a shared tile's elements (all but its offset and
+// stages): rows wider than 128 bytes go in 128-byte panels, and the
+// chunks of each panel row are swizzled.
+func bufLayout(b *ir.Buffer) *smemBuf {
+	shape, _ := b.StaticShape()
+	sb := &smemBuf{eb: b.DType.Bytes(), stages: 1, cols: shape[len(shape)-1], rows: 1, swzN: 1, swzRep: 1}
+	for _, d := range shape[:len(shape)-1] {
+		sb.rows *= d
+	}
+	rowBytes := sb.cols * sb.eb
+	sb.panelW = rowBytes
+	if b.Swizzle != ir.SwizzleNone && rowBytes%16 == 0 {
+		switch {
+		case rowBytes%128 == 0:
+			sb.panelW, sb.swzN, sb.swzRep = 128, 8, 1
+		case rowBytes == 64:
+			sb.swzN, sb.swzRep = 4, 2
+		case rowBytes == 32:
+			sb.swzN, sb.swzRep = 2, 4
+		default: // e.g. 192-byte rows: one panel, swizzled within 2^k chunks
+			chunks := rowBytes / 16
+			for sb.swzN < 8 && chunks%(sb.swzN*2) == 0 {
+				sb.swzN *= 2
+			}
+			sb.swzRep = 8 / sb.swzN
+		}
+	}
+	sb.stageBytes = align(sb.rows*rowBytes, smemAlign)
+	return sb
 }

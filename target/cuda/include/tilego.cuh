@@ -170,3 +170,22 @@ __device__ __forceinline__ void set_h(uint32_t* a, int i, uint16_t v) {
   a[i >> 1] = (a[i >> 1] & ~(0xffffu << s)) | (uint32_t(v) << s);
 }
 }  // namespace tl
+
+// ---- Hopper (sm_90a) -----------------------------------------------------
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+namespace tl {
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory"); }
+// Orders this thread's generic-proxy writes to shared memory (plain stores,
+// cp.async) before later async-proxy reads (wgmma, TMA).
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// A wgmma shared-memory matrix descriptor: start address, leading and
+// stride byte offsets (all >> 4), swizzle mode (1 = 128B, 2 = 64B, 3 = 32B).
+__device__ __forceinline__ uint64_t desc(uint32_t addr, uint32_t lbo, uint32_t sbo, uint32_t mode) {
+  return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t((lbo & 0x3FFFF) >> 4) << 16) |
+         (uint64_t((sbo & 0x3FFFF) >> 4) << 32) | (uint64_t(mode) << 62);
+}
+}  // namespace tl
+#endif

@@ -1,0 +1,172 @@
+package cuda
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tilego/tilego/ir"
+)
+
+// wgmmaFits says why a Gemm cannot use Hopper's warpgroup MMA ("" when it
+// can): wgmma needs sm_90a, whole warpgroups splitting M in 64-row tiles,
+// N ≤ 256, operands in shared memory in a canonical swizzled layout (or A
+// in registers) and 16-bit inputs.
+func wgmmaFits(c *compilation, g *ir.Gemm) string {
+	T := c.f.Kernel.Threads
+	sh := g.C.Shape()
+	m, n := sh[0], sh[1]
+	k := g.B.Shape()[0]
+	if g.TransB {
+		k = g.B.Shape()[1]
+	}
+	dt := g.B.Buf.DType
+	switch {
+	case c.opts.Arch != "sm_90a":
+		return "not sm_90a"
+	case dt != ir.BF16 && dt != ir.F16:
+		return "inputs are not 16-bit"
+	case T%128 != 0 || m%(64*(T/128)) != 0:
+		return "warpgroups cannot split M in 64-row tiles"
+	case n%8 != 0 || n > 256 || k%16 != 0:
+		return "N or K out of range"
+	case g.A.Buf.Scope == ir.Fragment && g.TransA:
+		return "A in registers cannot be transposed"
+	}
+	for _, r := range []ir.Region{g.A, g.B} {
+		if r.Buf.Scope == ir.Fragment {
+			continue
+		}
+		sb := bufLayout(r.Buf)
+		if !r.IsWhole() || sb.swizzleMode() == 0 || sb.rows%8 != 0 {
+			return r.Buf.Name + " is not a whole tile in a canonical swizzled layout"
+		}
+	}
+	return ""
+}
+
+// wgmma lowers a Gemm to wgmma.mma_async: each warpgroup computes its
+// share of M, 64 rows at a time, the whole N per instruction, stepping K
+// by 16 through matrix descriptors (or register fragments for A); then it
+// waits for the group, so the accumulator is ready for the next op.
+func (e *emitter) wgmma(g *ir.Gemm) {
+	e.syncIfDirty(true)
+	T := e.c.f.Kernel.Threads
+	WG := T / 128
+	c := g.C.Shape()
+	M, N := c[0], c[1]
+	K := g.B.Shape()[0]
+	if g.TransB {
+		K = g.B.Shape()[1]
+	}
+	rows := M / WG
+	MT := rows / 64
+	aRegs := g.A.Buf.Scope == ir.Fragment
+	fn := e.wgmmaFunc(N, g.B.Buf.DType, aRegs)
+	e.open("")
+	e.line("const int wg = tid / 128;")
+	var da, db *descOperand
+	if !aRegs {
+		da = e.newDesc(g.A, "da", !g.TransA)
+	}
+	db = e.newDesc(g.B, "db", g.TransB)
+	e.line("tl::wgmma_fence();")
+	for mt := range MT {
+		for kk := range K / 16 {
+			scale := "1"
+			if g.Clear && kk == 0 {
+				scale = "0"
+			}
+			bDesc := db.at(0, kk)
+			acc := fmt.Sprintf("&%s[%d]", g.C.Buf.Name, mt*N/2)
+			if aRegs {
+				base := (8*kk + 8*(K/16)*mt) / 2
+				e.line("%s<%d>(%s, %s[%d], %s[%d], %s[%d], %s[%d], %s, %s);", fn, db.trans, acc,
+					g.A.Buf.Name, base, g.A.Buf.Name, base+1, g.A.Buf.Name, base+2, g.A.Buf.Name, base+3, bDesc, scale)
+			} else {
+				e.line("%s<%d, %d>(%s, %s, %s, %s);", fn, da.trans, db.trans, acc, da.at(fmt.Sprintf("wg * %d + %d", rows, 64*mt), kk), bDesc, scale)
+			}
+		}
+	}
+	e.line("tl::wgmma_commit();")
+	e.line("tl::wgmma_wait<0>();")
+	e.close()
+	e.read = true
+}
+
+// descOperand builds the matrix descriptors of one shared operand.
+type descOperand struct {
+	e        *emitter
+	name     string
+	sb       *smemBuf
+	kMajor   bool
+	trans    int // the instruction's transpose flag: 1 for MN-major
+	lbo, sbo int
+}
+
+func (e *emitter) newDesc(r ir.Region, name string, kMajor bool) *descOperand {
+	sb := e.c.smem.bufs[r.Buf]
+	d := &descOperand{e: e, name: name, sb: sb, kMajor: kMajor, sbo: 8 * sb.panelW, lbo: 16}
+	if !kMajor {
+		d.trans, d.lbo = 1, sb.rows*sb.panelW
+	}
+	e.line("const uint32_t %s_base = tl::smem_addr(%s);", name, e.sharedBase(r.Buf))
+	return d
+}
+
+// at is the descriptor of the 16-wide K step kk, for rows starting at mn
+// (a C expression; "0" for B, which always starts at its first row).
+func (d *descOperand) at(mn any, kk int) string {
+	sb := d.sb
+	var off string
+	if d.kMajor { // rows are M (or N); K runs along the panels
+		kb := kk * 16 * sb.eb
+		off = fmt.Sprintf("%d", kb/sb.panelW*sb.rows*sb.panelW+kb%sb.panelW)
+		if s := fmt.Sprint(mn); s != "0" {
+			off = fmt.Sprintf("(%s) * %d + %s", s, sb.panelW, off)
+		}
+	} else { // rows are K; M (or N) runs along the panels
+		off = fmt.Sprintf("%d", kk*16*sb.panelW)
+		if s := fmt.Sprint(mn); s != "0" {
+			off = fmt.Sprintf("(%s) * %d / %d * %d + %s", s, sb.eb, sb.panelW, sb.rows*sb.panelW, off)
+		}
+	}
+	return fmt.Sprintf("tl::desc(%s_base + %s, %d, %d, %d)", d.name, off, d.lbo, d.sbo, sb.swizzleMode())
+}
+
+// wgmmaFunc returns the name of a device function issuing one wgmma of
+// width N, writing its definition into the kernel's preamble once. The
+// accumulator registers must be listed one by one in the asm.
+func (e *emitter) wgmmaFunc(n int, dt ir.DType, aRegs bool) string {
+	ty := map[ir.DType]string{ir.BF16: "bf16", ir.F16: "f16"}[dt]
+	kind := "ss"
+	if aRegs {
+		kind = "rs"
+	}
+	name := fmt.Sprintf("wgmma_m64n%dk16_%s_%s", n, kind, ty)
+	if e.funcs[name] {
+		return name
+	}
+	e.funcs[name] = true
+	regs := n / 2
+	var outs, list []string
+	for i := range regs {
+		outs = append(outs, fmt.Sprintf(`"+f"(d[%d])`, i))
+		list = append(list, fmt.Sprintf("%%%d", i))
+	}
+	var b strings.Builder
+	if aRegs {
+		fmt.Fprintf(&b, "template <int TB>\n__device__ __forceinline__ void %s(float* d, uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint64_t db, int scale_d) {\n", name)
+		fmt.Fprintf(&b, "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", regs+5)
+		fmt.Fprintf(&b, "    \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {%s}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, %%%d;\\n}\\n\"\n",
+			n, ty, ty, strings.Join(list, ", "), regs, regs+1, regs+2, regs+3, regs+4, regs+6)
+		fmt.Fprintf(&b, "    : %s\n    : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(db), \"r\"(scale_d), \"n\"(TB));\n}\n", strings.Join(outs, ", "))
+	} else {
+		fmt.Fprintf(&b, "template <int TA, int TB>\n__device__ __forceinline__ void %s(float* d, uint64_t da, uint64_t db, int scale_d) {\n", name)
+		fmt.Fprintf(&b, "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", regs+2)
+		fmt.Fprintf(&b, "    \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {%s}, %%%d, %%%d, p, 1, 1, %%%d, %%%d;\\n}\\n\"\n",
+			n, ty, ty, strings.Join(list, ", "), regs, regs+1, regs+3, regs+4)
+		fmt.Fprintf(&b, "    : %s\n    : \"l\"(da), \"l\"(db), \"r\"(scale_d), \"n\"(TA), \"n\"(TB));\n}\n", strings.Join(outs, ", "))
+	}
+	e.preamble = append(e.preamble, b.String())
+	return name
+}
