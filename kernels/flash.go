@@ -124,7 +124,9 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 			v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(math.Ln2)
 			lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)
 		}, c.M)
-		k.Copy(acc, O.Sub(b, h, tl.Tile(bx, c.M), tl.All))
+		os := k.Shared(s.DType, c.M, s.Dv).Named("os")    // reuses the operand tiles' bytes
+		k.Copy(acc, os)                                   // so the stores to O are 16-byte,
+		k.Copy(os, O.Sub(b, h, tl.Tile(bx, c.M), tl.All)) // coalesced rows
 		k.Copy(lse, LSE.Sub(b, h, tl.Tile(bx, c.M)))
 	})
 	return f

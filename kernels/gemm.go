@@ -76,7 +76,9 @@ func Gemm(s GemmShape, c GemmConfig) *tl.Func {
 			k.Copy(bTile, bs)
 			k.Gemm(as, bs, acc, opts...)
 		})
-		k.Copy(acc, C.Sub(tl.Tile(by, c.BM), tl.Tile(bx, c.BN)))
+		cs := k.Shared(s.OutDType, c.BM, c.BN).Named("cs") // staged for coalesced stores
+		k.Copy(acc, cs)
+		k.Copy(cs, C.Sub(tl.Tile(by, c.BM), tl.Tile(bx, c.BN)))
 	})
 	return f
 }

@@ -45,7 +45,7 @@ run() {
 		done
 	fi
 	if [ "${SAN:-0}" = 1 ]; then
-		small='TestGPUFlashAttention$/^(mha|causal_sq<skv)_cfg0$|TestGPUGemm$/^77x130x40_tafalse_tbtrue_bf16_cfg0$'
+		small='^(TestGPUFlashAttention|TestGPUGemm)$/^sm_90a?$/^(mha_cfg0|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0)$'
 		for tool in memcheck racecheck synccheck; do
 			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.run "$small" >"$OUT/san-$tool.log" 2>&1
 			summary+=("compute-sanitizer $tool: exit $? ($(grep -m1 'ERROR SUMMARY' "$OUT/san-$tool.log"))")
@@ -56,7 +56,7 @@ run() {
 			n=$(basename "$f" .cu)
 			nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -std=c++17 -Xptxas -v -Ibin/src -o "/tmp/$n.cubin" "$f" 2>&1 | grep -E 'registers|spill' | sed "s/^/$n: /"
 			cuobjdump -sass "/tmp/$n.cubin" >"$OUT/$n.sass" 2>&1
-			echo "$n: $(grep -cE 'HMMA' "$OUT/$n.sass") HMMA, $(grep -cE 'LDSM' "$OUT/$n.sass") LDSM, $(grep -cE 'LDGSTS' "$OUT/$n.sass") LDGSTS, $(grep -cE 'LDL|STL' "$OUT/$n.sass") LDL/STL, $(grep -cE 'MUFU.EX2' "$OUT/$n.sass") EX2"
+			echo "$n: $(grep -cE 'HGMMA' "$OUT/$n.sass") HGMMA, $(grep -cE ' HMMA' "$OUT/$n.sass") HMMA, $(grep -cE 'LDSM' "$OUT/$n.sass") LDSM, $(grep -cE 'LDGSTS' "$OUT/$n.sass") LDGSTS, $(grep -cE 'LDL|STL' "$OUT/$n.sass") LDL/STL, $(grep -cE 'MUFU.EX2' "$OUT/$n.sass") EX2"
 		done
 	fi
 	suites=${SUITES:-fa-sweep,extra,gemm}

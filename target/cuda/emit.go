@@ -18,6 +18,7 @@ type emitter struct {
 	stage    map[*ir.Buffer]string // stage index of multi-buffered shared tiles
 	par      *parCtx
 	dirty    bool // shared memory written since the last barrier
+	pending  bool // cp.async copies issued and not yet waited for
 	read     bool // shared memory read since the last barrier
 	err      error
 	global   map[*ir.Buffer]bool // globals needing 64-bit offsets
@@ -263,6 +264,7 @@ func (e *emitter) forLoop(s *ir.For) {
 	if s.Kind == ir.Unrolled {
 		e.line("#pragma unroll")
 	}
+	e.syncIfDirty(e.readsShared(s.Body) || e.writesShared(s.Body))
 	v := s.Var.Name
 	e.open("for (int %s = %s; %s < %s; ++%s)", v, e.expr(s.Start), v, e.expr(s.Stop), v)
 	e.stmts(s.Body)
@@ -289,14 +291,26 @@ func (e *emitter) sync() {
 // syncIfDirty emits a barrier before an op that reads shared memory other
 // threads wrote (or, with war, writes what others may still read).
 func (e *emitter) syncIfDirty(reads bool) {
-	if reads && e.dirty {
+	if reads && (e.dirty || e.pending) {
+		e.flushAsync()
 		e.sync()
 	}
 }
 
 func (e *emitter) beforeSharedWrite() {
-	if e.dirty || e.read {
+	if e.dirty || e.read || e.pending {
+		e.flushAsync()
 		e.sync()
+	}
+}
+
+// flushAsync waits for the cp.async copies issued but not yet waited for.
+// Copies outside pipelined loops are waited for lazily, at the first op
+// that reads shared memory, so that a loop's prologue loads overlap them.
+func (e *emitter) flushAsync() {
+	if e.pending {
+		e.line("tl::cp_async_wait<0>();")
+		e.pending, e.dirty = false, true
 	}
 }
 

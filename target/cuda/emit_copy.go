@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/layout"
 )
 
 // copy lowers Copy and AtomicAdd. Fragments move register by register in
@@ -35,11 +36,12 @@ func (e *emitter) copy(s *ir.Copy, atomic bool) {
 			e.copyElems(s, false, atomic)
 		}
 		if dst.Buf.Scope == ir.Shared {
-			if src.Buf.Scope == ir.Global {
-				e.line("tl::cp_async_commit(); tl::cp_async_wait<0>();")
-				e.asyncFence()
+			if src.Buf.Scope == ir.Global { // waited for at the first read
+				e.line("tl::cp_async_commit();")
+				e.pending, e.dirty = true, true
+			} else {
+				e.sync()
 			}
-			e.sync()
 		} else if src.Buf.Scope == ir.Shared {
 			e.read = true
 		}
@@ -287,6 +289,11 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 			e.syncIfDirty(true)
 		}
 	}
+	if out && other.Buf.Scope == ir.Shared && !atomic && e.copyPairsToShared(frag, other, l) {
+		e.dirty = true
+		e.sync()
+		return
+	}
 	e.open("")
 	names := make([]string, len(l.Shape))
 	for i := range names {
@@ -382,4 +389,43 @@ func (e *emitter) asyncFence() {
 	if e.c.opts.Arch == "sm_90a" {
 		e.line("tl::fence_proxy_async();")
 	}
+}
+
+// copyPairsToShared stores a fragment into a shared tile two elements at a
+// time when each thread's registers come in pairs of adjacent columns (as
+// accumulators do): one 4-byte (16-bit types) or 8-byte (f32) store each.
+func (e *emitter) copyPairsToShared(frag, dst ir.Region, l *layout.Fragment) bool {
+	last := len(l.Shape) - 1
+	if len(l.Reg) == 0 || l.Reg[0] != (layout.Digit{Size: 2, Dim: last, Stride: 1}) || !dst.IsWhole() {
+		return false
+	}
+	dt := dst.Buf.DType
+	var store string
+	switch {
+	case (dt == ir.BF16 || dt == ir.F16) && e.c.opts.Rounding == "rn":
+		pack := map[ir.DType]string{ir.BF16: "tl::pack_bf16", ir.F16: "tl::pack_f16"}[dt]
+		store = "*(uint32_t*)(%s) = " + pack + "(%s, %s);"
+	case dt == ir.F32:
+		store = "*(float2*)(%s) = make_float2(%s, %s);"
+	default:
+		return false
+	}
+	e.open("")
+	names := make([]string, len(l.Shape))
+	for i := range names {
+		names[i] = e.fresh("c")
+	}
+	e.fragLoop(l, names)
+	e.line("if (r %% 2) continue;")
+	if rep := firstReplica(l); rep != "" {
+		e.line("if (!(%s)) continue;", rep)
+	}
+	row, col := sharedRowCol(dst.Buf, names)
+	addr := fmt.Sprintf("%s + %s", e.sharedBase(dst.Buf), e.sharedOffset(dst.Buf, row, col))
+	lo := load(frag.Buf.DType, fragGet(frag.Buf, "r"))
+	hi := load(frag.Buf.DType, fragGet(frag.Buf, "r + 1"))
+	e.line(store, addr, lo, hi)
+	e.close()
+	e.close()
+	return true
 }

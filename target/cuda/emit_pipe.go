@@ -37,7 +37,9 @@ func (e *emitter) pipelined(s *ir.For) {
 		}
 		e.close()
 	}
-	e.beforeSharedWrite()
+	if e.read { // the ring's buffers may still be read by earlier ops
+		e.sync()
+	}
 	e.open("")
 	e.line("const int lo = %s, hi = %s;", e.expr(s.Start), e.expr(s.Stop))
 	e.line("#pragma unroll")
@@ -48,8 +50,8 @@ func (e *emitter) pipelined(s *ir.For) {
 	e.line("tl::cp_async_commit();")
 	e.close()
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
-	e.line("tl::cp_async_wait<%d>();", S-2)
-	e.asyncFence()
+	e.line("tl::cp_async_wait<%d>();", S-2) // also lands copies issued before the loop
+	e.dirty, e.pending = true, false        // so sync fences them for wgmma
 	e.sync()
 	e.line("const int next = %s + %d;", v, S-1)
 	e.open("if (next < hi)")
