@@ -95,14 +95,16 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		add(128, 128, 256)
 		add(128, 64, 256)
 		add(128, 128, 128)
+		add(64, 64, 128)
 	case d <= 128:
 		add(128, 128, 256)
 		add(128, 64, 256)
 		add(128, 176, 256)
+		add(64, 64, 128)
 	default:
 		add(128, 64, 256)
 		add(128, 80, 256)
-		add(64, 64, 128)
+		add(64, 32, 128)
 	}
 	return cs
 }

@@ -47,8 +47,8 @@ run() {
 	if [ "${SAN:-0}" = 1 ]; then
 		small='^(TestGPUFlashAttention|TestGPUGemm)$/^sm_90a?$/^(mha_cfg0|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0)$'
 		for tool in memcheck racecheck synccheck; do
-			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.run "$small" >"$OUT/san-$tool.log" 2>&1
-			summary+=("compute-sanitizer $tool: exit $? ($(grep -m1 'ERROR SUMMARY' "$OUT/san-$tool.log"))")
+			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.v -test.run "$small" >"$OUT/san-$tool.log" 2>&1
+			summary+=("compute-sanitizer $tool: exit $?, $(grep -c -- '--- PASS' "$OUT/san-$tool.log") tests passed ($(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.log" | sed 's/=* *//'))")
 		done
 	fi
 	if [ "${SASS:-0}" = 1 ]; then
