@@ -84,27 +84,29 @@ func gemm(bool) ([]Point, error) {
 }
 
 // AttnConfigs are the tilings worth trying on the GPU for a head dim: on
-// Hopper, 128 query rows over two warpgroups (wgmma) first.
+// Hopper, 128 query rows over two warpgroups (wgmma); single-stage
+// variants leave room for two blocks per SM, which short sequences favour.
 func AttnConfigs(d int, causal bool) []kernels.Config {
 	var cs []kernels.Config
-	add := func(m, n, threads int) {
-		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: 2, Threads: threads})
+	add := func(m, n, threads, stages int) {
+		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: stages, Threads: threads})
 	}
 	switch {
 	case d <= 64:
-		add(128, 128, 256)
-		add(128, 64, 256)
-		add(128, 128, 128)
-		add(64, 64, 128)
+		add(128, 128, 256, 2)
+		add(128, 64, 256, 2)
+		add(128, 128, 128, 2)
+		add(128, 128, 256, 1)
 	case d <= 128:
-		add(128, 128, 256)
-		add(128, 64, 256)
-		add(128, 176, 256)
-		add(64, 64, 128)
+		add(128, 128, 256, 2)
+		add(128, 64, 256, 2)
+		add(128, 176, 256, 2)
+		add(128, 128, 256, 1)
 	default:
-		add(128, 64, 256)
-		add(128, 80, 256)
-		add(64, 32, 128)
+		add(128, 64, 256, 2)
+		add(128, 80, 256, 2)
+		add(64, 64, 128, 1)
+		add(128, 64, 256, 1)
 	}
 	return cs
 }
