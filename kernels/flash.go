@@ -82,7 +82,7 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 		}
 		k.Pipelined(nKV, c.Stages, func(j tl.Expr) {
 			k.Copy(K.Sub(b, hk, tl.Tile(j, c.N), tl.All), ks)
-			k.Gemm(qs, ks, S, tl.TransB, tl.ClearAccum, tl.WithPolicy(tlFullRow))
+			k.Gemm(qs, ks, S, tl.TransB, tl.ClearAccum, tl.WithPolicy(tl.FullRow))
 			edge := j.Add(1).Mul(c.N).Gt(s.Skv)
 			if s.Causal {
 				edge = edge.Or(j.Add(1).Mul(c.N).Sub(1).Gt(diag))
@@ -115,7 +115,7 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 			}, c.M, s.Dv)
 			k.Copy(S, P)
 			k.Copy(V.Sub(b, hk, tl.Tile(j, c.N), tl.All), vs)
-			k.Gemm(P, vs, acc, tl.WithPolicy(tlFullRow))
+			k.Gemm(P, vs, acc, tl.WithPolicy(tl.FullRow))
 		})
 		k.Parallel(func(i, d tl.Expr) {
 			acc.Set(tl.Select(l.At(i).Eq(0), 0, acc.At(i, d).Div(l.At(i))), i, d)

@@ -5,8 +5,6 @@ import (
 	"github.com/tilego/tilego/tl"
 )
 
-const tlFullRow = ir.FullRow
-
 // GemmShape is C[M,N] = op(A)·op(B): A is M×K (K×M with TransA), B is K×N
 // (N×K with TransB).
 type GemmShape struct {

@@ -26,6 +26,15 @@ const (
 	F8E5M2 = ir.F8E5M2
 )
 
+// Warp policies of a Gemm (WithPolicy) and shared-tile swizzles (Swizzled).
+const (
+	Square      = ir.Square
+	FullRow     = ir.FullRow
+	FullCol     = ir.FullCol
+	SwizzleAuto = ir.SwizzleAuto
+	SwizzleNone = ir.SwizzleNone
+)
+
 // Func builds one program. Errors found while building are collected and
 // returned by Build together with the verifier's.
 type Func struct {
