@@ -11,6 +11,7 @@ import (
 // Suites lists the benchmark suites by name.
 var Suites = map[string]func(quick bool) ([]Point, error){
 	"fa-sweep": faSweep,
+	"fa-short": faShort,
 	"extra":    extra,
 	"gemm":     gemm,
 }
@@ -53,6 +54,33 @@ func faSweep(quick bool) ([]Point, error) {
 	return ps, nil
 }
 
+// faShort is the causal part of the sweep at 512 and 1k tokens, where
+// blocks do few K/V tiles and the tiling matters most.
+func faShort(bool) ([]Point, error) {
+	all, err := faSweep(false)
+	if err != nil {
+		return nil, err
+	}
+	var ps []Point
+	for _, p := range all {
+		var causal bool
+		var seq int
+		for _, f := range p.Problem.Shape() {
+			switch f.Name {
+			case "causal":
+				causal = f.Value.(bool)
+			case "seq_q":
+				seq = f.Value.(int)
+			}
+		}
+		if causal && seq <= 1024 {
+			p.Suite = "fa-sweep" // the same points, so tables join them with the sweep's peers
+			ps = append(ps, p)
+		}
+	}
+	return ps, nil
+}
+
 // extra: GQA (32 query heads over 8 KV heads) and one long causal head set.
 func extra(bool) ([]Point, error) {
 	var ps []Point
@@ -84,8 +112,8 @@ func gemm(bool) ([]Point, error) {
 }
 
 // AttnConfigs are the tilings worth trying on the GPU for a head dim: on
-// Hopper, 128 query rows over two warpgroups (wgmma); single-stage
-// variants leave room for two blocks per SM, which short sequences favour.
+// Hopper, 128 query rows over two warpgroups (wgmma); 64-row tiles on one
+// warpgroup leave room for two blocks per SM, which short sequences favour.
 func AttnConfigs(d int, causal bool) []kernels.Config {
 	var cs []kernels.Config
 	add := func(m, n, threads, stages int) {
@@ -96,17 +124,18 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		add(128, 128, 256, 2)
 		add(128, 64, 256, 2)
 		add(128, 128, 128, 2)
-		add(128, 128, 256, 1)
+		add(64, 64, 128, 2)
 	case d <= 128:
 		add(128, 128, 256, 2)
 		add(128, 64, 256, 2)
 		add(128, 176, 256, 2)
-		add(128, 128, 256, 1)
+		add(64, 64, 128, 2)
+		add(64, 128, 128, 2)
 	default:
 		add(128, 64, 256, 2)
 		add(128, 80, 256, 2)
-		add(64, 64, 128, 1)
-		add(128, 64, 256, 1)
+		add(64, 32, 128, 2)
+		add(64, 64, 128, 2)
 	}
 	return cs
 }
