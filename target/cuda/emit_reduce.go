@@ -67,14 +67,16 @@ func (e *emitter) reduce(s *ir.Reduce) {
 	var warpDivs []int
 	for _, d := range ls.Thread {
 		if d.Dim == s.Dim && d.Size > 1 {
-			if div*d.Size <= 32 {
-				for m := div; m < div*d.Size; m *= 2 {
-					e.line("#pragma unroll")
-					e.line("for (int r = 0; r < %d; ++r) %s[r] = %s;", nd, acc, fmt.Sprintf(combine, acc+"[r]", fmt.Sprintf("tl::shfl_xor(%s[r], %d)", acc, m)))
-				}
-			} else {
-				warpDigits = append(warpDigits, d)
-				warpDivs = append(warpDivs, div)
+			// The lanes of the digit butterfly; a digit that reaches past
+			// the warp leaves its upper part to shared memory.
+			m := div
+			for ; m < div*d.Size && m < 32; m *= 2 {
+				e.line("#pragma unroll")
+				e.line("for (int r = 0; r < %d; ++r) %s[r] = %s;", nd, acc, fmt.Sprintf(combine, acc+"[r]", fmt.Sprintf("tl::shfl_xor(%s[r], %d)", acc, m)))
+			}
+			if rest := div * d.Size / m; rest > 1 {
+				warpDigits = append(warpDigits, layout.Digit{Size: rest, Dim: d.Dim, Stride: d.Stride})
+				warpDivs = append(warpDivs, m)
 			}
 		}
 		div *= d.Size

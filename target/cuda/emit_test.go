@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/internal/testprog"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 )
@@ -59,5 +60,28 @@ func TestEmitWGMMA(t *testing.T) {
 	}
 	if os.Getenv("TILEGO_SHOW") != "" {
 		t.Logf("%s", p.Source)
+	}
+}
+
+// Programs outside the library (symbolic sizes, default layouts, reductions
+// across warps, atomics) compile on both paths.
+func TestEmitRowScale(t *testing.T) {
+	f, err := testprog.RowScale().Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range []string{"sm_80", "sm_90a"} {
+		p, err := Compile(f, Options{Arch: arch})
+		if err != nil {
+			t.Fatalf("%s: %v", arch, err)
+		}
+		for _, want := range []string{"const int M", "atomicAdd", "tl::shfl_xor", "smem + "} {
+			if !strings.Contains(p.Source, want) {
+				t.Errorf("%s: no %q in the code", arch, want)
+			}
+		}
+		if os.Getenv("TILEGO_SHOW") != "" {
+			t.Logf("%s", p.Source)
+		}
 	}
 }

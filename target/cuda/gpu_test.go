@@ -8,6 +8,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/tilego/tilego/internal/testprog"
+	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/ref"
@@ -206,4 +208,37 @@ func TestGPUFlashAttentionLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("2x16x2048x128 causal: %v", res.Time)
+}
+
+// A program with a symbolic size, default fragment layouts, reductions
+// across warps and an atomic add, against the interpreter's answer.
+func TestGPURowScale(t *testing.T) {
+	b := openGPU(t)
+	fn, err := testprog.RowScale().Build(b.Limits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range archs(b) {
+		for _, M := range []int{32, 100, 7} {
+			t.Run(fmt.Sprintf("%s/M%d", arch, M), func(t *testing.T) {
+				x := tensor.New(ir.BF16, M, 64).Rand(uint64(M), 1)
+				want := []*tensor.Tensor{x, tensor.New(ir.F32, M, 64), tensor.New(ir.F32, 1)}
+				if err := interp.Run(fn, want); err != nil {
+					t.Fatal(err)
+				}
+				got := []*tensor.Tensor{x, tensor.New(ir.F32, M, 64), tensor.New(ir.F32, 1)}
+				runPoisoned(t, b, arch, fn, got)
+				var d ref.Diff
+				for i := range got[1].Data {
+					d.Add(got[1].Data[i], want[1].Data[i])
+				}
+				if d.Rel() != 0 {
+					t.Errorf("Y: %s", &d)
+				}
+				if g, w := got[2].At(0), want[2].At(0); math.Abs(g-w) > 1e-5*math.Abs(w) {
+					t.Errorf("A = %g, want %g", g, w)
+				}
+			})
+		}
+	}
 }

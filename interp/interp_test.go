@@ -1,0 +1,107 @@
+package interp
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/internal/testprog"
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/tensor"
+	"github.com/tilego/tilego/tl"
+)
+
+func TestRowScaleSymbolicAndAtomic(t *testing.T) {
+	fn, err := testprog.RowScale().Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, M := range []int{32, 100, 7} {
+		x := tensor.New(ir.BF16, M, 64).Rand(uint64(M), 1)
+		y := tensor.New(ir.F32, M, 64).Fill(math.NaN())
+		a := tensor.New(ir.F32, 1)
+		if err := Run(fn, []*tensor.Tensor{x, y, a}); err != nil {
+			t.Fatal(err)
+		}
+		var want float64
+		for i := range M {
+			rowMax := 0.0
+			for j := range 64 {
+				if got := y.At(i, j); got != 2*x.At(i, j) {
+					t.Fatalf("M=%d: Y[%d,%d] = %g, want %g", M, i, j, got, 2*x.At(i, j))
+				}
+				rowMax = max(rowMax, math.Abs(2*x.At(i, j)))
+			}
+			want += rowMax
+		}
+		// Rows past M read as zero, so they add nothing.
+		if got := a.At(0); math.Abs(got-want) > 1e-4*want {
+			t.Fatalf("M=%d: A = %g, want %g", M, got, want)
+		}
+	}
+}
+
+func TestBindErrors(t *testing.T) {
+	fn, err := testprog.RowScale().Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []*tensor.Tensor
+		want string
+	}{
+		{[]*tensor.Tensor{tensor.New(ir.BF16, 8, 64)}, "takes 3 tensors"},
+		{[]*tensor.Tensor{tensor.New(ir.BF16, 8, 64), tensor.New(ir.F32, 9, 64), tensor.New(ir.F32, 1)}, "size M is 8"},
+		{[]*tensor.Tensor{tensor.New(ir.F16, 8, 64), tensor.New(ir.F32, 8, 64), tensor.New(ir.F32, 1)}, "wants bf16"},
+		{[]*tensor.Tensor{tensor.New(ir.BF16, 8, 32), tensor.New(ir.F32, 8, 64), tensor.New(ir.F32, 1)}, "dim 1 must be 64"},
+		{[]*tensor.Tensor{tensor.NewStrided(ir.BF16, []int{8, 64}, []int{1, 8}), tensor.New(ir.F32, 8, 64), tensor.New(ir.F32, 1)}, "strides"},
+	}
+	for _, c := range cases {
+		err := Run(fn, c.args)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want an error containing %q", err, c.want)
+		}
+	}
+}
+
+// A While loop whose condition reads a variable the body assigns, and an
+// out-of-bounds element read that the interpreter reports.
+func TestWhileAndBounds(t *testing.T) {
+	f := tl.NewFunc("while")
+	Out := f.Out("Out", tl.I32, 1)
+	f.Kernel(tl.Grid(1), 32, func(k *tl.Block) {
+		n := k.Var(tl.I32, 1)
+		k.While(n.Val().Lt(100), func() { n.Assign(n.Val().Mul(3)) })
+		v := k.Local(tl.I32, 1)
+		v.Set(n.Val(), 0)
+		k.Copy(v, Out)
+	})
+	fn, err := f.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := tensor.New(ir.I32, 1)
+	if err := Run(fn, []*tensor.Tensor{out}); err != nil {
+		t.Fatal(err)
+	}
+	if out.At(0) != 243 {
+		t.Fatalf("while: got %g, want 243", out.At(0))
+	}
+
+	g := tl.NewFunc("oob")
+	X := g.In("X", tl.F32, 4)
+	Y := g.Out("Y", tl.F32, 4)
+	g.Kernel(tl.Grid(1), 32, func(k *tl.Block) {
+		l := k.Local(tl.F32, 4)
+		k.Serial(4, func(i tl.Expr) { l.Set(X.At(i.Add(1)), i) })
+		k.Copy(l, Y)
+	})
+	gf, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Run(gf, []*tensor.Tensor{tensor.New(ir.F32, 4), tensor.New(ir.F32, 4)})
+	if err == nil || !strings.Contains(err.Error(), "out of bounds") {
+		t.Fatalf("got %v, want an out-of-bounds error", err)
+	}
+}
