@@ -11,17 +11,6 @@ import (
 	"github.com/tilego/tilego/tensor"
 )
 
-// tolerance is the relative error a result in dt may have against float64.
-func tolerance(dt ir.DType) float64 {
-	switch dt {
-	case ir.BF16:
-		return 1e-2
-	case ir.F16:
-		return 2e-3
-	}
-	return 1e-5
-}
-
 func TestGemmInterp(t *testing.T) {
 	shapes := []GemmShape{
 		{M: 64, N: 64, K: 64},
@@ -90,7 +79,7 @@ func checkAttention(t *testing.T, s AttnShape, c AttnConfig) {
 	}
 	var do, dl ref.Diff
 	CheckAttentionRows(s, args, AllRows(s), &do, &dl)
-	tol := tolerance(s.DType)
+	tol := Tolerance(s.DType)
 	if do.Rel() > tol || dl.Rel() > 1e-4 {
 		t.Errorf("O: %s; LSE: %s", &do, &dl)
 	}

@@ -85,26 +85,9 @@ func (e *emitter) refStr(b *ir.Buffer, idx []string) string {
 // copyElems copies element by element, spread over the threads (or done
 // whole by every thread when a per-thread local is involved).
 func (e *emitter) copyElems(s *ir.Copy, perThread, atomic bool) {
-	shape := s.Src.Shape()
-	total := 1
-	for _, n := range shape {
-		total *= n
-	}
-	e.open("")
-	if perThread {
-		e.open("for (int idx = 0; idx < %d; ++idx)", total)
-	} else {
-		e.open("for (int idx = tid; idx < %d; idx += %d)", total, e.c.f.Kernel.Threads)
-	}
-	tile := make([]string, len(shape))
-	rest := "idx"
-	for d := len(shape) - 1; d >= 0; d-- {
-		tile[d] = fmt.Sprintf("(%s %% %d)", rest, shape[d])
-		rest = fmt.Sprintf("(%s / %d)", rest, shape[d])
-	}
-	e.elemAssign(s.Src, s.Dst, e.bufIndex(s.Src, tile), e.bufIndex(s.Dst, tile), atomic, "")
-	e.close()
-	e.close()
+	e.tileLoop(s.Src.Shape(), perThread, func(tile []string) {
+		e.elemAssign(s.Src, s.Dst, e.bufIndex(s.Src, tile), e.bufIndex(s.Dst, tile), atomic, "")
+	})
 }
 
 // multipleOf returns a number the value of x is always a multiple of.

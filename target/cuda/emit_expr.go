@@ -126,23 +126,21 @@ func (e *emitter) ref(b *ir.Buffer, idx []ir.Expr) string {
 // fragIndex is the register of a fragment element accessed in the
 // Parallel loop being emitted.
 func (e *emitter) fragIndex(b *ir.Buffer, idx []ir.Expr) string {
-	{
-		if e.par == nil {
-			e.fail(fmt.Errorf("cuda: fragment %s accessed outside a Parallel loop", b.Name))
-			return "0"
-		}
-		keep, ok := accessKeep(e.par.p, idx)
-		if !ok {
-			e.fail(errAt("parallel", e.par.p.P, "fragment %s must be indexed by the loop's own variables, each once (got %s)", b.Name, ir.ExprString(&ir.Load{Buf: b, Idx: idx})))
-			return "0"
-		}
-		want := e.par.drv.Project(keep)
-		if !want.Equal(e.c.layouts[b]) {
-			e.fail(errAt("parallel", e.par.p.P, "fragment %s has layout %s, but this loop visits its elements in layout %s", b.Name, e.c.layouts[b], want))
-			return "0"
-		}
-		return regExpr(e.par.drv.RegMap(keep), "r")
+	if e.par == nil {
+		e.fail(fmt.Errorf("cuda: fragment %s accessed outside a Parallel loop", b.Name))
+		return "0"
 	}
+	keep, ok := accessKeep(e.par.p, idx)
+	if !ok {
+		e.fail(errAt("parallel", e.par.p.P, "fragment %s must be indexed by the loop's own variables, each once (got %s)", b.Name, ir.ExprString(&ir.Load{Buf: b, Idx: idx})))
+		return "0"
+	}
+	want := e.par.drv.Project(keep)
+	if !want.Equal(e.c.layouts[b]) {
+		e.fail(errAt("parallel", e.par.p.P, "fragment %s has layout %s, but this loop visits its elements in layout %s", b.Name, e.c.layouts[b], want))
+		return "0"
+	}
+	return regExpr(e.par.drv.RegMap(keep), "r")
 }
 
 func (e *emitter) exprs(xs []ir.Expr) []string {

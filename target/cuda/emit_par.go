@@ -139,7 +139,12 @@ func toExprs(idx []string) []ir.Expr {
 // thread (perThread) or spread over the block's threads. body gets the
 // buffer indices of the element.
 func (e *emitter) regionElems(r ir.Region, perThread bool, body func(idx []string)) {
-	shape := r.Shape()
+	e.tileLoop(r.Shape(), perThread, func(tile []string) { body(e.bufIndex(r, tile)) })
+}
+
+// tileLoop visits the points of a tile shape, by every thread (perThread)
+// or spread over the block's threads; body gets the tile coordinates.
+func (e *emitter) tileLoop(shape []int, perThread bool, body func(tile []string)) {
 	total := 1
 	for _, n := range shape {
 		total *= n
@@ -150,13 +155,13 @@ func (e *emitter) regionElems(r ir.Region, perThread bool, body func(idx []strin
 	} else {
 		e.open("for (int idx = tid; idx < %d; idx += %d)", total, e.c.f.Kernel.Threads)
 	}
-	tileIdx := make([]string, len(shape))
+	tile := make([]string, len(shape))
 	rest := "idx"
 	for d := len(shape) - 1; d >= 0; d-- {
-		tileIdx[d] = fmt.Sprintf("(%s %% %d)", rest, shape[d])
+		tile[d] = fmt.Sprintf("(%s %% %d)", rest, shape[d])
 		rest = fmt.Sprintf("(%s / %d)", rest, shape[d])
 	}
-	body(e.bufIndex(r, tileIdx))
+	body(tile)
 	e.close()
 	e.close()
 }

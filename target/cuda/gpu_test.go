@@ -117,11 +117,7 @@ func checkGemmGPU(t *testing.T, b *Backend, arch string, s kernels.GemmShape, c 
 			d.Add(out.At(i, j), want[i*n+j])
 		}
 	}
-	tol := 1e-5
-	if s.OutDType != ir.F32 {
-		tol = 1e-2
-	}
-	if d.Rel() > tol {
+	if d.Rel() > kernels.Tolerance(s.OutDType) {
 		t.Errorf("%s", &d)
 	}
 }
@@ -174,11 +170,7 @@ func TestGPUFlashAttention(t *testing.T) {
 					runPoisoned(t, b, arch, f, args)
 					var do, dl ref.Diff
 					kernels.CheckAttentionRows(s, args, kernels.AllRows(s), &do, &dl)
-					tol := 1e-2
-					if s.DType == ir.F16 {
-						tol = 2e-3
-					}
-					if do.Rel() > tol || dl.Rel() > 1e-4 {
+					if do.Rel() > kernels.Tolerance(s.DType) || dl.Rel() > kernels.LSETolerance {
 						t.Errorf("O: %s; LSE: %s", &do, &dl)
 					}
 				})
@@ -199,7 +191,7 @@ func TestGPUFlashAttentionLarge(t *testing.T) {
 	runPoisoned(t, b, b.arch, f, args)
 	var do, dl ref.Diff
 	kernels.CheckAttentionRows(s, args, kernels.SampleRows(s, 64, 3), &do, &dl)
-	if do.Rel() > 1e-2 || dl.Rel() > 1e-4 {
+	if do.Rel() > kernels.Tolerance(s.DType) || dl.Rel() > kernels.LSETolerance {
 		t.Errorf("O: %s; LSE: %s", &do, &dl)
 	}
 	// And the backend's own Run path, timed.
