@@ -105,3 +105,25 @@ func TestWhileAndBounds(t *testing.T) {
 		t.Fatalf("got %v, want an out-of-bounds error", err)
 	}
 }
+
+// A region whose start lies outside its tensor is a program error, even
+// where a partial tile at the edge would be masked.
+func TestRegionStartOutside(t *testing.T) {
+	f := tl.NewFunc("start_outside")
+	X := f.In("X", tl.F32, 8, 8)
+	Y := f.Out("Y", tl.F32, 8, 8)
+	f.Kernel(tl.Grid(2), 32, func(k *tl.Block) {
+		bx, _, _ := k.Idx()
+		s := k.Shared(tl.F32, 8, 8)
+		k.Copy(X.Sub(tl.Tile(bx.Mul(2), 8), tl.All), s) // block 1 starts at row 16
+		k.Copy(s, Y)
+	})
+	fn, err := f.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Run(fn, []*tensor.Tensor{tensor.New(ir.F32, 8, 8), tensor.New(ir.F32, 8, 8)})
+	if err == nil || !strings.Contains(err.Error(), "starts at 16 in dim 0") {
+		t.Fatalf("got %v, want a region-start error", err)
+	}
+}

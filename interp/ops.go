@@ -32,7 +32,7 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 		return c.gemm(s)
 	case *ir.Fill:
 		v := c.expr(s.Value)
-		dst := c.tile(s.Dst)
+		dst := c.tile(s.Dst, s.P)
 		return func(st *state) {
 			x := v(st)
 			dst.each(st, func(d []float64, off int, in bool) {
@@ -115,8 +115,8 @@ type tile struct {
 	pos    ir.Pos
 }
 
-func (c *compiler) tile(r ir.Region) *tile {
-	t := &tile{b: c.bufs[c.buf[r.Buf]], r: r}
+func (c *compiler) tile(r ir.Region, pos ir.Pos) *tile {
+	t := &tile{b: c.bufs[c.buf[r.Buf]], r: r, pos: pos}
 	for _, s := range r.Start {
 		t.starts = append(t.starts, c.expr(s))
 	}
@@ -128,6 +128,12 @@ func (t *tile) each(st *state, fn func(d []float64, off int, in bool)) {
 	start := make([]int, n)
 	for i, s := range t.starts {
 		start[i] = int(s(st))
+		// A region may run past a tensor's edge but must start inside it:
+		// a start outside is a bug in the program, not a masked edge.
+		if start[i] < 0 || (start[i] >= t.b.shape[i] && t.b.shape[i] > 0) {
+			st.fail(t.pos, "region of %s starts at %d in dim %d, outside its size %d", t.r.Buf.Name, start[i], i, t.b.shape[i])
+			return
+		}
 	}
 	d := st.data(t.b)
 	idx := make([]int, n)
@@ -156,7 +162,7 @@ func (t *tile) each(st *state, fn func(d []float64, off int, in bool)) {
 // copy implements Copy and AtomicAdd: out-of-bounds global elements read
 // as zero and are not written; on-chip ones are an error.
 func (c *compiler) copy(pos ir.Pos, src, dst ir.Region, atomic bool) exec {
-	s, d := c.tile(src), c.tile(dst)
+	s, d := c.tile(src, pos), c.tile(dst, pos)
 	dt := dst.Buf.DType
 	return func(st *state) {
 		var vals []float64
@@ -171,6 +177,9 @@ func (c *compiler) copy(pos ir.Pos, src, dst ir.Region, atomic bool) exec {
 				vals = append(vals, 0)
 			}
 		})
+		if st.err != nil { // the source region was invalid
+			return
+		}
 		if atomic {
 			st.mu.Lock()
 			defer st.mu.Unlock()
@@ -204,6 +213,9 @@ func (t *tile) matrix(st *state, pos ir.Pos, trans bool) (rows, cols int, m []fl
 		}
 		m = append(m, d[off])
 	})
+	if len(m) != rows*cols { // each stopped at an invalid region
+		return rows, cols, make([]float64, rows*cols)
+	}
 	if !trans {
 		return rows, cols, m
 	}
@@ -217,10 +229,13 @@ func (t *tile) matrix(st *state, pos ir.Pos, trans bool) (rows, cols int, m []fl
 }
 
 func (c *compiler) gemm(g *ir.Gemm) exec {
-	a, b, cc := c.tile(g.A), c.tile(g.B), c.tile(g.C)
+	a, b, cc := c.tile(g.A, g.P), c.tile(g.B, g.P), c.tile(g.C, g.P)
 	return func(st *state) {
 		M, K, am := a.matrix(st, g.P, g.TransA)
 		_, N, bm := b.matrix(st, g.P, g.TransB)
+		if st.err != nil {
+			return
+		}
 		bt := make([]float64, K*N) // column-major B for a contiguous inner loop
 		for k := range K {
 			for n := range N {

@@ -106,7 +106,7 @@ func (v *verifier) kernel(k *Kernel, names map[string]bool) {
 			}
 		}
 	}
-	if n := k.SharedBytes(); n > v.lim.MaxSharedBytes {
+	if n := k.PeakSharedBytes(); n > v.lim.MaxSharedBytes {
 		v.errorf("kernel", k.P, "shared memory %d bytes exceeds the target's %d per block", n, v.lim.MaxSharedBytes)
 	}
 	v.stmts(k.Body)

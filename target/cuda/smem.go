@@ -64,7 +64,7 @@ func planShared(c *compilation) error {
 	})
 	// Tiles whose lifetimes do not overlap share bytes (first fit), e.g. an
 	// epilogue's staging tile reuses the main loop's operand tiles.
-	live := liveRanges(k.Body)
+	live := ir.LiveRanges(k.Body)
 	off := 0
 	var placed []*ir.Buffer
 	for _, b := range k.Allocs {
@@ -75,14 +75,14 @@ func planShared(c *compilation) error {
 		sb.stages = max(1, stages[b])
 		size := sb.stageBytes * sb.stages
 		if _, ok := live[b]; !ok {
-			live[b] = span{-1, 1 << 30} // never used: keep it apart
+			live[b] = ir.Span{First: -1, Last: 1 << 30} // never used: keep it apart
 		}
 		for moved := true; moved; {
 			moved = false
 			for _, q := range placed {
 				qs := p.bufs[q]
 				qEnd := qs.off + qs.stageBytes*qs.stages
-				if overlaps(live[b], live[q]) && sb.off < qEnd && qs.off < sb.off+size {
+				if live[b].Overlaps(live[q]) && sb.off < qEnd && qs.off < sb.off+size {
 					sb.off, moved = qEnd, true
 				}
 			}
@@ -187,109 +187,4 @@ func bufLayout(b *ir.Buffer) *smemBuf {
 	}
 	sb.stageBytes = align(sb.rows*rowBytes, smemAlign)
 	return sb
-}
-
-// span is a live range: the first and last statement (in program order)
-// that touch a tile; a use inside a loop spans the whole loop.
-type span struct{ first, last int }
-
-func overlaps(a, b span) bool { return a.first <= b.last && b.first <= a.last }
-
-// liveRanges numbers the statements of body in order and returns each
-// shared tile's span. Tiles never touched get an empty span at -1.
-func liveRanges(body []ir.Stmt) map[*ir.Buffer]span {
-	spans := map[*ir.Buffer]span{}
-	n := 0
-	use := func(b *ir.Buffer, s span) {
-		if b == nil || b.Scope != ir.Shared {
-			return
-		}
-		if old, ok := spans[b]; ok {
-			s = span{min(old.first, s.first), max(old.last, s.last)}
-		}
-		spans[b] = s
-	}
-	var visit func(body []ir.Stmt) map[*ir.Buffer]bool
-	visit = func(body []ir.Stmt) map[*ir.Buffer]bool {
-		inside := map[*ir.Buffer]bool{}
-		for _, st := range body {
-			at := n
-			n++
-			for _, b := range directUses(st) {
-				use(b, span{at, at})
-				inside[b] = true
-			}
-			var kids []ir.Stmt
-			loop := false
-			switch st := st.(type) {
-			case *ir.For:
-				kids, loop = st.Body, true
-			case *ir.While:
-				kids, loop = st.Body, true
-			case *ir.Parallel:
-				kids = st.Body
-			case *ir.If:
-				kids = append(append([]ir.Stmt{}, st.Then...), st.Else...)
-			}
-			used := visit(kids)
-			for b := range used {
-				inside[b] = true
-				if loop {
-					use(b, span{at, n - 1})
-				}
-			}
-		}
-		return inside
-	}
-	visit(body)
-	return spans
-}
-
-// directUses lists the buffers a statement itself names (not its body's).
-func directUses(st ir.Stmt) []*ir.Buffer {
-	var bs []*ir.Buffer
-	expr := func(e ir.Expr) {
-		ir.WalkExpr(e, func(x ir.Expr) {
-			if l, ok := x.(*ir.Load); ok {
-				bs = append(bs, l.Buf)
-			}
-		})
-	}
-	region := func(r ir.Region) {
-		bs = append(bs, r.Buf)
-		for _, e := range r.Start {
-			expr(e)
-		}
-	}
-	switch st := st.(type) {
-	case *ir.Copy:
-		region(st.Src)
-		region(st.Dst)
-	case *ir.AtomicAdd:
-		region(st.Src)
-		region(st.Dst)
-	case *ir.Gemm:
-		region(st.A)
-		region(st.B)
-		region(st.C)
-	case *ir.Fill:
-		region(st.Dst)
-		expr(st.Value)
-	case *ir.Reduce:
-		bs = append(bs, st.Src, st.Dst)
-	case *ir.Store:
-		bs = append(bs, st.Buf)
-		for _, e := range st.Idx {
-			expr(e)
-		}
-		expr(st.Value)
-	case *ir.For:
-		expr(st.Start)
-		expr(st.Stop)
-	case *ir.While:
-		expr(st.Cond)
-	case *ir.If:
-		expr(st.Cond)
-	}
-	return bs
 }
