@@ -1,0 +1,92 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tilego/tilego/tl"
+)
+
+// CombineConfig is how MLACombine tiles its work.
+type CombineConfig struct {
+	Rows    int // heads per block; divides h_q
+	Threads int
+}
+
+// DefaultCombineConfig: 8 heads per block (fewer when h_q is not a
+// multiple of 8), 128 threads.
+func DefaultCombineConfig(s MLAShape) CombineConfig {
+	r := 8
+	for s.Hq%r != 0 {
+		r /= 2
+	}
+	return CombineConfig{Rows: r, Threads: 128}
+}
+
+// CheckCombine reports whether MLACombine can be built for s and c.
+func CheckCombine(s MLAShape, c CombineConfig) error {
+	if c.Rows < 1 || s.Hq%c.Rows != 0 || c.Threads < 1 {
+		return fmt.Errorf("mla combine: %d rows per block must divide h_q = %d (config %+v)", c.Rows, s.Hq, c)
+	}
+	return nil
+}
+
+// MLACombine merges the partial results of MLADecodeSplit. For each query
+// row, with lse_i the base-2 LSE of split i and O_i its output:
+//
+//	m   = max_i lse_i
+//	w_i = 2^(lse_i - m)                  (0 for an empty split: lse_i = -inf)
+//	O   = Σ_i w_i·O_i / Σ_i w_i
+//	LSE = (m + log2 Σ_i w_i) · ln 2      (natural log; -inf when every split is empty)
+//
+// An empty split adds nothing whatever its O_i holds, so a row no split
+// saw gets zeros and -inf, never NaN.
+func MLACombine(s MLAShape, c CombineConfig) *tl.Func {
+	s = s.Full()
+	f := tl.NewFunc("mla_combine")
+	B, nSplit := f.Sym("batch"), f.Sym("splits")
+	OP := f.In("O_partial", tl.F32, B, nSplit, s.Sq, s.Hq, s.Dv)
+	LP := f.In("LSE_partial", tl.F32, B, nSplit, s.Sq, s.Hq)
+	O := f.Out("O", s.DType, B, s.Sq, s.Hq, s.Dv)
+	LSE := f.Out("LSE", tl.F32, B, s.Sq, s.Hq)
+	R := c.Rows
+	f.Kernel(tl.Grid(s.Hq/R, s.Sq, B), c.Threads, func(k *tl.Block) {
+		hx, t, b := k.Idx()
+		// Row statistics live in shared tiles: the loops over rows and over
+		// rows × columns spread their threads differently.
+		m := k.Shared(tl.F32, R).Named("m")
+		w := k.Shared(tl.F32, R).Named("w")
+		sum := k.Shared(tl.F32, R).Named("sum")
+		lse := k.Shared(tl.F32, R).Named("lse")
+		oi := k.Fragment(tl.F32, R, s.Dv).Named("o_i")
+		acc := k.Fragment(tl.F32, R, s.Dv).Named("acc")
+		lseI := func(i, r tl.Expr) tl.Expr { return LP.At(b, i, t, hx.Mul(R).Add(r)) }
+
+		k.Fill(m, tl.NegInf())
+		k.Clear(sum)
+		k.Clear(acc)
+		k.Serial(nSplit, func(i tl.Expr) { // the largest LSE of each row
+			k.Parallel(func(r tl.Expr) { m.Set(tl.Max(m.At(r), lseI(i, r)), r) }, R)
+		})
+		k.Serial(nSplit, func(i tl.Expr) {
+			k.Copy(OP.Sub(b, i, t, tl.Tile(hx, R), tl.All), oi)
+			k.Parallel(func(r tl.Expr) {
+				w.Set(tl.Select(lseI(i, r).Eq(tl.NegInf()), 0, tl.Exp2(lseI(i, r).Sub(m.At(r)))), r)
+				sum.Set(sum.At(r).Add(w.At(r)), r)
+			}, R)
+			k.Parallel(func(r, d tl.Expr) {
+				acc.Set(tl.Select(w.At(r).Eq(0), acc.At(r, d), acc.At(r, d).Add(w.At(r).Mul(oi.At(r, d)))), r, d)
+			}, R, s.Dv)
+		})
+		k.Parallel(func(r, d tl.Expr) {
+			acc.Set(tl.Select(sum.At(r).Eq(0), 0, acc.At(r, d).Div(sum.At(r))), r, d)
+		}, R, s.Dv)
+		k.Parallel(func(r tl.Expr) {
+			v := m.At(r).Add(tl.Log2(sum.At(r))).Mul(math.Ln2)
+			lse.Set(tl.Select(sum.At(r).Eq(0), tl.NegInf(), v), r)
+		}, R)
+		k.Copy(acc, O.Sub(b, t, tl.Tile(hx, R), tl.All))
+		k.Copy(lse, LSE.Sub(b, t, tl.Tile(hx, R)))
+	})
+	return f
+}

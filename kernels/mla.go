@@ -1,0 +1,207 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tilego/tilego/tl"
+)
+
+// MLA decoding (DeepSeek's multi-head latent attention) over a paged KV
+// cache; docs/mla.md describes the tensors, the split-KV path and the
+// scheduler.
+
+// The MLA sizes: keys are the 576 columns of a cache row (512 latent and
+// 64 rope), values the first 512; the cache is paged in blocks of 64 rows.
+const (
+	MLADqk  = 576
+	MLADv   = 512
+	MLAPage = 64
+)
+
+// MLAShape is MLA decoding for any batch: the batch size, the number of
+// cache blocks in the pool, the width of the block table and (split-KV)
+// the number of splits are sizes bound at launch from the tensors.
+type MLAShape struct {
+	Hq, Sq int      // query heads (all share the one KV head); query tokens per request, causal among them
+	DType  tl.DType // f16 or bf16: Q, the cache and O
+	Scale  float64  // softmax scale; 0 means 1/sqrt(Dqk)
+	// Dqk, Dv and Page are 576, 512 and 64 when 0 (smaller ones make fast tests).
+	Dqk, Dv, Page int
+}
+
+// MLAConfig is how the kernel tiles the problem.
+type MLAConfig struct {
+	M       int // query rows (token × head) per block: divides Sq·Hq, and divides Hq or is a multiple of it
+	Stages  int
+	Threads int
+}
+
+// Full fills in the default sizes.
+func (s MLAShape) Full() MLAShape {
+	if s.Dqk == 0 {
+		s.Dqk = MLADqk
+	}
+	if s.Dv == 0 {
+		s.Dv = MLADv
+	}
+	if s.Page == 0 {
+		s.Page = MLAPage
+	}
+	return s
+}
+
+// SoftmaxScale is the scale applied to Q·Kᵀ.
+func (s MLAShape) SoftmaxScale() float64 {
+	if s.Scale != 0 {
+		return s.Scale
+	}
+	return 1 / math.Sqrt(float64(s.Full().Dqk))
+}
+
+// Check reports whether the kernels can be built for s and c.
+func (s MLAShape) Check(c MLAConfig) error {
+	s = s.Full()
+	switch {
+	case s.Hq < 1 || s.Sq < 1:
+		return fmt.Errorf("mla: %d heads and %d query tokens; want at least 1 of each", s.Hq, s.Sq)
+	case s.DType != tl.BF16 && s.DType != tl.F16:
+		return fmt.Errorf("mla: dtype %s; want bf16 or f16", s.DType)
+	case s.Dv < 1 || s.Dv > s.Dqk || s.Page < 1:
+		return fmt.Errorf("mla: Dqk %d, Dv %d, page %d; want 1 <= Dv <= Dqk and a positive page", s.Dqk, s.Dv, s.Page)
+	case c.M < 1 || s.Sq*s.Hq%c.M != 0 || (s.Hq%c.M != 0 && c.M%s.Hq != 0):
+		return fmt.Errorf("mla: M = %d must divide s_q·h_q = %d and divide h_q = %d or be a multiple of it", c.M, s.Sq*s.Hq, s.Hq)
+	case c.Stages < 1 || c.Threads < 1:
+		return fmt.Errorf("mla: bad config %+v", c)
+	}
+	return nil
+}
+
+// MLADecode computes O and the natural-log LSE of every query row: the
+// s_q·h_q rows of a request (token-major: row r is token r/h_q, head
+// r%h_q) are the M rows of the tiles, since every head reads the one KV
+// head; a block streams the request's cache blocks through its block
+// table with the online softmax of kernels/flash.go.
+func MLADecode(s MLAShape, c MLAConfig) *tl.Func { return mlaDecode(s, c, false) }
+
+// MLADecodeSplit is MLADecode with a split dim in the grid: split sp of
+// request b covers cache blocks [split_bounds[b, sp], split_bounds[b,
+// sp+1]) (from the scheduler, ScheduleMLA) and writes its f32 output and
+// its base-2 LSE to O_partial and LSE_partial; an empty split writes
+// zeros and -inf. MLACombine merges them.
+func MLADecodeSplit(s MLAShape, c MLAConfig) *tl.Func { return mlaDecode(s, c, true) }
+
+func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
+	s = s.Full()
+	f := tl.NewFunc("mla_decode")
+	B, NB, MB := f.Sym("batch"), f.Sym("num_blocks"), f.Sym("max_blocks")
+	Q := f.In("Q", s.DType, B, s.Sq, s.Hq, s.Dqk)
+	KV := f.In("KV", s.DType, NB, s.Page, s.Dqk) // K is a whole row, V its first Dv columns
+	Table := f.In("block_table", tl.I32, B, MB)
+	Lens := f.In("cache_seqlens", tl.I32, B)
+	// O and LSE are [B, Sq, Hq, (Dv)] with a natural-log LSE, or per split
+	// [B, splits, Sq, Hq, (Dv)] in f32 with a base-2 LSE.
+	nSplit, lead, odt, lseScale, sfx := tl.Int(1), []any{B}, s.DType, math.Ln2, ""
+	var Bounds *tl.Tensor
+	if split {
+		nSplit = f.Sym("splits")
+		Bounds = f.In("split_bounds", tl.I32, B, nSplit.Add(1))
+		lead, odt, lseScale, sfx = []any{B, nSplit}, tl.F32, 1, "_partial"
+	}
+	O := f.Out("O"+sfx, odt, append(lead, s.Sq, s.Hq, s.Dv)...)
+	LSE := f.Out("LSE"+sfx, tl.F32, append(lead, s.Sq, s.Hq)...)
+	scale := s.SoftmaxScale() * math.Log2E // softmax in base 2
+	rows := min(c.M, s.Hq)                 // a block's rows are pieces of this many heads of one token
+	f.Kernel(tl.Grid(s.Sq*s.Hq/c.M, nSplit, B), c.Threads, func(k *tl.Block) {
+		bx, sp, b := k.Idx()
+		piece := func(i int) (tok, h0 tl.Expr) { // piece i: token tok, heads h0 .. h0+rows-1
+			r := bx.Mul(c.M).Add(i * rows)
+			return r.Div(s.Hq), r.Mod(s.Hq)
+		}
+		at := []any{b} // request b (and split sp) of O and LSE; append copies it (len = cap)
+		if split {
+			at = []any{b, sp}
+		}
+		qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
+		kvs := k.Shared(s.DType, s.Page, s.Dqk).Named("kvs")
+		ps := k.Shared(s.DType, c.M, s.Page).Named("ps")
+		S := k.Fragment(tl.F32, c.M, s.Page).Named("S")
+		acc := k.Fragment(tl.F32, c.M, s.Dv).Named("acc")
+		m := k.Fragment(tl.F32, c.M).Named("m")
+		mOld := k.Fragment(tl.F32, c.M).Named("m_old")
+		l := k.Fragment(tl.F32, c.M).Named("l")
+		lse := k.Fragment(tl.F32, c.M).Named("lse")
+		rowS := k.Shared(tl.F32, c.M).Named("row_s") // row factors for acc, whose warps may split rows unlike S's
+		L := k.Var(tl.I32, Lens.At(b)).Named("L")
+
+		for i := range c.M / rows {
+			tok, h0 := piece(i)
+			k.Copy(Q.Sub(b, tok, tl.Range(h0, rows), tl.All), qs.Sub(tl.Range(i*rows, rows), tl.All))
+		}
+		k.Clear(acc)
+		k.Clear(l)
+		k.Fill(m, tl.NegInf())
+		lo, hi := tl.Int(0), tl.CeilDiv(L, s.Page)
+		if split {
+			lo, hi = Bounds.At(b, sp), Bounds.At(b, sp.Add(1))
+		}
+		k.PipelinedRange(lo, hi, c.Stages, func(j tl.Expr) {
+			k.Copy(KV.Sub(Table.At(b, j), tl.All, tl.All), kvs) // the request's j-th cache block
+			key0 := j.Mul(s.Page)
+			// Token t sees keys <= L - Sq + t: an edge block hides a key from some row.
+			edge := key0.Add(s.Page).Gt(L.Val().Sub(s.Sq - 1))
+			k.If(edge, func() { // slots past the length may hold anything, NaN too: zero them
+				k.Parallel(func(r, d tl.Expr) {
+					kvs.Set(tl.Select(key0.Add(r).Ge(L), 0, kvs.At(r, d)), r, d)
+				}, s.Page, s.Dqk)
+			})
+			k.Gemm(qs, kvs, S, tl.TransB, tl.ClearAccum)
+			k.If(edge, func() {
+				k.Parallel(func(i, jj tl.Expr) {
+					tok := bx.Mul(c.M).Add(i).Div(s.Hq)
+					hide := key0.Add(jj).Gt(L.Val().Sub(s.Sq).Add(tok))
+					S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
+				}, c.M, s.Page)
+			})
+			k.Copy(m, mOld)
+			k.ReduceMax(S, m, 1, tl.Accumulate)
+			ms := func(i tl.Expr) tl.Expr { // m·scale; 0 while a row is fully masked (m = -inf)
+				return tl.Select(m.At(i).Eq(tl.NegInf()), 0, m.At(i).Mul(scale))
+			}
+			k.Parallel(func(i, jj tl.Expr) {
+				S.Set(tl.Exp2(S.At(i, jj).Mul(scale).Sub(ms(i))), i, jj)
+			}, c.M, s.Page)
+			k.Parallel(func(i tl.Expr) {
+				mOld.Set(tl.Exp2(mOld.At(i).Mul(scale).Sub(ms(i))), i) // the rescale factor now
+				l.Set(l.At(i).Mul(mOld.At(i)), i)
+			}, c.M)
+			k.ReduceSum(S, l, 1, tl.Accumulate)
+			k.Copy(mOld, rowS)
+			k.Parallel(func(i, d tl.Expr) {
+				acc.Set(acc.At(i, d).Mul(rowS.At(i)), i, d)
+			}, c.M, s.Dv)
+			k.Copy(S, ps)
+			k.Gemm(ps, kvs.Sub(tl.All, tl.Range(0, s.Dv)), acc)
+		})
+		k.Copy(l, rowS)
+		k.Parallel(func(i, d tl.Expr) {
+			acc.Set(tl.Select(rowS.At(i).Eq(0), 0, acc.At(i, d).Div(rowS.At(i))), i, d)
+		}, c.M, s.Dv)
+		k.Parallel(func(i tl.Expr) { // -inf for a row with no keys
+			v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(lseScale)
+			lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)
+		}, c.M)
+		oT, lT := acc, lse // one token a block: straight from the fragments (one whole piece)
+		if c.M > s.Hq {    // several: through shared tiles, a piece at a time
+			oT, lT = k.Shared(odt, c.M, s.Dv).Named("os"), rowS
+			k.Copy(acc, oT)
+			k.Copy(lse, lT)
+		}
+		for i := range c.M / rows {
+			tok, h0 := piece(i)
+			k.Copy(oT.Sub(tl.Range(i*rows, rows), tl.All), O.Sub(append(at, tok, tl.Range(h0, rows), tl.All)...))
+			k.Copy(lT.Sub(tl.Range(i*rows, rows)), LSE.Sub(append(at, tok, tl.Range(h0, rows))...))
+		}
+	})
+	return f
+}

@@ -1,0 +1,398 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/ref"
+	"github.com/tilego/tilego/tensor"
+	"github.com/tilego/tilego/tl"
+)
+
+// ---- mla-decode ----
+
+// Chain is a Problem whose work is several programs launched in order
+// over the one list of tensors Inputs makes: split-KV MLA decoding runs
+// the split kernel, then the combine. The CLI runs one program per
+// problem (Program); a chained problem whose work is more than one
+// program says so from Program, and runs through Steps.
+type Chain interface {
+	Problem
+	Steps(c Config) ([]Step, error)
+}
+
+// Step is one program of a Chain and the indices, in Inputs' list, of the
+// tensors it takes (in its parameter order).
+type Step struct {
+	Func *tl.Func
+	Args []int
+}
+
+// RunSteps builds each step against lim and runs it with run (e.g.
+// interp.Run, or a backend's Run) on its tensors of args.
+func RunSteps(steps []Step, args []*tensor.Tensor, lim ir.Limits, run func(*ir.Func, []*tensor.Tensor) error) error {
+	for _, st := range steps {
+		fn, err := st.Func.Build(lim)
+		if err != nil {
+			return err
+		}
+		sub := make([]*tensor.Tensor, len(st.Args))
+		for i, a := range st.Args {
+			sub[i] = args[a]
+		}
+		if err := run(fn, sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Traffic is implemented by problems that count the bytes they must move
+// at least once, for GB/s: decoding is bound by memory, not by FLOPs.
+type Traffic interface {
+	Bytes() float64
+}
+
+var mlaEntry = &Entry{
+	Name: "mla-decode",
+	Doc:  "DeepSeek MLA decoding over a paged KV cache: h_q heads share one 576-wide KV head (V is its first 512 columns), s_q causal query tokens per request",
+	Flags: []Flag{
+		{Name: "batch", Default: "2", Help: "requests, each with its own cache length"},
+		{Name: "heads", Default: "16", Help: "query heads h_q (16, 32, 64 or 128 in DeepSeek's models)"},
+		{Name: "seq-q", Default: "1", Help: "query tokens per request, causal among themselves: 1 or 2"},
+		{Name: "mean-kv", Default: "100", Help: "mean cache length; lengths vary ±50% around it (seeded by batch and mean) and are never multiples of 64"},
+		{Name: "dtype", Default: "bf16", Help: "element type of Q, the cache and O: bf16 or f16"},
+		{Name: "splits", Default: "1", Arg: "N", Help: "KV splits: 1 runs the single-program kernel; 0 lets the scheduler decide for --sms and N >= 2 cuts every request in N; more than one split is two programs (split kernel, then combine), which run through kernels.Chain, not the CLI"},
+		{Name: "sms", Default: "132", Help: "SM count the scheduler balances over (--splits 0)"},
+		{Name: "scale", Default: "0", Arg: "X", Help: "softmax scale; 0 means 1/sqrt(576)"},
+	},
+	parse: parseMLA,
+}
+
+func parseMLA(v values) (Problem, error) {
+	var s MLAShape
+	var batch, mean, sms int
+	var err error
+	get := func(dst *int, name string) {
+		if err == nil {
+			*dst, err = v.int(name, 0)
+		}
+	}
+	get(&batch, "batch")
+	get(&s.Hq, "heads")
+	get(&s.Sq, "seq-q")
+	get(&mean, "mean-kv")
+	get(&sms, "sms")
+	if err != nil {
+		return nil, err
+	}
+	if s.Sq > 2 {
+		return nil, fmt.Errorf("--seq-q %d: MLA decoding takes 1 or 2 query tokens", s.Sq)
+	}
+	splits, err := strconv.Atoi(v.str("splits"))
+	if err != nil || splits < 0 || splits > 1<<16 {
+		return nil, fmt.Errorf("--splits: %q is not 0 (scheduler) or a count of splits", v.str("splits"))
+	}
+	if s.DType, err = v.dtype("dtype", ir.BF16, ir.F16); err != nil {
+		return nil, err
+	}
+	if s.Scale, err = v.float("scale"); err != nil {
+		return nil, err
+	}
+	if _, err := elems("the KV cache", batch, mean*3/2+MLAPage, MLADqk); err != nil {
+		return nil, err
+	}
+	if _, err := elems("Q", batch, s.Sq, s.Hq, MLADqk); err != nil {
+		return nil, err
+	}
+	p := &mlaProblem{s: s.Full(), lens: MLALengths(batch, mean), mean: mean, sms: sms}
+	switch splits {
+	case 0:
+		md := ScheduleMLA(p.lens, s.Sq, s.Hq, sms)
+		p.md = &md
+	case 1:
+	default:
+		md := UniformMLASplits(p.lens, MLAPage, splits)
+		p.md = &md
+	}
+	if p.md != nil && p.md.Splits == 1 { // the scheduler cut nothing: one program does it
+		p.md = nil
+	}
+	return p, nil
+}
+
+// MLALengths draws batch cache lengths uniformly within ±50% of mean,
+// seeded by batch and mean; a multiple of 64 moves up by one, so every
+// request ends inside a cache block.
+func MLALengths(batch, mean int) []int32 {
+	r := rand.New(rand.NewPCG(uint64(batch), uint64(mean)))
+	lens := make([]int32, batch)
+	for i := range lens {
+		l := max(1, int(math.Round(float64(mean)*(0.5+r.Float64()))))
+		if l%MLAPage == 0 {
+			l++
+		}
+		lens[i] = int32(l)
+	}
+	return lens
+}
+
+type mlaProblem struct {
+	s         MLAShape
+	lens      []int32
+	mean, sms int
+	md        *MLAMetadata // nil: the single-program kernel
+}
+
+func (p *mlaProblem) Kernel() string { return mlaEntry.Name }
+
+// Splits is the grid's split dim: 1 for the single-program kernel.
+func (p *mlaProblem) Splits() int {
+	if p.md == nil {
+		return 1
+	}
+	return p.md.Splits
+}
+
+func (p *mlaProblem) Shape() Fields {
+	lo, hi, sum := p.lens[0], p.lens[0], 0
+	for _, l := range p.lens {
+		lo, hi, sum = min(lo, l), max(hi, l), sum+int(l)
+	}
+	return Fields{
+		{"batch", len(p.lens)}, {"heads", p.s.Hq}, {"seq_q", p.s.Sq}, {"mean_kv", p.mean},
+		{"kv_min", lo}, {"kv_max", hi}, {"kv_sum", sum}, {"splits", p.Splits()}, {"sms", p.sms},
+		{"dtype", p.s.DType.String()}, {"scale", p.s.SoftmaxScale()},
+	}
+}
+
+// mlaM is the first M of ms that the shape allows.
+func (p *mlaProblem) mlaM(ms ...int) int {
+	for _, m := range ms {
+		if p.s.Check(MLAConfig{M: m, Stages: 1, Threads: 128}) == nil {
+			return m
+		}
+	}
+	return 1
+}
+
+// DefaultConfig: all of a request's query rows in one block, up to 64.
+func (p *mlaProblem) DefaultConfig() Config {
+	return MLAConfig{M: p.mlaM(64, 32, 16, 8, 4, 2, 1), Stages: 1, Threads: 128}
+}
+
+// GPUConfig: 64 query rows per block over 8 warps where the shape and
+// shared memory allow (the split kernel's f32 staging tile needs fewer
+// rows when a block holds several tokens), else 32 or 16 over 4 warps.
+// One stage: a copy whose address reads the block table is not hoisted.
+func (p *mlaProblem) GPUConfig() Config {
+	for _, m := range []int{64, 32, 16} {
+		c := MLAConfig{M: m, Stages: 1, Threads: 128}
+		if m == 64 {
+			c.Threads = 256
+		}
+		if p.s.Check(c) != nil {
+			continue
+		}
+		if _, err := mlaDecode(p.s, c, p.md != nil).Build(); err == nil {
+			return c
+		}
+	}
+	return p.DefaultConfig()
+}
+
+func (p *mlaProblem) config(c Config) (MLAConfig, error) {
+	cfg, ok := c.(MLAConfig)
+	if !ok {
+		return cfg, fmt.Errorf("%s: config is %T, want kernels.MLAConfig", p.Kernel(), c)
+	}
+	return cfg, p.s.Check(cfg)
+}
+
+func (p *mlaProblem) Program(c Config) (*tl.Func, error) {
+	cfg, err := p.config(c)
+	if err != nil {
+		return nil, err
+	}
+	if p.md != nil {
+		return nil, fmt.Errorf("%s: %d splits run as two programs (the split kernel, then the combine), "+
+			"and the CLI runs one: use --splits 1, or kernels.Chain's Steps from Go", p.Kernel(), p.md.Splits)
+	}
+	return MLADecode(p.s, cfg), nil
+}
+
+// Steps is the single-program kernel over Inputs[0:6], or the split
+// kernel over Q, KV, table, lengths, bounds, O_partial, LSE_partial and
+// then the combine from the partials into O and LSE.
+func (p *mlaProblem) Steps(c Config) ([]Step, error) {
+	cfg, err := p.config(c)
+	if err != nil {
+		return nil, err
+	}
+	if p.md == nil {
+		return []Step{{MLADecode(p.s, cfg), []int{0, 1, 2, 3, 4, 5}}}, nil
+	}
+	cc := DefaultCombineConfig(p.s)
+	return []Step{
+		{MLADecodeSplit(p.s, cfg), []int{0, 1, 2, 3, 6, 7, 8}},
+		{MLACombine(p.s, cc), []int{7, 8, 4, 5}},
+	}, nil
+}
+
+// Inputs: see MLAInputs; with splits, also the bounds tensor and the
+// NaN-poisoned partial buffers.
+func (p *mlaProblem) Inputs(seed uint64) []*tensor.Tensor {
+	args := MLAInputs(p.s, p.lens, seed)
+	if p.md != nil {
+		args = append(args, MLAPartials(p.s, *p.md)...)
+	}
+	return args
+}
+
+// MLAInputs makes the single-program kernel's arguments for a batch of
+// cache lengths: random Q, a pool of cache blocks with the request's blocks
+// in a shuffled order (a seeded permutation of the pool) and two spare
+// blocks, the block table (its unused entries point at a spare block), the
+// lengths, and NaN-poisoned O and LSE. The spare blocks and the slots past
+// each request's length hold NaN, so reading them shows.
+func MLAInputs(s MLAShape, lens []int32, seed uint64) []*tensor.Tensor {
+	s = s.Full()
+	blocks := mlaBlocks(lens, s.Page)
+	total, width := 0, 1
+	for _, n := range blocks {
+		total, width = total+n, max(width, n)
+	}
+	const spare = 2
+	pool := tensor.New(s.DType, total+spare, s.Page, s.Dqk).Rand(seed+1, 1)
+	ids := rand.New(rand.NewPCG(seed, 17)).Perm(total + spare)
+	table := tensor.New(ir.I32, len(lens), width)
+	ln := tensor.New(ir.I32, len(lens))
+	nan := math.NaN()
+	poison := func(blk, from int) {
+		for r := from; r < s.Page; r++ {
+			for d := range s.Dqk {
+				pool.Set(nan, blk, r, d)
+			}
+		}
+	}
+	next := 0
+	for b, n := range blocks {
+		ln.Set(float64(lens[b]), b)
+		for j := range width {
+			id := ids[total] // a spare block
+			if j < n {
+				id = ids[next]
+				next++
+			}
+			table.Set(float64(id), b, j)
+		}
+		if n > 0 {
+			poison(int(table.At(b, n-1)), int(lens[b])-(n-1)*s.Page)
+		}
+	}
+	for _, id := range ids[total:] {
+		poison(id, 0)
+	}
+	return []*tensor.Tensor{
+		tensor.New(s.DType, len(lens), s.Sq, s.Hq, s.Dqk).Rand(seed, 1),
+		pool, table, ln,
+		tensor.New(s.DType, len(lens), s.Sq, s.Hq, s.Dv).Fill(nan),
+		tensor.New(ir.F32, len(lens), s.Sq, s.Hq).Fill(nan),
+	}
+}
+
+// MLAPartials makes the split path's extra arguments: the bounds tensor of
+// a schedule and NaN-poisoned O_partial and LSE_partial.
+func MLAPartials(s MLAShape, md MLAMetadata) []*tensor.Tensor {
+	s = s.Full()
+	b := len(md.NumSplits)
+	return []*tensor.Tensor{
+		md.Tensor(),
+		tensor.New(ir.F32, b, md.Splits, s.Sq, s.Hq, s.Dv).Fill(math.NaN()),
+		tensor.New(ir.F32, b, md.Splits, s.Sq, s.Hq).Fill(math.NaN()),
+	}
+}
+
+// MLARow names one query row: request B, token T, head H.
+type MLARow struct{ B, T, H int }
+
+// CheckMLARows compares O (args[4]) and LSE (args[5]) of the given rows
+// with the float64 reference, computing the references on every core.
+func CheckMLARows(s MLAShape, args []*tensor.Tensor, rows []MLARow, o, lse *ref.Diff) {
+	s = s.Full()
+	p := ref.MLA{Scale: s.SoftmaxScale(), Dv: s.Dv}
+	wantO, wantL := make([][]float64, len(rows)), make([]float64, len(rows))
+	parallelFor(len(rows), func(i int) {
+		r := rows[i]
+		wantO[i], wantL[i] = p.Row(args[0], args[1], args[2], args[3], r.B, r.T, r.H)
+	})
+	for i, r := range rows {
+		for d, w := range wantO[i] {
+			o.Add(args[4].At(r.B, r.T, r.H, d), w)
+		}
+		lse.Add(args[5].At(r.B, r.T, r.H), wantL[i])
+	}
+}
+
+// rowsToCheck is every query row when the problem is small, else a
+// seeded sample costing about sampleMACs.
+func (p *mlaProblem) rowsToCheck(seed uint64) ([]MLARow, string) {
+	s := p.s
+	var all []MLARow
+	var macs float64
+	for b, l := range p.lens {
+		for t := range s.Sq {
+			for h := range s.Hq {
+				all = append(all, MLARow{b, t, h})
+			}
+		}
+		macs += float64(s.Sq*s.Hq) * float64(l) * float64(s.Dqk+s.Dv)
+	}
+	if len(all)*s.Dv <= fullCheckElems && macs <= fullCheckMACs {
+		return all, "all"
+	}
+	n := int(min(max(sampleMACs/(macs/float64(len(all))), 16), 1024))
+	if n >= len(all) {
+		return all, "all"
+	}
+	r := rand.New(rand.NewPCG(seed, 99))
+	rows := make([]MLARow, n)
+	for i := range rows {
+		rows[i] = all[r.IntN(len(all))]
+	}
+	return rows, fmt.Sprintf("sampled %d rows", n)
+}
+
+func (p *mlaProblem) Check(args []*tensor.Tensor, seed uint64) Report {
+	rows, checked := p.rowsToCheck(seed)
+	o := Measure{Name: "o", Tol: Tolerance(p.s.DType)}
+	lse := Measure{Name: "lse", Tol: LSETolerance}
+	CheckMLARows(p.s, args, rows, &o.Diff, &lse.Diff)
+	return Report{Measures: []Measure{o, lse}, Checked: checked}
+}
+
+// FLOPs is 2·s_q·h_q·(Σ cache lengths)·(576+512): both matrix
+// multiplies over every key, as FlashMLA counts (the causal mask among
+// the s_q tokens is not subtracted).
+func (p *mlaProblem) FLOPs() float64 {
+	return 2 * float64(p.s.Sq*p.s.Hq) * float64(p.kvSum()) * float64(p.s.Dqk+p.s.Dv)
+}
+
+// Bytes is what decoding must move at least once: Q, every cache row the
+// batch reads (576 columns) and O.
+func (p *mlaProblem) Bytes() float64 {
+	s, eb := p.s, float64(p.s.DType.Bytes())
+	rows := float64(len(p.lens) * s.Sq * s.Hq)
+	return eb * (rows*float64(s.Dqk) + float64(p.kvSum())*float64(s.Dqk) + rows*float64(s.Dv))
+}
+
+func (p *mlaProblem) kvSum() int {
+	n := 0
+	for _, l := range p.lens {
+		n += int(l)
+	}
+	return n
+}

@@ -1,0 +1,182 @@
+package kernels
+
+import (
+	"fmt"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/tensor"
+)
+
+// The split-KV scheduler for MLA decoding. Decoding one request is a
+// stream over its cache blocks, and requests differ in length, so one block
+// of threads per request leaves most SMs idle on a small batch and lets a
+// long request finish last on a large one. The scheduler cuts the whole
+// batch's work into parts of about equal cost, one per SM (per M-block of
+// query rows), cutting a request where a part ends; each piece of a
+// request becomes one split of MLADecodeSplit, and MLACombine merges a
+// request's splits.
+
+// MLARequestCost is the cost, in cache blocks, that a piece of a request
+// adds besides its blocks: loading Q, the epilogue's partial store and
+// the combine's share. It keeps the scheduler from cutting short requests
+// into pieces that cost more than they save.
+const MLARequestCost = 5
+
+// MLAChunk is a piece of one request: cache blocks [Begin, End).
+type MLAChunk struct{ Req, Begin, End int }
+
+// MLAMetadata is a schedule: which pieces each part runs, and the bounds
+// tensor MLADecodeSplit reads.
+type MLAMetadata struct {
+	Parts     [][]MLAChunk // per part, its pieces in order
+	NumSplits []int        // per request, the pieces it is cut into (at least 1)
+	Splits    int          // the most pieces of any request: the grid's split dim
+	// Bounds is [batch, Splits+1], row-major: split k of request b covers
+	// blocks [Bounds[b][k], Bounds[b][k+1]); splits past NumSplits[b] are
+	// empty (both bounds the request's block count).
+	Bounds []int32
+}
+
+// MLASMParts is the number of parts for an SM count: every M-block of the
+// s_q·h_q query rows (64 rows on a GPU) of a part takes one SM.
+func MLASMParts(sq, hq, sms int) int {
+	mBlocks := (sq*hq + 63) / 64
+	return max(1, sms/mBlocks)
+}
+
+// ScheduleMLA balances a batch (the cache lengths) over the parts an SM
+// count gives: MLASMParts(sq, hq, sms).
+func ScheduleMLA(lens []int32, sq, hq, sms int) MLAMetadata {
+	return ScheduleMLAParts(lens, MLAPage, MLASMParts(sq, hq, sms))
+}
+
+// ScheduleMLAParts cuts the batch (cache blocks of page rows) into parts
+// of about equal cost: a
+// request costs its cache blocks plus MLARequestCost for each piece of it.
+// Each part has a budget of ceil(total / parts) + MLARequestCost and takes
+// requests in order: a whole request (the rest of one) when it fits, else
+// as many blocks as the budget leaves after the piece's own cost, and the
+// request goes on in the next part. The last part takes what is left.
+func ScheduleMLAParts(lens []int32, page, parts int) MLAMetadata {
+	parts = max(parts, 1)
+	blocks := mlaBlocks(lens, page)
+	total := 0
+	for _, n := range blocks {
+		total += n + MLARequestCost
+	}
+	budget := (total+parts-1)/parts + MLARequestCost
+	md := MLAMetadata{Parts: make([][]MLAChunk, parts)}
+	req, pos := 0, 0 // the next block to schedule: block pos of request req
+	for p := range parts {
+		left := budget
+		for req < len(blocks) {
+			rest := blocks[req] - pos
+			if rest+MLARequestCost <= left || p == parts-1 {
+				md.Parts[p] = append(md.Parts[p], MLAChunk{req, pos, blocks[req]})
+				left -= rest + MLARequestCost
+				req, pos = req+1, 0
+				continue
+			}
+			if take := left - MLARequestCost; take > 0 {
+				md.Parts[p] = append(md.Parts[p], MLAChunk{req, pos, pos + take})
+				pos += take
+			}
+			break
+		}
+	}
+	md.bounds(len(lens))
+	return md
+}
+
+// UniformMLASplits cuts every request into n pieces of (nearly) equal
+// block counts, as a fixed --splits does; a request with fewer than n
+// blocks gets empty pieces, which the combine skips.
+func UniformMLASplits(lens []int32, page, n int) MLAMetadata {
+	n = max(n, 1)
+	md := MLAMetadata{Parts: make([][]MLAChunk, n)}
+	for b, nb := range mlaBlocks(lens, page) {
+		for k := range n {
+			md.Parts[k] = append(md.Parts[k], MLAChunk{b, nb * k / n, nb * (k + 1) / n})
+		}
+	}
+	md.bounds(len(lens))
+	return md
+}
+
+// mlaBlocks is the number of cache blocks of each request.
+func mlaBlocks(lens []int32, page int) []int {
+	out := make([]int, len(lens))
+	for i, l := range lens {
+		out[i] = (max(int(l), 0) + page - 1) / page
+	}
+	return out
+}
+
+// bounds derives NumSplits, Splits and Bounds from Parts.
+func (md *MLAMetadata) bounds(batch int) {
+	cuts := make([][]int, batch) // per request, the begins of its pieces, then its end
+	ends := make([]int, batch)
+	for _, part := range md.Parts {
+		for _, c := range part {
+			cuts[c.Req] = append(cuts[c.Req], c.Begin)
+			ends[c.Req] = max(ends[c.Req], c.End)
+		}
+	}
+	md.NumSplits = make([]int, batch)
+	md.Splits = 1
+	for b := range batch {
+		md.NumSplits[b] = max(len(cuts[b]), 1)
+		md.Splits = max(md.Splits, md.NumSplits[b])
+	}
+	md.Bounds = make([]int32, batch*(md.Splits+1))
+	for b := range batch {
+		row := md.Bounds[b*(md.Splits+1) : (b+1)*(md.Splits+1)]
+		for k := range row {
+			row[k] = int32(ends[b])
+			if k < len(cuts[b]) {
+				row[k] = int32(cuts[b][k])
+			}
+		}
+	}
+}
+
+// Tensor is Bounds as the [batch, Splits+1] i32 tensor MLADecodeSplit
+// reads.
+func (md MLAMetadata) Tensor() *tensor.Tensor {
+	batch := len(md.NumSplits)
+	t := tensor.New(ir.I32, batch, md.Splits+1)
+	for i, v := range md.Bounds {
+		t.Data[i] = float64(v)
+	}
+	return t
+}
+
+// Validate checks that the pieces of every request tile its blocks
+// exactly, in order, and that Bounds says the same.
+func (md MLAMetadata) Validate(lens []int32, page int) error {
+	blocks := mlaBlocks(lens, page)
+	next := make([]int, len(lens))
+	for p, part := range md.Parts {
+		for _, c := range part {
+			if c.Req < 0 || c.Req >= len(lens) || c.Begin != next[c.Req] || c.End < c.Begin || c.End > blocks[c.Req] {
+				return fmt.Errorf("part %d: piece %+v does not continue request %d at block %d of %d", p, c, c.Req, next[c.Req], blocks[c.Req])
+			}
+			next[c.Req] = c.End
+		}
+	}
+	for b, n := range blocks {
+		if next[b] != n {
+			return fmt.Errorf("request %d: blocks %d..%d are in no piece", b, next[b], n)
+		}
+		row := md.Bounds[b*(md.Splits+1) : (b+1)*(md.Splits+1)]
+		if row[0] != 0 || int(row[md.Splits]) != n {
+			return fmt.Errorf("request %d: bounds %v do not span 0..%d", b, row, n)
+		}
+		for k := 1; k < len(row); k++ {
+			if row[k] < row[k-1] {
+				return fmt.Errorf("request %d: bounds %v decrease", b, row)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package kernels
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// partCost is what a part runs: its blocks plus MLARequestCost a piece.
+func partCost(part []MLAChunk) int {
+	n := 0
+	for _, c := range part {
+		n += c.End - c.Begin + MLARequestCost
+	}
+	return n
+}
+
+// Every schedule tiles each request's blocks in order, its bounds say the
+// same, and no part costs more than its budget.
+func TestScheduleMLAInvariants(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := range 300 {
+		lens := make([]int32, 1+r.IntN(40))
+		for i := range lens {
+			switch r.IntN(4) {
+			case 0:
+				lens[i] = int32(r.IntN(3)) // empty or one key
+			case 1:
+				lens[i] = int32(r.IntN(200000))
+			default:
+				lens[i] = int32(r.IntN(5000))
+			}
+		}
+		parts := 1 + r.IntN(140)
+		md := ScheduleMLAParts(lens, MLAPage, parts)
+		if err := md.Validate(lens, MLAPage); err != nil {
+			t.Fatalf("trial %d (%d parts, lens %v): %v", trial, parts, lens, err)
+		}
+		if len(md.Parts) != parts {
+			t.Fatalf("trial %d: %d parts, want %d", trial, len(md.Parts), parts)
+		}
+		total := 0
+		for _, n := range mlaBlocks(lens, MLAPage) {
+			total += n + MLARequestCost
+		}
+		budget := (total+parts-1)/parts + MLARequestCost
+		for p, part := range md.Parts {
+			if c := partCost(part); c > budget {
+				t.Fatalf("trial %d: part %d costs %d, over the budget %d: %v", trial, p, c, budget, part)
+			}
+		}
+	}
+}
+
+func TestScheduleMLA(t *testing.T) {
+	// One long request over 132 SMs: pieces of ceil(1005/132) = 8 blocks.
+	md := ScheduleMLA([]int32{64000}, 1, 16, 132)
+	if md.Splits != 125 || md.NumSplits[0] != 125 {
+		t.Errorf("one request of 1000 blocks: %d splits, want 125", md.Splits)
+	}
+	for _, part := range md.Parts {
+		for _, c := range part {
+			if c.End-c.Begin > 8 {
+				t.Errorf("piece %+v is longer than 8 blocks", c)
+			}
+		}
+	}
+	// As many equal requests as parts: one each, none cut.
+	lens := slices.Repeat([]int32{600}, 132)
+	md = ScheduleMLA(lens, 1, 16, 132)
+	if md.Splits != 1 {
+		t.Errorf("132 requests of 10 blocks on 132 parts: %d splits, want 1", md.Splits)
+	}
+	for p, part := range md.Parts {
+		if len(part) != 1 || part[0].Req != p {
+			t.Errorf("part %d runs %v, want request %d whole", p, part, p)
+		}
+	}
+	// A long request among short ones is cut, the short ones are not.
+	md = ScheduleMLAParts([]int32{100, 100, 20000, 100}, MLAPage, 8)
+	if want := []int{1, 1, 8, 1}; !slices.Equal(md.NumSplits, want) {
+		t.Errorf("one long request among short: splits %v, want %v", md.NumSplits, want)
+	}
+	// Empty requests still get a (empty) piece, so their rows are written.
+	md = ScheduleMLAParts([]int32{0, 0}, MLAPage, 4)
+	if err := md.Validate([]int32{0, 0}, MLAPage); err != nil || md.Splits != 1 || !slices.Equal(md.Bounds, []int32{0, 0, 0, 0}) {
+		t.Errorf("empty requests: %+v %v", md, err)
+	}
+}
+
+func TestMLASMParts(t *testing.T) {
+	for _, c := range []struct{ sq, hq, sms, want int }{
+		{1, 16, 132, 132}, {2, 16, 132, 132}, {1, 128, 132, 66}, {2, 128, 132, 33}, {2, 128, 3, 1},
+	} {
+		if got := MLASMParts(c.sq, c.hq, c.sms); got != c.want {
+			t.Errorf("MLASMParts(%d, %d, %d) = %d, want %d", c.sq, c.hq, c.sms, got, c.want)
+		}
+	}
+}
+
+func TestUniformMLASplits(t *testing.T) {
+	lens := []int32{1, 300, 0}
+	md := UniformMLASplits(lens, MLAPage, 4)
+	if err := md.Validate(lens, MLAPage); err != nil {
+		t.Fatal(err)
+	}
+	want := []int32{0, 0, 0, 0, 1, 0, 1, 2, 3, 5, 0, 0, 0, 0, 0}
+	if md.Splits != 4 || !slices.Equal(md.Bounds, want) {
+		t.Errorf("bounds %v (%d splits), want %v", md.Bounds, md.Splits, want)
+	}
+	tt := md.Tensor()
+	if !slices.Equal(tt.Shape, []int{3, 5}) || tt.At(1, 4) != 5 || tt.At(1, 2) != 2 {
+		t.Errorf("tensor %v %v", tt.Shape, tt.Data)
+	}
+}

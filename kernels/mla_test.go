@@ -1,0 +1,369 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/interp"
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/ref"
+	"github.com/tilego/tilego/tensor"
+)
+
+// mlaCase is one interpreter test of MLA decoding.
+type mlaCase struct {
+	name string
+	s    MLAShape
+	c    MLAConfig
+	lens []int32
+}
+
+func mlaCases() []mlaCase {
+	bf, f16 := MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAShape{Hq: 16, Sq: 2, DType: ir.F16}
+	sq2 := bf
+	sq2.Sq = 2
+	scaled := bf
+	scaled.Scale = 0.1
+	return []mlaCase{
+		// Lengths around the 64-row blocks: one key, a block but one, a whole
+		// block, one key into the next, several blocks.
+		{"sq1_bf16", bf, MLAConfig{M: 16, Stages: 1, Threads: 128}, []int32{1, 63, 64, 65, 200}},
+		// Two causal tokens in one block of 32 rows: with one key the first
+		// token sees nothing (zeros, -inf).
+		{"sq2_bf16_m32", sq2, MLAConfig{M: 32, Stages: 1, Threads: 128}, []int32{1, 64, 65, 130}},
+		// A block per token.
+		{"sq2_f16_m16", f16, MLAConfig{M: 16, Stages: 2, Threads: 128}, []int32{2, 127, 129}},
+		// Heads split over blocks (the second block starts at head 32); an
+		// empty cache.
+		{"hq64_m32_empty", MLAShape{Hq: 64, Sq: 1, DType: ir.F16}, MLAConfig{M: 32, Stages: 1, Threads: 128}, []int32{0, 70}},
+		{"scale", scaled, MLAConfig{M: 16, Stages: 1, Threads: 128}, []int32{100}},
+		// DeepSeek-V3's 128 heads and two tokens: four blocks of 64 rows.
+		{"hq128_sq2_m64", MLAShape{Hq: 128, Sq: 2, DType: ir.BF16}, MLAConfig{M: 64, Stages: 1, Threads: 256}, []int32{1, 65, 191}},
+		// Two tokens of 32 heads in one block of 64.
+		{"hq32_sq2_m64_f16", MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256}, []int32{2, 64, 129}},
+	}
+}
+
+// checkMLA compares every row of O and LSE in args with float64.
+func checkMLA(t *testing.T, s MLAShape, args []*tensor.Tensor, lens []int32) {
+	t.Helper()
+	var rows []MLARow
+	for b := range lens {
+		for tok := range s.Sq {
+			for h := range s.Hq {
+				rows = append(rows, MLARow{b, tok, h})
+			}
+		}
+	}
+	var do, dl ref.Diff
+	CheckMLARows(s, args, rows, &do, &dl)
+	if do.Bad > 0 || dl.Bad > 0 || do.Rel() > Tolerance(s.DType) || dl.Rel() > LSETolerance {
+		t.Errorf("O: %s; LSE: %s", &do, &dl)
+	}
+}
+
+func TestMLADecodeInterp(t *testing.T) {
+	for _, tc := range mlaCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.s.Check(tc.c); err != nil {
+				t.Fatal(err)
+			}
+			fn, err := MLADecode(tc.s, tc.c).Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := MLAInputs(tc.s, tc.lens, 3)
+			if err := interp.Run(fn, args); err != nil {
+				t.Fatal(err)
+			}
+			checkMLA(t, tc.s, args, tc.lens)
+		})
+	}
+}
+
+// runSplit runs the split kernel over a schedule, then the combine, on the
+// inputs of the single-program kernel; it returns the partial buffers.
+func runSplit(t *testing.T, s MLAShape, c MLAConfig, md MLAMetadata, args []*tensor.Tensor) (op, lp *tensor.Tensor) {
+	t.Helper()
+	all := append(append([]*tensor.Tensor{}, args...), MLAPartials(s, md)...)
+	steps := []Step{
+		{MLADecodeSplit(s, c), []int{0, 1, 2, 3, 6, 7, 8}},
+		{MLACombine(s, DefaultCombineConfig(s)), []int{7, 8, 4, 5}},
+	}
+	if err := RunSteps(steps, all, ir.DefaultLimits, interp.Run); err != nil {
+		t.Fatal(err)
+	}
+	return all[7], all[8]
+}
+
+// The split path agrees with the reference (and so with the single
+// program) whatever the cut: the scheduler's, pieces of one block, and
+// more splits than blocks (empty splits, which write zeros and -inf).
+func TestMLASplitInterp(t *testing.T) {
+	s := MLAShape{Hq: 16, Sq: 2, DType: ir.BF16}
+	c := MLAConfig{M: 32, Stages: 1, Threads: 128}
+	lens := []int32{1, 65, 200, 130}
+	big := MLAShape{Hq: 128, Sq: 2, DType: ir.F16}
+	bigLens := []int32{190, 3}
+	cases := []struct {
+		name string
+		s    MLAShape
+		c    MLAConfig
+		lens []int32
+		md   MLAMetadata
+	}{
+		{"scheduler_132_sms", s, c, lens, ScheduleMLA(lens, s.Sq, s.Hq, 132)},
+		{"scheduler_3_parts", s, c, lens, ScheduleMLAParts(lens, MLAPage, 3)},
+		{"uniform_5", s, c, lens, UniformMLASplits(lens, MLAPage, 5)},
+		{"hq128_sq2_f16_m64", big, MLAConfig{M: 64, Stages: 1, Threads: 256}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
+	}
+	for _, tc := range cases {
+		s, c, lens, md := tc.s, tc.c, tc.lens, tc.md
+		t.Run(tc.name, func(t *testing.T) {
+			if err := md.Validate(lens, MLAPage); err != nil {
+				t.Fatal(err)
+			}
+			args := MLAInputs(s, lens, 5)
+			op, lp := runSplit(t, s, c, md, args)
+			checkMLA(t, s, args, lens)
+			// Empty splits wrote zeros and -inf.
+			empty := 0
+			for b := range lens {
+				for k := md.NumSplits[b]; k < md.Splits; k++ {
+					empty++
+					if v := lp.At(b, k, 1, 3); !math.IsInf(v, -1) {
+						t.Errorf("request %d split %d is empty but its LSE is %g", b, k, v)
+					}
+					if v := op.At(b, k, 1, 3, 7); v != 0 {
+						t.Errorf("request %d split %d is empty but its O is %g", b, k, v)
+					}
+				}
+			}
+			t.Logf("%d splits, %v per request, %d empty", md.Splits, md.NumSplits, empty)
+		})
+	}
+}
+
+// The combine merges hand-made partials, including splits that are empty
+// (LSE -inf) with garbage (NaN) in their O, and a row every split missed.
+func TestMLACombine(t *testing.T) {
+	s := MLAShape{Hq: 4, Sq: 1, DType: ir.F16, Dv: 8}.Full()
+	const splits = 3
+	op := tensor.New(ir.F32, 1, splits, 1, 4, s.Dv).Rand(1, 1)
+	lp := tensor.New(ir.F32, 1, splits, 1, 4).Rand(2, 3)
+	inf := math.Inf(-1)
+	for k, h := range []int{0, 0, 1, 2, 2, 2} { // head 0 misses splits 0 and 1, head 1 split 2; head 2 all
+		split := []int{0, 1, 2, 0, 1, 2}[k]
+		lp.Set(inf, 0, split, 0, h)
+		for d := range s.Dv {
+			op.Set(math.NaN(), 0, split, 0, h, d)
+		}
+	}
+	o := tensor.New(ir.F16, 1, 1, 4, s.Dv).Fill(math.NaN())
+	lse := tensor.New(ir.F32, 1, 1, 4).Fill(math.NaN())
+	fn, err := MLACombine(s, CombineConfig{Rows: 2, Threads: 64}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := interp.Run(fn, []*tensor.Tensor{op, lp, o, lse}); err != nil {
+		t.Fatal(err)
+	}
+	var do, dl ref.Diff
+	for h := range 4 {
+		mx := inf
+		for k := range splits {
+			mx = max(mx, lp.At(0, k, 0, h))
+		}
+		var sum float64
+		want := make([]float64, s.Dv)
+		for k := range splits {
+			if l := lp.At(0, k, 0, h); !math.IsInf(l, -1) {
+				w := math.Exp2(l - mx)
+				sum += w
+				for d := range want {
+					want[d] += w * op.At(0, k, 0, h, d)
+				}
+			}
+		}
+		wl := inf
+		if sum > 0 {
+			wl = (mx + math.Log2(sum)) * math.Ln2
+			for d := range want {
+				want[d] /= sum
+			}
+		}
+		for d := range want {
+			do.Add(o.At(0, 0, h, d), want[d])
+		}
+		dl.Add(lse.At(0, 0, h), wl)
+	}
+	if do.Bad > 0 || dl.Bad > 0 || do.Rel() > Tolerance(ir.F16) || dl.Rel() > LSETolerance {
+		t.Errorf("O: %s; LSE: %s", &do, &dl)
+	}
+	if !math.IsInf(lse.At(0, 0, 2), -1) || o.At(0, 0, 2, 5) != 0 {
+		t.Errorf("the row no split saw: LSE %g, O %g; want -inf and 0", lse.At(0, 0, 2), o.At(0, 0, 2, 5))
+	}
+}
+
+// Small head dims make a fast sweep of what the full-size tests sample:
+// tiles of two and four tokens, heads split over blocks, split or not.
+func TestMLASmallDims(t *testing.T) {
+	lens := []int32{1, 15, 16, 17, 50, 0}
+	for _, hq := range []int{2, 4} {
+		for _, sq := range []int{1, 2} {
+			for _, m := range []int{2, 4, 8} {
+				s := MLAShape{Hq: hq, Sq: sq, DType: ir.BF16, Dqk: 48, Dv: 32, Page: 16}
+				c := MLAConfig{M: m, Stages: 1, Threads: 32}
+				if s.Check(c) != nil {
+					continue
+				}
+				t.Run(fmt.Sprintf("hq%d_sq%d_m%d", hq, sq, m), func(t *testing.T) {
+					fn, err := MLADecode(s, c).Build()
+					if err != nil {
+						t.Fatal(err)
+					}
+					args := MLAInputs(s, lens, 11)
+					if err := interp.Run(fn, args); err != nil {
+						t.Fatal(err)
+					}
+					checkMLA(t, s, args, lens)
+					args = MLAInputs(s, lens, 11)
+					runSplit(t, s, c, ScheduleMLAParts(lens, s.Page, 4), args)
+					checkMLA(t, s, args, lens)
+				})
+			}
+		}
+	}
+}
+
+func TestMLACheckConfig(t *testing.T) {
+	s := MLAShape{Hq: 16, Sq: 2, DType: ir.BF16}
+	for m, ok := range map[int]bool{16: true, 32: true, 8: true, 64: false, 24: false, 0: false} {
+		if err := s.Check(MLAConfig{M: m, Stages: 1, Threads: 128}); (err == nil) != ok {
+			t.Errorf("M=%d: %v", m, err)
+		}
+	}
+	if err := (MLAShape{Hq: 16, Sq: 1, DType: ir.F32}).Check(MLAConfig{M: 16, Stages: 1, Threads: 128}); err == nil {
+		t.Error("f32 accepted")
+	}
+}
+
+// ---- the registry entry ----
+
+func TestMLARegistry(t *testing.T) {
+	cases := []map[string]string{
+		nil,
+		{"seq-q": "2", "dtype": "f16", "batch": "3", "mean-kv": "70"},
+		{"heads": "32", "seq-q": "2", "batch": "1", "mean-kv": "90"},
+		{"splits": "0", "mean-kv": "150"},
+		{"splits": "3", "seq-q": "2", "mean-kv": "90"},
+		{"splits": "4", "mean-kv": "1", "batch": "3"}, // more splits than blocks
+	}
+	for _, vals := range cases {
+		t.Run(fmt.Sprint(vals), func(t *testing.T) {
+			p := mustProblem(t, "mla-decode", vals)
+			args := p.Inputs(3)
+			steps, err := p.(Chain).Steps(p.DefaultConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Program(p.DefaultConfig()); (err == nil) != (len(steps) == 1) {
+				t.Errorf("%d steps, Program: %v", len(steps), err)
+			}
+			if err := RunSteps(steps, args, ir.DefaultLimits, interp.Run); err != nil {
+				t.Fatal(err)
+			}
+			r := p.Check(args, 3)
+			if !r.OK() || r.Checked != "all" {
+				t.Errorf("%s: %s", p.Shape(), r)
+			}
+			t.Logf("%s: %d step(s): %s", p.Shape(), len(steps), r)
+		})
+	}
+}
+
+func TestMLARegistryInputs(t *testing.T) {
+	p := mustProblem(t, "mla-decode", map[string]string{"batch": "16", "mean-kv": "128"}).(*mlaProblem)
+	args := p.Inputs(1)
+	lo, hi := int32(1<<30), int32(0)
+	for _, l := range p.lens {
+		lo, hi = min(lo, l), max(hi, l)
+		if l%MLAPage == 0 || l < 64 || l > 193 {
+			t.Errorf("length %d: want 64..192, not a multiple of 64", l)
+		}
+	}
+	if hi-lo < 40 {
+		t.Errorf("lengths %v hardly vary", p.lens)
+	}
+	// The table is a permutation of the pool's used blocks, not in order.
+	table, seen, inOrder := args[2], map[int]bool{}, true
+	prev := -1
+	for b, l := range p.lens {
+		for j := range (int(l) + MLAPage - 1) / MLAPage {
+			id := int(table.At(b, j))
+			if seen[id] {
+				t.Fatalf("block %d used twice", id)
+			}
+			seen[id] = true
+			inOrder = inOrder && id == prev+1
+			prev = id
+		}
+	}
+	if inOrder {
+		t.Error("the block table is in pool order; want it shuffled")
+	}
+	if !math.IsNaN(args[4].At(0, 0, 0, 0)) || !math.IsNaN(args[5].At(0, 0, 0)) {
+		t.Error("outputs are not poisoned")
+	}
+	if r := p.Check(args, 1); r.OK() {
+		t.Errorf("unwritten O passed: %s", r)
+	}
+}
+
+func TestMLAFLOPsBytes(t *testing.T) {
+	p := mustProblem(t, "mla-decode", map[string]string{"batch": "4", "heads": "128", "seq-q": "2", "mean-kv": "4096"}).(*mlaProblem)
+	sum := 0
+	for _, l := range p.lens {
+		sum += int(l)
+	}
+	if want := 2.0 * 2 * 128 * float64(sum) * (576 + 512); p.FLOPs() != want {
+		t.Errorf("FLOPs %g, want %g", p.FLOPs(), want)
+	}
+	var tr Traffic = p
+	if want := 2 * (4*2*128*576 + float64(sum)*576 + 4*2*128*512); tr.Bytes() != want {
+		t.Errorf("bytes %g, want %g", tr.Bytes(), want)
+	}
+	if _, checked := p.rowsToCheck(1); !strings.HasPrefix(checked, "sampled") {
+		t.Errorf("a 4×4096-token batch is checked %s", checked)
+	}
+	c := p.GPUConfig().(MLAConfig)
+	if c.M != 64 || c.Threads != 256 {
+		t.Errorf("GPU config %+v", c)
+	}
+}
+
+func TestMLABadFlags(t *testing.T) {
+	cases := map[string]map[string]string{
+		"1 or 2 query tokens":  {"seq-q": "3"},
+		`--splits: "-1"`:       {"splits": "-1"},
+		`unknown dtype "f32"`:  {"dtype": "f32"},
+		"--mean-kv must be":    {"mean-kv": "0"},
+		"--heads must be":      {"heads": "0"},
+		"more than 2^40":       {"batch": "16000000", "mean-kv": "16000000"},
+		"unknown flag --dim":   {"dim": "64"},
+		`--sms: "x" is not an`: {"sms": "x"},
+	}
+	e, _ := Lookup("mla-decode")
+	for want, vals := range cases {
+		if _, err := e.Problem(vals); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: %v; want %q", vals, err, want)
+		}
+	}
+	// A shape no M fits.
+	p := mustProblem(t, "mla-decode", map[string]string{"heads": "3"})
+	if _, err := p.Program(MLAConfig{M: 2, Stages: 1, Threads: 128}); err == nil {
+		t.Error("M=2 with 3 heads built")
+	}
+}
