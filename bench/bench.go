@@ -30,6 +30,9 @@ type Result struct {
 	Config  kernels.Fields     `json:"config,omitempty"`
 	MS      float64            `json:"ms"`
 	TFLOPs  float64            `json:"tflops"`
+	Spread  float64            `json:"spread_ms,omitempty"` // max - min of the timed launches
+	GBps    float64            `json:"gbps,omitempty"`      // when the problem declares its bytes
+	Flush   string             `json:"flush,omitempty"`     // how the timing kept L2 cold: l2, rotate, none
 	Check   map[string]any     `json:"check,omitempty"`
 	Regs    int                `json:"regs,omitempty"`
 	Local   int                `json:"local_bytes"`
@@ -44,6 +47,9 @@ type Options struct {
 	Warmup, Repeats int
 	Seed            uint64
 	Logf            func(format string, args ...any) // progress; nil for none
+	// Flush keeps the L2 cache from holding the inputs between timed
+	// launches; the zero value, FlushAuto, flushes small problems only.
+	Flush Flush
 }
 
 // Log reports progress through Logf.
@@ -97,23 +103,26 @@ func run(b *cuda.Backend, p Point, cands []candidate, o Options) Result {
 	for _, cd := range cands {
 		try := map[string]any{"config": kernels.ConfigFields(cd.cfg)}
 		var (
-			ms    float64
+			st    Stats
 			check kernels.Report
 			info  cudaInfo
 			err   = cd.err
 		)
 		if err == nil {
-			ms, check, info, err = runOne(b, p.Problem, cd.prog, args, o)
+			st, check, info, err = runOne(b, p.Problem, cd.prog, args, o)
 		}
+		ms := st.MS()
 		if err != nil {
 			try["error"] = err.Error()
 		} else {
 			try["ms"] = ms
+			try["spread_ms"] = st.Spread.Seconds() * 1e3
 			try["regs"] = info.NumRegs
 			try["local_bytes"] = info.LocalBytes
 			try["ok"] = check.OK()
 			if check.OK() && (r.MS == 0 || ms < r.MS) {
 				r.MS, r.Config, r.Regs, r.Local = ms, kernels.ConfigFields(cd.cfg), info.NumRegs, info.LocalBytes
+				r.Spread, r.Flush = st.Spread.Seconds()*1e3, st.Flush.String()
 				r.Check = map[string]any{"ok": true, "checked": check.Checked}
 				for k, v := range check.Errors() {
 					r.Check[k] = v
@@ -129,36 +138,95 @@ func run(b *cuda.Backend, p Point, cands []candidate, o Options) Result {
 		r.Error = "no config built and passed its check"
 		return r
 	}
-	r.TFLOPs = p.Problem.FLOPs() / (r.MS * 1e-3) / 1e12
+	r.TFLOPs, r.GBps = Rates(p.Problem, r.MS)
 	return r
 }
 
-func runOne(b *cuda.Backend, p kernels.Problem, prog *cuda.Program, args []*tensor.Tensor, o Options) (float64, kernels.Report, cudaInfo, error) {
+// Rates are TFLOP/s and, when p declares the bytes it moves (Byter), GB/s
+// at ms milliseconds per run.
+func Rates(p kernels.Problem, ms float64) (tflops, gbps float64) {
+	if ms <= 0 {
+		return 0, 0
+	}
+	tflops = p.FLOPs() / (ms * 1e-3) / 1e12
+	if b, ok := p.(Byter); ok {
+		gbps = b.Bytes() / (ms * 1e-3) / 1e9
+	}
+	return tflops, gbps
+}
+
+// Byter is a problem that declares how many bytes an ideal kernel moves
+// (each input read once, each output written once), for GB/s.
+type Byter interface{ Bytes() float64 }
+
+func runOne(b *cuda.Backend, p kernels.Problem, prog *cuda.Program, args []*tensor.Tensor, o Options) (Stats, kernels.Report, cudaInfo, error) {
 	l, err := cuda.Prepare(b, prog, args)
 	if err != nil {
-		return 0, kernels.Report{}, cudaInfo{}, err
+		return Stats{}, kernels.Report{}, cudaInfo{}, err
 	}
 	defer l.Free()
 	info, err := l.Info()
 	if err != nil {
-		return 0, kernels.Report{}, cudaInfo{}, err
+		return Stats{}, kernels.Report{}, cudaInfo{}, err
 	}
 	// Correctness first: poisoned outputs, one launch, checked.
 	if err := l.Poison(); err != nil {
-		return 0, kernels.Report{}, cudaInfo{}, err
+		return Stats{}, kernels.Report{}, cudaInfo{}, err
 	}
 	if err := l.Once(); err != nil {
-		return 0, kernels.Report{}, cudaInfo{}, err
+		return Stats{}, kernels.Report{}, cudaInfo{}, err
 	}
 	if err := l.Download(args); err != nil {
-		return 0, kernels.Report{}, cudaInfo{}, err
+		return Stats{}, kernels.Report{}, cudaInfo{}, err
 	}
 	check := p.Check(args, o.Seed)
-	res, err := l.Time(target.RunOptions{Warmup: o.Warmup, Repeats: o.Repeats})
+	st, err := Time(b, prog, l, args, o)
 	if err != nil {
-		return 0, check, cudaInfo{}, err
+		return Stats{}, check, cudaInfo{}, err
 	}
-	return float64(res.Time) / 1e6, check, cudaInfo{NumRegs: info.NumRegs, LocalBytes: info.LocalBytes}, nil
+	return st, check, cudaInfo{NumRegs: info.NumRegs, LocalBytes: info.LocalBytes}, nil
+}
+
+// Time times prog, bound to args by l, as o says: o.Warmup launches, then
+// the median of o.Repeats. With no flush this is l.Time; with one, every
+// launch is timed alone by events around the kernel, after a memset of a
+// FlushBytes buffer (l2) or on the next of several device copies of the
+// inputs (rotate).
+func Time(b *cuda.Backend, prog *cuda.Program, l *cuda.Launch, args []*tensor.Tensor, o Options) (Stats, error) {
+	in := InputBytes(prog.Func, args)
+	f := o.Flush.Resolve(in, b.L2Bytes())
+	switch f {
+	case FlushNone:
+		res, err := l.Time(target.RunOptions{Warmup: o.Warmup, Repeats: o.Repeats})
+		if err != nil {
+			return Stats{}, err
+		}
+		return Stats{Median: res.Time, Spread: res.Spread, N: res.Repeats, Flush: f}, nil
+	case FlushL2:
+		ts, err := b.TimeEach([]*cuda.Launch{l}, o.Warmup, max(o.Repeats, 1), FlushBytes(b.L2Bytes()))
+		if err != nil {
+			return Stats{}, err
+		}
+		return Summarize(ts, f), nil
+	}
+	ls := []*cuda.Launch{l}
+	defer func() {
+		for _, x := range ls[1:] {
+			x.Free()
+		}
+	}()
+	for range RotateCopies(in, b.L2Bytes()) - 1 {
+		x, err := cuda.Prepare(b, prog, args)
+		if err != nil {
+			return Stats{}, err
+		}
+		ls = append(ls, x)
+	}
+	ts, err := b.TimeEach(ls, o.Warmup, max(o.Repeats, 1), 0)
+	if err != nil {
+		return Stats{}, err
+	}
+	return Summarize(ts, f), nil
 }
 
 type cudaInfo struct{ NumRegs, LocalBytes int }
@@ -179,5 +247,9 @@ func (r Result) Line() string {
 	if r.Error != "" {
 		return fmt.Sprintf("%-10s %s: %s", r.Suite, r.Shape, r.Error)
 	}
-	return fmt.Sprintf("%-10s %7.3f ms %7.1f TFLOP/s  regs %3d local %4d  %s  [%s]", r.Suite, r.MS, r.TFLOPs, r.Regs, r.Local, r.Shape, r.Config)
+	bw := ""
+	if r.GBps > 0 {
+		bw = fmt.Sprintf(" %6.0f GB/s", r.GBps)
+	}
+	return fmt.Sprintf("%-10s %7.3f ms ±%.3f %7.1f TFLOP/s%s  regs %3d local %4d  %s  [%s]", r.Suite, r.MS, r.Spread/2, r.TFLOPs, bw, r.Regs, r.Local, r.Shape, r.Config)
 }

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tilego/tilego/bench"
+	"github.com/tilego/tilego/chart"
 	"github.com/tilego/tilego/target/cuda"
 )
 
@@ -23,8 +26,21 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	repeats := fs.Int("repeats", 30, "timed launches; the median is reported")
 	out := fs.String("out", "", "write JSON lines here instead of stdout")
 	seed := fs.Uint64("seed", 1, "seed of the random inputs")
+	flushName := fs.String("flush", "auto", "keep the L2 cache cold between timed launches: auto (when the inputs fit in twice the L2), l2, rotate or none")
+	chartOut := fs.String("chart", "", "also draw TFLOP/s per shape as an SVG chart here (one file per suite: FILE, FILE-SUITE.svg)")
+	peers := fs.String("peers", "", "JSON lines of peers (scripts/peers.py) to draw beside tilego in --chart")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	flush, err := bench.ParseFlush(*flushName)
+	if err != nil {
+		return fmt.Errorf("--flush: %w", err)
+	}
+	var peerRecs []chart.Record
+	if *peers != "" {
+		if peerRecs, err = chart.ReadFiles(*peers); err != nil {
+			return err
+		}
 	}
 	b, err := cuda.Open(0)
 	if err != nil {
@@ -40,6 +56,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		w = f
 	}
 	fmt.Fprintf(stderr, "device: %s\n", b.Device())
+	var records bytes.Buffer // for --chart
+	var ran []string
 	for _, name := range strings.Split(*suites, ",") {
 		mk, ok := bench.Suites[name]
 		if !ok {
@@ -50,19 +68,61 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		var werr error
-		opt := bench.Options{Warmup: *warmup, Repeats: *repeats, Seed: *seed,
+		opt := bench.Options{Warmup: *warmup, Repeats: *repeats, Seed: *seed, Flush: flush,
 			Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
 		bench.RunSuite(b, points, opt, func(r bench.Result) {
 			fmt.Fprintln(stderr, r.Line())
 			if err := bench.Write(w, r); err != nil && werr == nil {
 				werr = err
 			}
+			bench.Write(&records, r) //nolint:errcheck // a bytes.Buffer
 		})
 		if werr != nil {
 			return werr
 		}
+		ran = append(ran, name)
 	}
-	return nil
+	if *chartOut == "" {
+		return nil
+	}
+	recs, err := chart.Read(&records)
+	if err != nil {
+		return err
+	}
+	gpu, _, _ := strings.Cut(b.Device(), " (")
+	paths, err := writeCharts(*chartOut, append(recs, peerRecs...), ran, gpu, time.Now().Format("2006-01-02"))
+	for _, p := range paths {
+		fmt.Fprintf(stderr, "chart: %s\n", p)
+	}
+	return err
+}
+
+// writeCharts draws one chart per suite that has records: the first at
+// path, the others beside it as PATH-SUITE.svg.
+func writeCharts(path string, recs []chart.Record, suites []string, gpu, date string) ([]string, error) {
+	var paths []string
+	for _, suite := range suites {
+		c, err := chart.FromRecords(recs, chart.Options{Suite: suite, GPU: gpu, Date: date})
+		if err != nil {
+			continue // no records of this suite (e.g. fa-short's are fa-sweep's)
+		}
+		p := path
+		if len(paths) > 0 {
+			p = strings.TrimSuffix(path, ".svg") + "-" + suite + ".svg"
+		}
+		var buf bytes.Buffer
+		if err := c.WriteSVG(&buf); err != nil {
+			return paths, err
+		}
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			return paths, err
+		}
+		paths = append(paths, p)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("--chart: no records to draw")
+	}
+	return paths, nil
 }
 
 func suiteNames() string {
@@ -86,9 +146,13 @@ var benchCmd = &command{
 		return 0
 	},
 	usage: func(w io.Writer) {
-		fmt.Fprintf(w, "Usage: tilego bench [--suite %s] [--quick] [--warmup N] [--repeats N] [--out FILE]\n\n", suiteNames())
+		fmt.Fprintf(w, "Usage: tilego bench [--suite %s] [--quick] [--warmup N] [--repeats N] [--flush auto|l2|rotate|none]\n", suiteNames())
+		fmt.Fprintf(w, "                    [--out FILE] [--chart FILE.svg [--peers PEERS.jsonl]]\n\n")
 		fmt.Fprintf(w, "Runs each suite's points on the GPU: every candidate config is built, run once on\n")
 		fmt.Fprintf(w, "poisoned outputs and checked against float64, then timed (median of --repeats after\n")
 		fmt.Fprintf(w, "--warmup launches); the fastest correct config is reported as one JSON line per point.\n")
+		fmt.Fprintf(w, "Small problems (inputs under twice the L2) are timed with the L2 flushed before every\n")
+		fmt.Fprintf(w, "launch (--flush auto); the spread (max - min) and, where the kernel declares its bytes,\n")
+		fmt.Fprintf(w, "GB/s are reported too. --chart draws TFLOP/s per shape as SVG (with --peers beside).\n")
 	},
 }

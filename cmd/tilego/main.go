@@ -5,6 +5,7 @@
 //	tilego run KERNEL [flags]         run one, compare it with float64, time it
 //	tilego emit KERNEL [flags]        print the program (IR or CUDA C++)
 //	tilego bench [--suite S]          time the library on the GPU against float64-checked results
+//	tilego tune KERNEL [flags]        search a kernel's configs on the GPU; run uses the winner
 //	tilego help [COMMAND | KERNEL]    explain the commands and their flags
 package main
 
@@ -21,7 +22,7 @@ type command struct {
 }
 
 // commands are the subcommands, one file each.
-var commands = []*command{listCmd, runCmd, emitCmd, benchCmd}
+var commands = []*command{listCmd, runCmd, emitCmd, benchCmd, tuneCmd}
 
 func main() { os.Exit(tilego(os.Args[1:], os.Stdout, os.Stderr)) }
 

@@ -69,7 +69,9 @@ func TestErrors(t *testing.T) {
 		{1, "no CUDA driver", []string{"run", "gemm", "--backend", "gpu"}},
 		{2, `unknown target "ptx"`, []string{"emit", "gemm", "--target", "ptx"}},
 		{1, "does not build:\n  ", []string{"run", "flash-attention", "--dim", "1024", "--backend", "cpu"}},
-		{2, `unknown command "tune"`, []string{"tune"}},
+		{2, `unknown command "frobnicate"`, []string{"frobnicate"}},
+		{2, "name a kernel", []string{"tune"}},
+		{1, "tune needs a GPU", []string{"tune", "flash-attention"}},
 		{1, "bench needs a GPU", []string{"bench"}},
 	}
 	for _, c := range cases {

@@ -37,7 +37,8 @@ func (r *runFlags) define(k *kernelFlags) {
 func runUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage: tilego run KERNEL [shape flags] [run flags]
 
-Builds KERNEL for the shape the flags give (with the default config for it),
+Builds KERNEL for the shape the flags give (on a GPU with the config tilego
+tune saved for this shape and GPU when there is one, else the default),
 runs it on random inputs, compares the outputs with a float64 reference and
 prints the backend, the error, the time and TFLOP/s.
 
@@ -80,6 +81,7 @@ type runResult struct {
 	Backend string             `json:"backend"`
 	Device  string             `json:"device"`
 	Config  kernels.Fields     `json:"config"`
+	From    string             `json:"config_source"` // "default" or "tuned (cache)"
 	Errors  map[string]jsonNum `json:"errors,omitempty"`
 	Checked string             `json:"checked"` // "all", "sampled N rows", "none"
 	OK      *bool              `json:"ok,omitempty"`
@@ -125,9 +127,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg := p.DefaultConfig()
+	cfg, from := p.DefaultConfig(), "default"
 	if be.Name() == "cuda" {
-		cfg = p.GPUConfig()
+		cfg, from = gpuConfig(be, p) // the tuned config when tilego tune saved one
 	}
 	fn, err := kernels.Build(p, cfg, be.Limits())
 	if err != nil {
@@ -148,7 +150,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	out := runResult{
 		Kernel: p.Kernel(), Shape: p.Shape(), Backend: be.Name(), Device: be.Device(),
-		Config: kernels.ConfigFields(cfg), Checked: "none",
+		Config: kernels.ConfigFields(cfg), From: from, Checked: "none",
 		TimeMS: res.Time.Seconds() * 1e3, Repeats: res.Repeats, GFLOP: p.FLOPs() / 1e9,
 	}
 	if s := res.Time.Seconds(); s > 0 {
@@ -181,7 +183,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 func printRun(w io.Writer, r runResult, rep kernels.Report, checked bool) {
 	fmt.Fprintf(w, "%s  %s\n", r.Kernel, r.Shape)
 	fmt.Fprintf(w, "  backend  %s: %s\n", r.Backend, r.Device)
-	fmt.Fprintf(w, "  config   %s\n", r.Config)
+	fmt.Fprintf(w, "  config   %s: %s\n", r.From, r.Config)
 	if checked {
 		for i, m := range rep.Measures {
 			fmt.Fprintf(w, "  %-8s %s\n", map[bool]string{true: "error"}[i == 0], m)

@@ -1,7 +1,9 @@
 package cuda
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"fmt"
 	"runtime"
 	"slices"
@@ -292,3 +294,98 @@ var _ target.Backend = (*Backend)(nil)
 
 // Info reports the compiled kernel's registers and local memory (spills).
 func (l *Launch) Info() (drv.FuncInfo, error) { return l.fn.Info() }
+
+// L2Bytes is the size of the device's L2 cache.
+func (b *Backend) L2Bytes() int { return b.dev.L2Bytes }
+
+// Fingerprint identifies what NVRTC compiles for p: the SHA-256 (hex) of
+// its source with the device library inlined. Programs with equal
+// fingerprints are the same kernel.
+func (p *Program) Fingerprint() string {
+	sum := sha256.Sum256([]byte(p.fullSource()))
+	return hex.EncodeToString(sum[:])
+}
+
+// TimeEach runs ls in turn (ls[i%len(ls)]: one program bound to several
+// copies of its inputs, or a single launch), warmup times untimed, then n
+// times, each launch timed alone between two events, and returns the n
+// times in order. When flushBytes > 0, a scratch buffer of that many bytes
+// is set before every launch so that the L2 cache holds none of the
+// inputs; the memset is outside the timed interval. Nothing waits between
+// launches, so the host's launch overhead stays off the GPU's timeline.
+func (b *Backend) TimeEach(ls []*Launch, warmup, n, flushBytes int) ([]time.Duration, error) {
+	if len(ls) == 0 || n < 1 {
+		return nil, fmt.Errorf("cuda: TimeEach needs a launch and n >= 1")
+	}
+	var scratch drv.Buffer
+	if flushBytes > 0 {
+		var err error
+		if scratch, err = b.dev.Alloc(flushBytes); err != nil {
+			return nil, fmt.Errorf("L2 flush buffer: %w", err)
+		}
+		defer b.dev.Free(scratch)
+	}
+	launch := func(l *Launch) error {
+		if flushBytes > 0 {
+			if err := b.dev.MemsetD8(scratch, 0); err != nil {
+				return err
+			}
+		}
+		if l.grid[0]*l.grid[1]*l.grid[2] == 0 {
+			return nil
+		}
+		return drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, nil, l.args...)
+	}
+	for i := range warmup {
+		if err := launch(ls[i%len(ls)]); err != nil {
+			return nil, err
+		}
+	}
+	events := make([]*drv.Event, 0, 2*n)
+	defer func() {
+		for _, e := range events {
+			e.Close()
+		}
+	}()
+	for i := range n {
+		l := ls[i%len(ls)]
+		if flushBytes > 0 {
+			if err := b.dev.MemsetD8(scratch, 0); err != nil {
+				return nil, err
+			}
+		}
+		start, err := b.dev.NewEvent()
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, start)
+		end, err := b.dev.NewEvent()
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, end)
+		if err := start.Record(nil); err != nil {
+			return nil, err
+		}
+		if l.grid[0]*l.grid[1]*l.grid[2] > 0 {
+			if err := drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, nil, l.args...); err != nil {
+				return nil, err
+			}
+		}
+		if err := end.Record(nil); err != nil {
+			return nil, err
+		}
+	}
+	if err := events[len(events)-1].Synchronize(); err != nil {
+		return nil, fmt.Errorf("kernel %s: %w", ls[0].p.Name, err)
+	}
+	times := make([]time.Duration, n)
+	for i := range n {
+		ms, err := drv.ElapsedTime(events[2*i], events[2*i+1])
+		if err != nil {
+			return nil, err
+		}
+		times[i] = time.Duration(float64(ms) * 1e6)
+	}
+	return times, nil
+}

@@ -1,0 +1,352 @@
+package kernels
+
+// Config spaces for the autotuner: every tiling worth considering for a
+// problem, with the constraints that prune the ones that cannot work
+// before anything is compiled. The rules mirror what target/cuda decides
+// (infer.go chooseWarps, emit_wgmma.go wgmmaFits, smem.go planShared); a
+// config that slips through anyway fails to compile, which the tuner
+// survives.
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+
+	"github.com/tilego/tilego/ir"
+)
+
+// Limits the pruning applies (sm_90: 227 KiB of shared memory per block
+// with the opt-in; 255 registers per thread, beyond which the compiler
+// spills to local memory).
+const (
+	MaxSharedBytes = 227 * 1024
+	MaxRegs        = 255
+	RegMargin      = 16   // the estimate is rough: keep this far below MaxRegs
+	sharedAlign    = 1024 // every shared tile is rounded up to this (the 128B swizzle's period)
+)
+
+// Register estimate overheads: addresses, loop counters, row statistics
+// and operand fragments, beyond the accumulator-sized fragments. Fitted to
+// the H200 run of 2026-11-22 (FA: 98 registers at M128 N64 T256 d64; GEMM:
+// 174 at 128×256 over 256 threads).
+const (
+	attnRegOverhead = 40
+	gemmRegOverhead = 48
+)
+
+// The axes of the spaces.
+var (
+	attnMs      = []int{64, 128, 192}
+	attnNs      = stepRange(32, 256, 16)
+	attnStages  = []int{1, 2, 3}
+	attnThreads = []int{128, 256, 384}
+
+	gemmBMs     = []int{64, 128, 256}
+	gemmBNs     = []int{64, 128, 256}
+	gemmBKs     = []int{32, 64}
+	gemmStages  = []int{2, 3, 4}
+	gemmThreads = []int{128, 256}
+	gemmRasters = []int{0, 8}
+)
+
+func stepRange(lo, hi, step int) []int {
+	var out []int
+	for x := lo; x <= hi; x += step {
+		out = append(out, x)
+	}
+	return out
+}
+
+// Estimate is what a config costs by the CUDA backend's rules.
+type Estimate struct {
+	// SharedBytes is the shared memory the backend plans: tiles rounded up
+	// to 1024 bytes, pipelined tiles once per stage, the epilogue's tile
+	// reusing the main loop's bytes.
+	SharedBytes int
+	// DeclaredShared is what the verifier counts: the bytes of the tiles
+	// live at once (ir.Kernel.PeakSharedBytes), each once, unrounded.
+	DeclaredShared int
+	// Regs estimates registers per thread: the f32 fragments' elements per
+	// thread plus a fixed overhead.
+	Regs int
+	// WGMMA: on sm_90a the GEMMs lower to warpgroup MMA (else mma.sync).
+	WGMMA bool
+	// Reject says why the config cannot work ("" when it can).
+	Reject string
+}
+
+// Candidates lists the whole space of p's kernel, before pruning: the
+// cross product of every axis. It is nil for a kernel with no space.
+func Candidates(p Problem) []Config {
+	var cs []Config
+	switch p.(type) {
+	case *attnProblem:
+		for _, m := range attnMs {
+			for _, n := range attnNs {
+				for _, st := range attnStages {
+					for _, t := range attnThreads {
+						cs = append(cs, AttnConfig{M: m, N: n, Stages: st, Threads: t})
+					}
+				}
+			}
+		}
+	case *gemmProblem:
+		for _, bm := range gemmBMs {
+			for _, bn := range gemmBNs {
+				for _, bk := range gemmBKs {
+					for _, st := range gemmStages {
+						for _, t := range gemmThreads {
+							for _, r := range gemmRasters {
+								cs = append(cs, GemmConfig{BM: bm, BN: bn, BK: bk, Stages: st, Threads: t, Policy: ir.Square, Raster: r})
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return cs
+}
+
+// Space is the configs of Candidates(p) that pass Reject on arch
+// ("sm_80", "sm_90a"), most promising first: on sm_90a the configs whose
+// GEMMs lower to wgmma, then the rest; within each, the nearest to
+// p.GPUConfig() first (distance in log2 of every numeric field).
+func Space(p Problem, arch string) []Config {
+	type ranked struct {
+		c     Config
+		slow  bool
+		dist  float64
+		index int
+	}
+	ref := p.GPUConfig()
+	var rs []ranked
+	for i, c := range Candidates(p) {
+		e := EstimateConfig(p, c, arch)
+		if e.Reject != "" {
+			continue
+		}
+		rs = append(rs, ranked{c, arch == "sm_90a" && !e.WGMMA, ConfigDistance(c, ref), i})
+	}
+	slices.SortStableFunc(rs, func(a, b ranked) int {
+		switch {
+		case a.slow != b.slow:
+			if a.slow {
+				return 1
+			}
+			return -1
+		case a.dist != b.dist:
+			if a.dist < b.dist {
+				return -1
+			}
+			return 1
+		}
+		return a.index - b.index
+	})
+	out := make([]Config, len(rs))
+	for i, r := range rs {
+		out[i] = r.c
+	}
+	return out
+}
+
+// Reject says why c cannot work for p on arch, "" when it can.
+func Reject(p Problem, c Config, arch string) string { return EstimateConfig(p, c, arch).Reject }
+
+// ConfigDistance is the distance between two configs of one type: the
+// Euclidean distance of the log2 of their numeric fields (a zero counts
+// as 1). Configs of different types are infinitely far apart.
+func ConfigDistance(a, b Config) float64 {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() || va.Kind() != reflect.Struct {
+		return math.Inf(1)
+	}
+	var d float64
+	for i := range va.NumField() {
+		x, y := va.Field(i), vb.Field(i)
+		if !x.CanInt() && !x.CanUint() {
+			continue
+		}
+		lx, ly := log2Field(x), log2Field(y)
+		d += (lx - ly) * (lx - ly)
+	}
+	return math.Sqrt(d)
+}
+
+func log2Field(v reflect.Value) float64 {
+	var f float64
+	if v.CanInt() {
+		f = float64(v.Int())
+	} else {
+		f = float64(v.Uint())
+	}
+	return math.Log2(max(f, 1))
+}
+
+// EstimateConfig estimates c's resources for p on arch and says whether
+// it can work.
+func EstimateConfig(p Problem, c Config, arch string) Estimate {
+	switch p := p.(type) {
+	case *attnProblem:
+		cfg, ok := c.(AttnConfig)
+		if !ok {
+			return Estimate{Reject: fmt.Sprintf("config is %T, want kernels.AttnConfig", c)}
+		}
+		return attnEstimate(p.s, cfg, arch)
+	case *gemmProblem:
+		cfg, ok := c.(GemmConfig)
+		if !ok {
+			return Estimate{Reject: fmt.Sprintf("config is %T, want kernels.GemmConfig", c)}
+		}
+		return gemmEstimate(p.s, cfg, arch)
+	}
+	return Estimate{Reject: fmt.Sprintf("%s has no config space", p.Kernel())}
+}
+
+func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
+	var e Estimate
+	eb := s.DType.Bytes()
+	st := 1
+	if c.Stages >= 2 { // a pipelined loop gives its K and V tiles one buffer per stage
+		st = c.Stages
+	}
+	qs, os := tileBytes(c.M, s.Dqk, eb), tileBytes(c.M, s.Dv, eb)
+	ks, vs := tileBytes(c.N, s.Dqk, eb), tileBytes(c.N, s.Dv, eb)
+	e.SharedBytes = max(qs+st*(ks+vs), os) // os reuses the loop's bytes
+	e.DeclaredShared = max(c.M*s.Dqk+c.N*s.Dqk+c.N*s.Dv, c.M*s.Dv) * eb
+	if c.Threads > 0 {
+		e.Regs = (c.M*c.N+c.M*s.Dv)/c.Threads + attnRegOverhead // S and acc (P takes S's registers)
+	}
+	// S = Q·Kᵀ (A = qs, B = ks transposed) and acc += P·V (A = P in
+	// registers, B = vs) must take the same path: P gets S's layout.
+	w1 := wgmmaOK(arch, s.DType, c.Threads, c.M, c.N, s.Dqk, [2]int{c.N, s.Dqk}, [2]int{c.M, s.Dqk})
+	w2 := wgmmaOK(arch, s.DType, c.Threads, c.M, s.Dv, c.N, [2]int{c.N, s.Dv})
+	e.WGMMA = w1 && w2
+	warps := c.Threads / 32
+	mma := c.Threads%32 == 0 && c.M%(16*max(warps, 1)) == 0 && c.N%16 == 0 && s.Dv%8 == 0 && s.Dqk%16 == 0
+	e.Reject = firstReason(
+		bad(c.M < 16 || c.N < 16 || c.Stages < 1 || c.Threads < 32, "tiles below 16 rows, no stages or under a warp"),
+		bad(c.Threads%32 != 0, "threads = %d is not a multiple of 32", c.Threads),
+		bad(s.DType != ir.BF16 && s.DType != ir.F16, "%s attention has no CUDA lowering", s.DType),
+		bad(c.M > 64 && c.M-64 >= s.Sq, "M = %d: a smaller tile covers the %d query rows", c.M, s.Sq),
+		bad(c.N > 32 && c.N-16 >= s.Skv, "N = %d: a smaller tile covers the %d keys", c.N, s.Skv),
+		bad(c.Stages > 1 && c.N*(c.Stages-1) >= roundUp(s.Skv, 16), "%d stages: the %d keys take fewer tiles", c.Stages, s.Skv),
+		bad(w1 != w2, "the two GEMMs would lower differently (wgmma %v, %v), so P cannot keep S's layout", w1, w2),
+		bad(!e.WGMMA && !mma, "%d threads cannot split %d×%d tiles: wgmma needs M %% (64·threads/128) == 0, mma.sync M %% (16·warps) == 0", c.Threads, c.M, c.N),
+		bad(e.SharedBytes > MaxSharedBytes, "shared memory %d bytes (tiles × stages) is over %d", e.SharedBytes, MaxSharedBytes),
+		bad(e.DeclaredShared > MaxSharedBytes, "the tiles declare %d bytes of shared memory, over %d", e.DeclaredShared, MaxSharedBytes),
+		bad(e.Regs > MaxRegs-RegMargin, "about %d registers per thread, over %d", e.Regs, MaxRegs-RegMargin),
+	)
+	return e
+}
+
+func gemmEstimate(s GemmShape, c GemmConfig, arch string) Estimate {
+	var e Estimate
+	eb, ob := s.DType.Bytes(), s.OutDType.Bytes()
+	st := 1
+	if c.Stages >= 2 {
+		st = c.Stages
+	}
+	as, bs, cs := tileBytes(c.BM, c.BK, eb), tileBytes(c.BK, c.BN, eb), tileBytes(c.BM, c.BN, ob)
+	e.SharedBytes = max(st*(as+bs), cs) // cs reuses the loop's bytes
+	e.DeclaredShared = max((c.BM*c.BK+c.BK*c.BN)*eb, c.BM*c.BN*ob)
+	if c.Threads > 0 {
+		e.Regs = c.BM*c.BN/c.Threads + gemmRegOverhead
+	}
+	aTile, bTile := [2]int{c.BM, c.BK}, [2]int{c.BK, c.BN}
+	if s.TransA {
+		aTile = [2]int{c.BK, c.BM}
+	}
+	if s.TransB {
+		bTile = [2]int{c.BN, c.BK}
+	}
+	e.WGMMA = wgmmaOK(arch, s.DType, c.Threads, c.BM, c.BN, c.BK, aTile, bTile)
+	e.Reject = firstReason(
+		bad(c.BM < 16 || c.BN < 8 || c.BK < 16 || c.Stages < 1 || c.Threads < 32, "tiles too small, no stages or under a warp"),
+		bad(c.Threads%32 != 0, "threads = %d is not a multiple of 32", c.Threads),
+		bad(s.DType != ir.BF16 && s.DType != ir.F16, "the CUDA backend multiplies f16 or bf16, not %s", s.DType),
+		bad(c.BK%16 != 0, "BK = %d is not a multiple of 16 (mma k16)", c.BK),
+		bad(c.BM > 64 && c.BM/2 >= s.M, "BM = %d: a smaller tile covers the %d rows", c.BM, s.M),
+		bad(c.BN > 64 && c.BN/2 >= s.N, "BN = %d: a smaller tile covers the %d columns", c.BN, s.N),
+		bad(c.BK > 32 && c.BK/2 >= s.K, "BK = %d: a smaller tile covers K = %d", c.BK, s.K),
+		bad(c.Stages > 1 && c.BK*(c.Stages-1) >= roundUp(s.K, 16), "%d stages: K = %d takes fewer tiles", c.Stages, s.K),
+		bad(!e.WGMMA && !squareWarpsOK(c.BM, c.BN, c.Threads/32), "%d warps cannot tile a %d×%d output in 16×8 pieces", c.Threads/32, c.BM, c.BN),
+		bad(e.SharedBytes > MaxSharedBytes, "shared memory %d bytes (tiles × stages) is over %d", e.SharedBytes, MaxSharedBytes),
+		bad(e.DeclaredShared > MaxSharedBytes, "the tiles declare %d bytes of shared memory, over %d", e.DeclaredShared, MaxSharedBytes),
+		bad(e.Regs > MaxRegs-RegMargin, "about %d registers per thread, over %d", e.Regs, MaxRegs-RegMargin),
+	)
+	return e
+}
+
+// tileBytes is a rows×cols shared tile's bytes as the backend places it.
+func tileBytes(rows, cols, eb int) int { return roundUp(rows*cols*eb, sharedAlign) }
+
+// wgmmaOK mirrors target/cuda's wgmmaFits for a Gemm with an m×n
+// accumulator and reduction k whose shared operands are rows×cols tiles:
+// sm_90a, 16-bit inputs, whole warpgroups splitting M in 64-row tiles,
+// n ≤ 256, and tiles in a canonical swizzled layout.
+func wgmmaOK(arch string, dt ir.DType, threads, m, n, k int, tiles ...[2]int) bool {
+	if arch != "sm_90a" || (dt != ir.BF16 && dt != ir.F16) || threads <= 0 {
+		return false
+	}
+	if threads%128 != 0 || m%(64*(threads/128)) != 0 || n%8 != 0 || n > 256 || k%16 != 0 {
+		return false
+	}
+	for _, t := range tiles {
+		rb := t[1] * dt.Bytes()
+		if t[0]%8 != 0 || !(rb%128 == 0 || rb == 64 || rb == 32) {
+			return false
+		}
+	}
+	return true
+}
+
+// squareWarpsOK mirrors chooseWarps for the Square policy: some split of
+// the warps gives each a multiple of 16×8.
+func squareWarpsOK(m, n, warps int) bool {
+	for wm := 1; wm <= warps; wm++ {
+		if warps%wm == 0 && m%(16*wm) == 0 && n%(8*(warps/wm)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// bad returns the formatted reason when cond holds, else "".
+func bad(cond bool, format string, args ...any) string {
+	if !cond {
+		return ""
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+func firstReason(reasons ...string) string {
+	for _, r := range reasons {
+		if r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// ---- bytes moved, for bench's GB/s ----
+
+// Bytes is the traffic an ideal attention kernel has: Q, K and V read
+// once, O and the LSE written once.
+func (p *attnProblem) Bytes() float64 {
+	s := p.s
+	eb := float64(s.DType.Bytes())
+	q := float64(s.B) * float64(s.H) * float64(s.Sq) * float64(s.Dqk)
+	kv := float64(s.B) * float64(s.HKV) * float64(s.Skv) * float64(s.Dqk+s.Dv)
+	o := float64(s.B) * float64(s.H) * float64(s.Sq) * float64(s.Dv)
+	return (q+kv+o)*eb + float64(s.B)*float64(s.H)*float64(s.Sq)*4
+}
+
+// Bytes is the traffic an ideal GEMM has: A and B read once, C written
+// once.
+func (p *gemmProblem) Bytes() float64 {
+	s := p.s
+	m, n, k := float64(s.M), float64(s.N), float64(s.K)
+	return (m*k+k*n)*float64(s.DType.Bytes()) + m*n*float64(s.OutDType.Bytes())
+}
