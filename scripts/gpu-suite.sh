@@ -16,9 +16,11 @@ build() {
 	export CGO_ENABLED=0 GOOS=linux GOARCH=amd64
 	mkdir -p bin
 	go build -o bin/tilego ./cmd/tilego &&
+		go build -o bin/chart ./chart/cmd &&
 		go test -c -tags gpu -o bin/cuda_backend.test ./target/cuda &&
 		go test -c -tags gpu -o bin/runtime.test ./runtime/cuda &&
 		go test -c -tags gpu -o bin/jit.test ./jit &&
+		go test -c -tags gpu -o bin/autotune.test ./autotune &&
 		mkdir -p bin/src && cp target/cuda/include/tilego.cuh bin/src/ &&
 		for k in "flash-attention --dim 64" "flash-attention --dim 128" "flash-attention --dim 256" \
 			"flash-attention --dim 128 --causal" "gemm --m 8192 --n 8192 --k 8192 --out-dtype bf16"; do
@@ -35,7 +37,7 @@ run() {
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
 	summary=()
 	if [ "${TESTS:-1}" = 1 ]; then
-		for t in runtime jit cuda_backend; do
+		for t in runtime jit cuda_backend autotune; do
 			./bin/$t.test -test.v -test.timeout 600s >"$OUT/test-$t.log" 2>&1
 			rc=$?
 			pass=$(grep -c -- '--- PASS' "$OUT/test-$t.log")
@@ -70,6 +72,7 @@ run() {
 		summary+=("peers: exit $?")
 		python3 scripts/table.py "$OUT/tilego.jsonl" "$OUT/peers.jsonl" | tee "$OUT/table.txt"
 		python3 scripts/table.py --md "$OUT/tilego.jsonl" "$OUT/peers.jsonl" >"$OUT/table.md"
+		./bin/chart "$OUT/tilego.jsonl" "$OUT/peers.jsonl" -o "$OUT/fa-sweep.svg" || true
 	fi
 	printf '%s\n' "${summary[@]}"
 }
