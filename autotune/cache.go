@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tilego/tilego/internal/atomicfile"
 	"github.com/tilego/tilego/jit"
 	"github.com/tilego/tilego/kernels"
 )
@@ -143,7 +144,7 @@ func (c Cache) Save(e Entry) (string, error) {
 		return "", err
 	}
 	path := c.Path(e.Key)
-	return path, writeAtomic(path, append(data, '\n'))
+	return path, atomicfile.Write(path, append(data, '\n'))
 }
 
 // Lookup returns the saved winner for p on t and its config, decoded. It
@@ -187,36 +188,4 @@ func DecodeConfig(p kernels.Problem, raw json.RawMessage) (kernels.Config, error
 		return nil, err
 	}
 	return v.Elem().Interface(), nil
-}
-
-// writeAtomic writes data to path through a synced temporary file in the
-// same folder and a rename.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -159,7 +160,7 @@ func FromRecords(recs []Record, o Options) (*Chart, error) {
 		list = append(list, pn)
 	}
 	sort.Slice(list, func(i, j int) bool {
-		if !equalInts(list[i].order, list[j].order) {
+		if !slices.Equal(list[i].order, list[j].order) {
 			return lessInts(list[i].order, list[j].order)
 		}
 		return list[i].p.Title < list[j].p.Title
@@ -202,18 +203,6 @@ func FromRecords(recs []Record, o Options) (*Chart, error) {
 	}
 	c.Subtitle = subtitle(points2shapes(all))
 	return c, nil
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func points2shapes(rs []Record) []shape {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tilego/tilego/internal/atomicfile"
 )
 
 // Cache compiles through a Compiler and keeps results in Dir.
@@ -134,7 +136,7 @@ func (c *Cache) lookupOrCompile(k Key, src, name string, opts []string) ([]byte,
 		return nil, fmt.Errorf("jit: compiling %s: compiler returned an empty image", name)
 	}
 	if path != "" {
-		if err := writeAtomic(path, encodeEntry(k, img)); err != nil {
+		if err := atomicfile.Write(path, encodeEntry(k, img)); err != nil {
 			// Caching is an optimisation; the compiled image is still good.
 			c.writeErrors.Add(1)
 			c.lastWriteErr.Store(&err)

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/layout"
@@ -264,7 +265,7 @@ func parallelDriver(c *compilation, p *ir.Parallel) (drv, cand *ir.Buffer) {
 			inOrder = inOrder && i == d
 		}
 		shape, _ := a.buf.StaticShape()
-		if !inOrder || !slicesEqual(shape, p.Extents) {
+		if !inOrder || !slices.Equal(shape, p.Extents) {
 			continue
 		}
 		if _, known := c.layouts[a.buf]; known {
@@ -275,16 +276,4 @@ func parallelDriver(c *compilation, p *ir.Parallel) (drv, cand *ir.Buffer) {
 		}
 	}
 	return nil, cand
-}
-
-func slicesEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
