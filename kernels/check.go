@@ -68,3 +68,19 @@ func CheckAttentionRows(s AttnShape, args []*tensor.Tensor, rows []Row, o, lse *
 var nan = func() float64 { var z float64; return z / z }()
 
 const tensorF32 = 6 // ir.F32
+
+// GemmInputs returns fresh random A and B (normal, std 1, stored
+// transposed when the shape says so) and a NaN-poisoned C.
+func GemmInputs(s GemmShape, seed uint64) []*tensor.Tensor {
+	ar, ac, br, bc := s.M, s.K, s.K, s.N
+	if s.TransA {
+		ar, ac = ac, ar
+	}
+	if s.TransB {
+		br, bc = bc, br
+	}
+	a := tensor.New(s.DType, ar, ac).Rand(seed, 1)
+	b := tensor.New(s.DType, br, bc).Rand(seed+1, 1)
+	c := tensor.New(s.OutDType, s.M, s.N).Fill(nan)
+	return []*tensor.Tensor{a, b, c}
+}

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/tilego/tilego/interp"
@@ -39,17 +38,8 @@ func checkGemm(t *testing.T, s GemmShape, c GemmConfig) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := tensor.New(s.DType, s.M, s.K)
-	if s.TransA {
-		a = tensor.New(s.DType, s.K, s.M)
-	}
-	b := tensor.New(s.DType, s.K, s.N)
-	if s.TransB {
-		b = tensor.New(s.DType, s.N, s.K)
-	}
-	a.Rand(1, 1)
-	b.Rand(2, 1)
-	out := tensor.New(s.OutDType, s.M, s.N).Fill(math.NaN())
+	args := GemmInputs(s, 1)
+	a, b, out := args[0], args[1], args[2]
 	if err := interp.Run(fn, []*tensor.Tensor{a, b, out}); err != nil {
 		t.Fatal(err)
 	}

@@ -617,21 +617,7 @@ func (p *gemmProblem) Program(c Config) (*tl.Func, error) {
 }
 
 // Inputs are A, B (normal, std 1) and C poisoned with NaN.
-func (p *gemmProblem) Inputs(seed uint64) []*tensor.Tensor {
-	s := p.s
-	a := tensor.New(s.DType, s.M, s.K)
-	if s.TransA {
-		a = tensor.New(s.DType, s.K, s.M)
-	}
-	b := tensor.New(s.DType, s.K, s.N)
-	if s.TransB {
-		b = tensor.New(s.DType, s.N, s.K)
-	}
-	a.Rand(seed, 1)
-	b.Rand(seed+1, 1)
-	c := tensor.New(s.OutDType, s.M, s.N).Fill(math.NaN())
-	return []*tensor.Tensor{a, b, c}
-}
+func (p *gemmProblem) Inputs(seed uint64) []*tensor.Tensor { return GemmInputs(p.s, seed) }
 
 func (p *gemmProblem) Check(args []*tensor.Tensor, seed uint64) Report {
 	s := p.s

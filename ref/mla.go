@@ -38,7 +38,6 @@ func (p MLA) Row(q, cache, table, lens *tensor.Tensor, b, t, h int) ([]float64, 
 	}
 	row := func(j int) (blk, r int) { return int(table.At(b, j/page)), j % page }
 	s := make([]float64, last+1)
-	mx := math.Inf(-1)
 	for j := range s {
 		blk, r := row(j)
 		var dot float64
@@ -46,19 +45,13 @@ func (p MLA) Row(q, cache, table, lens *tensor.Tensor, b, t, h int) ([]float64, 
 			dot += q.At(b, t, h, x) * cache.At(blk, r, x)
 		}
 		s[j] = dot * p.Scale
-		mx = max(mx, s[j])
 	}
-	var sum float64
-	for j := range s {
-		s[j] = math.Exp(s[j] - mx)
-		sum += s[j]
-	}
-	for j := range s {
+	lse := Softmax(s)
+	for j, w := range s {
 		blk, r := row(j)
-		w := s[j] / sum
 		for x := range p.Dv {
 			out[x] += w * cache.At(blk, r, x)
 		}
 	}
-	return out, mx + math.Log(sum)
+	return out, lse
 }

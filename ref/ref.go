@@ -66,14 +66,28 @@ func (p Attn) AttentionRow(q, k, v *tensor.Tensor, b, h, i int) ([]float64, floa
 		return out, math.Inf(-1)
 	}
 	s := make([]float64, last+1)
-	mx := math.Inf(-1)
 	for j := range s {
 		var d float64
 		for x := range D {
 			d += q.At(b, h, i, x) * k.At(b, hkv, j, x)
 		}
 		s[j] = d * p.Scale
-		mx = max(mx, s[j])
+	}
+	lse := Softmax(s)
+	for j, w := range s {
+		for x := range Dv {
+			out[x] += w * v.At(b, hkv, j, x)
+		}
+	}
+	return out, lse
+}
+
+// Softmax turns scores into softmax weights in place and returns their
+// log-sum-exp (natural log), computed stably.
+func Softmax(s []float64) float64 {
+	mx := math.Inf(-1)
+	for _, x := range s {
+		mx = max(mx, x)
 	}
 	var sum float64
 	for j := range s {
@@ -81,12 +95,9 @@ func (p Attn) AttentionRow(q, k, v *tensor.Tensor, b, h, i int) ([]float64, floa
 		sum += s[j]
 	}
 	for j := range s {
-		w := s[j] / sum
-		for x := range Dv {
-			out[x] += w * v.At(b, hkv, j, x)
-		}
+		s[j] /= sum
 	}
-	return out, mx + math.Log(sum)
+	return mx + math.Log(sum)
 }
 
 // Diff accumulates the distance between a result and its reference.

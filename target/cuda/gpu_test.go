@@ -97,18 +97,8 @@ func checkGemmGPU(t *testing.T, b *Backend, arch string, s kernels.GemmShape, c 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ar, ac := s.M, s.K
-	if s.TransA {
-		ar, ac = ac, ar
-	}
-	br, bc := s.K, s.N
-	if s.TransB {
-		br, bc = bc, br
-	}
-	seed := uint64(s.M*7 + s.N*3 + s.K)
-	a := tensor.New(s.DType, ar, ac).Rand(seed, 1)
-	bb := tensor.New(s.DType, br, bc).Rand(seed+1, 1)
-	out := tensor.New(s.OutDType, s.M, s.N).Fill(math.NaN())
+	args := kernels.GemmInputs(s, uint64(s.M*7+s.N*3+s.K))
+	a, bb, out := args[0], args[1], args[2]
 	runPoisoned(t, b, arch, f, []*tensor.Tensor{a, bb, out})
 	_, n, want := ref.Gemm(a, bb, s.TransA, s.TransB)
 	var d ref.Diff
