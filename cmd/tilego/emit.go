@@ -10,7 +10,7 @@ import (
 )
 
 var emitCmd = &command{
-	name: "emit", args: "KERNEL [flags]", summary: "print the code a target gets for a kernel (the IR for now)",
+	name: "emit", args: "KERNEL [flags]", summary: "print a kernel's IR or the CUDA C++ a GPU target gets",
 	main: emitMain, usage: emitUsage,
 }
 
@@ -21,8 +21,10 @@ func defineEmitFlags(k *kernelFlags) *string {
 func emitUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage: tilego emit KERNEL [shape flags] [--target T]
 
-Builds KERNEL for the shape the flags give (with the default config for it)
-and prints the code the target gets: the IR text for ir. No GPU is needed.
+Builds KERNEL for the shape the flags give and prints the code the target
+gets: the IR text for ir (with the interpreter's default config), CUDA C++
+for sm_80 (mma.sync) or sm_90a (wgmma) (with the GPU config). No GPU is
+needed. TILEGO_DUMP=<program name> also prints every compiler pass.
 
 Emit flags:
 `)
