@@ -1,0 +1,247 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/tensor"
+	"github.com/tilego/tilego/tl"
+)
+
+// FlashAttention's split-KV path (the tail split of kernels/split.go):
+// FlashAttentionSplit cuts the KV range of every block in splits pieces,
+// each piece a block of its own that writes a partial output and a partial
+// LSE, and AttnCombine merges the pieces into O and LSE. TailSplits
+// decides the count; 1 means the single-program FlashAttention.
+//
+// Partial buffers (f32, contiguous, split-major):
+//
+//	O_partial   [splits, B, H, Sq, Dv]  the piece's normalized output
+//	LSE_partial [splits, B, H, Sq]      its LSE in base 2: log2 Σ 2^(s·scale·log2 e)
+//
+// A piece that sees no key of a row (an empty piece, or a causal row with
+// no keys at all) writes O = 0 and LSE = -inf for it.
+
+// FlashAttentionSplit is FlashAttention with the KV loop cut in splits
+// pieces: the grid is (ceil(Sq/M), H, B·splits), z = b·splits + k, and
+// piece k of a block covers its KV tiles [k·per, min((k+1)·per, nKV)),
+// per = ceil(nKV/splits), nKV the block's tile count (causal included).
+func FlashAttentionSplit(s AttnShape, c AttnConfig, splits int) *tl.Func {
+	f := tl.NewFunc("flash_attention_split")
+	Q := f.In("Q", s.DType, s.B, s.H, s.Sq, s.Dqk).WithStrides(s.strides(s.H, s.Sq, s.Dqk)...)
+	K := f.In("K", s.DType, s.B, s.HKV, s.Skv, s.Dqk).WithStrides(s.strides(s.HKV, s.Skv, s.Dqk)...)
+	V := f.In("V", s.DType, s.B, s.HKV, s.Skv, s.Dv).WithStrides(s.strides(s.HKV, s.Skv, s.Dv)...)
+	OP := f.Out("O_partial", tl.F32, splits, s.B, s.H, s.Sq, s.Dv)
+	LP := f.Out("LSE_partial", tl.F32, splits, s.B, s.H, s.Sq)
+	scale := s.SoftmaxScale() * math.Log2E // softmax in base 2
+	groups := s.H / s.HKV
+	f.Kernel(tl.Grid(tl.CeilDiv(s.Sq, c.M), s.H, s.B*splits), c.Threads, func(k *tl.Block) {
+		bx, h, z := k.Idx()
+		b, sp := z.Div(splits), z.Mod(splits)
+		if s.Causal { // the longest rows first, so the last wave is short
+			bx = tl.CeilDiv(s.Sq, c.M).Sub(1).Sub(bx)
+		}
+		hk := h.Div(groups)
+		qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
+		ks := k.Shared(s.DType, c.N, s.Dqk).Named("ks")
+		vs := k.Shared(s.DType, c.N, s.Dv).Named("vs")
+		S := k.Fragment(tl.F32, c.M, c.N).Named("S")
+		P := k.Fragment(s.DType, c.M, c.N).Named("P")
+		acc := k.Fragment(tl.F32, c.M, s.Dv).Named("acc")
+		m := k.Fragment(tl.F32, c.M).Named("m")
+		mOld := k.Fragment(tl.F32, c.M).Named("m_old")
+		l := k.Fragment(tl.F32, c.M).Named("l")
+		lse := k.Fragment(tl.F32, c.M).Named("lse")
+
+		k.Copy(Q.Sub(b, h, tl.Tile(bx, c.M), tl.All), qs)
+		k.Clear(acc)
+		k.Clear(l)
+		k.Fill(m, tl.NegInf())
+		// Causal: key j is visible to query i when j <= i + Skv - Sq.
+		diag := bx.Mul(c.M).Add(s.Skv - s.Sq)
+		nKV := tl.CeilDiv(s.Skv, c.N)
+		if s.Causal {
+			nKV = tl.Max(0, tl.Min(nKV, tl.CeilDiv(diag.Add(c.M), c.N)))
+		}
+		// This piece's tiles; lo = hi (no iteration) for an empty piece.
+		per := tl.CeilDiv(nKV, splits)
+		lo := tl.Min(sp.Mul(per), nKV)
+		hi := tl.Min(sp.Add(1).Mul(per), nKV)
+		k.PipelinedRange(lo, hi, c.Stages, func(j tl.Expr) {
+			k.Copy(K.Sub(b, hk, tl.Tile(j, c.N), tl.All), ks)
+			k.Gemm(qs, ks, S, tl.TransB, tl.ClearAccum, tl.WithPolicy(tl.FullRow))
+			edge := j.Add(1).Mul(c.N).Gt(s.Skv)
+			if s.Causal {
+				edge = edge.Or(j.Add(1).Mul(c.N).Sub(1).Gt(diag))
+			}
+			k.If(edge, func() {
+				k.Parallel(func(i, jj tl.Expr) {
+					key := j.Mul(c.N).Add(jj)
+					hide := key.Ge(s.Skv)
+					if s.Causal {
+						hide = hide.Or(key.Gt(diag.Add(i)))
+					}
+					S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
+				}, c.M, c.N)
+			})
+			k.Copy(m, mOld)
+			k.ReduceMax(S, m, 1, tl.Accumulate)
+			ms := func(i tl.Expr) tl.Expr { // m·scale; 0 while a row is fully masked (m = -inf)
+				return tl.Select(m.At(i).Eq(tl.NegInf()), 0, m.At(i).Mul(scale))
+			}
+			k.Parallel(func(i, jj tl.Expr) {
+				S.Set(tl.Exp2(S.At(i, jj).Mul(scale).Sub(ms(i))), i, jj)
+			}, c.M, c.N)
+			k.Parallel(func(i tl.Expr) {
+				mOld.Set(tl.Exp2(mOld.At(i).Mul(scale).Sub(ms(i))), i) // the rescale factor now
+				l.Set(l.At(i).Mul(mOld.At(i)), i)
+			}, c.M)
+			k.ReduceSum(S, l, 1, tl.Accumulate)
+			k.Parallel(func(i, d tl.Expr) {
+				acc.Set(acc.At(i, d).Mul(mOld.At(i)), i, d)
+			}, c.M, s.Dv)
+			k.Copy(S, P)
+			k.Copy(V.Sub(b, hk, tl.Tile(j, c.N), tl.All), vs)
+			k.Gemm(P, vs, acc, tl.WithPolicy(tl.FullRow))
+		})
+		k.Parallel(func(i, d tl.Expr) {
+			acc.Set(tl.Select(l.At(i).Eq(0), 0, acc.At(i, d).Div(l.At(i))), i, d)
+		}, c.M, s.Dv)
+		k.Parallel(func(i tl.Expr) { // base-2 LSE; -inf for a row this piece gives no key
+			v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i)))
+			lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)
+		}, c.M)
+		k.Copy(acc, OP.Sub(sp, b, h, tl.Tile(bx, c.M), tl.All)) // f32: straight from the fragment
+		k.Copy(lse, LP.Sub(sp, b, h, tl.Tile(bx, c.M)))
+	})
+	return f
+}
+
+// AttnCombineConfig is how AttnCombine tiles its work.
+type AttnCombineConfig struct {
+	Rows    int // query rows per block
+	Threads int
+}
+
+// DefaultAttnCombineConfig: 16 query rows per block over 128 threads.
+func DefaultAttnCombineConfig() AttnCombineConfig { return AttnCombineConfig{Rows: 16, Threads: 128} }
+
+// AttnCombine merges FlashAttentionSplit's pieces into O (the shape's dtype
+// and layout) and LSE (natural log), per query row as MLACombine does:
+//
+//	m   = max_k lse_k
+//	w_k = 2^(lse_k - m)                  (0 for an empty piece: lse_k = -inf)
+//	O   = Σ_k w_k·O_k / Σ_k w_k
+//	LSE = (m + log2 Σ_k w_k) · ln 2      (-inf, and O = 0, when every piece is empty)
+//
+// The grid is (ceil(Sq/Rows), H, B). MLACombine's body is not shared: its
+// rows are heads of one token and it reads one LSE at a time, while here
+// the rows are a tile of Sq that may run past the end, so the LSEs come
+// through a copy (which reads zeros past the end; those rows are never
+// stored) rather than one load per row.
+func AttnCombine(s AttnShape, c AttnCombineConfig, splits int) *tl.Func {
+	f := tl.NewFunc("flash_attention_combine")
+	OP := f.In("O_partial", tl.F32, splits, s.B, s.H, s.Sq, s.Dv)
+	LP := f.In("LSE_partial", tl.F32, splits, s.B, s.H, s.Sq)
+	O := f.Out("O", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
+	LSE := f.Out("LSE", tl.F32, s.B, s.H, s.Sq)
+	R := c.Rows
+	f.Kernel(tl.Grid(tl.CeilDiv(s.Sq, R), s.H, s.B), c.Threads, func(k *tl.Block) {
+		bx, h, b := k.Idx()
+		// Row statistics live in shared tiles, as in MLACombine: the loops
+		// over rows and over rows × columns spread their threads differently.
+		lp := k.Shared(tl.F32, R).Named("lse_k")
+		m := k.Shared(tl.F32, R).Named("m")
+		w := k.Shared(tl.F32, R).Named("w")
+		sum := k.Shared(tl.F32, R).Named("sum")
+		lse := k.Shared(tl.F32, R).Named("lse")
+		oi := k.Fragment(tl.F32, R, s.Dv).Named("o_k")
+		acc := k.Fragment(tl.F32, R, s.Dv).Named("acc")
+		os := k.Shared(s.DType, R, s.Dv).Named("os")
+
+		k.Fill(m, tl.NegInf())
+		k.Clear(sum)
+		k.Clear(acc)
+		k.Serial(splits, func(i tl.Expr) { // the largest LSE of each row
+			k.Copy(LP.Sub(i, b, h, tl.Tile(bx, R)), lp)
+			k.Parallel(func(r tl.Expr) { m.Set(tl.Max(m.At(r), lp.At(r)), r) }, R)
+		})
+		k.Serial(splits, func(i tl.Expr) {
+			k.Copy(LP.Sub(i, b, h, tl.Tile(bx, R)), lp)
+			k.Copy(OP.Sub(i, b, h, tl.Tile(bx, R), tl.All), oi)
+			k.Parallel(func(r tl.Expr) {
+				w.Set(tl.Select(lp.At(r).Eq(tl.NegInf()), 0, tl.Exp2(lp.At(r).Sub(m.At(r)))), r)
+				sum.Set(sum.At(r).Add(w.At(r)), r)
+			}, R)
+			k.Parallel(func(r, d tl.Expr) {
+				acc.Set(tl.Select(w.At(r).Eq(0), acc.At(r, d), acc.At(r, d).Add(w.At(r).Mul(oi.At(r, d)))), r, d)
+			}, R, s.Dv)
+		})
+		k.Parallel(func(r, d tl.Expr) {
+			acc.Set(tl.Select(sum.At(r).Eq(0), 0, acc.At(r, d).Div(sum.At(r))), r, d)
+		}, R, s.Dv)
+		k.Parallel(func(r tl.Expr) {
+			v := m.At(r).Add(tl.Log2(sum.At(r))).Mul(math.Ln2)
+			lse.Set(tl.Select(sum.At(r).Eq(0), tl.NegInf(), v), r)
+		}, R)
+		k.Copy(acc, os) // through shared memory, as FlashAttention stores O
+		k.Copy(os, O.Sub(b, h, tl.Tile(bx, R), tl.All))
+		k.Copy(lse, LSE.Sub(b, h, tl.Tile(bx, R)))
+	})
+	return f
+}
+
+// FlashAttentionSplits is the split count for s at c on sms SMs: TailSplits
+// when the grid is one wave, else 1. FlashAttentionSplit cuts every block,
+// not only those of the last wave, and that is what TailSplits prices only
+// when the last wave is the only one; a grid of several waves would pay
+// the partials of every block for the tail's gain.
+func FlashAttentionSplits(s AttnShape, c AttnConfig, sms int) int {
+	blocks := s.B * s.H * ((s.Sq + c.M - 1) / c.M)
+	if blocks > sms {
+		return 1
+	}
+	return TailSplits(s.B, s.H, s.Sq, c.M, s.Skv, sms)
+}
+
+// FlashAttentionSplitSteps lists the split path's two programs over the
+// tensors of FlashAttentionSplitInputs (Q, K, V, O, LSE, O_partial,
+// LSE_partial): FlashAttentionSplit reads Q, K, V and writes the partials,
+// AttnCombine reads them and writes O and LSE. One split is the
+// single-program FlashAttention over Q, K, V, O, LSE.
+func FlashAttentionSplitSteps(s AttnShape, c AttnConfig, splits int) ([]Step, error) {
+	if splits < 1 {
+		return nil, fmt.Errorf("flash-attention: %d splits; want at least 1", splits)
+	}
+	if splits == 1 {
+		return []Step{{FlashAttention(s, c), []int{0, 1, 2, 3, 4}}}, nil
+	}
+	return []Step{
+		{FlashAttentionSplit(s, c, splits), []int{0, 1, 2, 5, 6}},
+		{AttnCombine(s, DefaultAttnCombineConfig(), splits), []int{5, 6, 3, 4}},
+	}, nil
+}
+
+// FlashAttentionSplitInputs is AttentionInputs followed by NaN-poisoned
+// O_partial and LSE_partial for splits pieces (none for one split).
+func FlashAttentionSplitInputs(s AttnShape, splits int, seed uint64) []*tensor.Tensor {
+	args := AttentionInputs(s, seed)
+	if splits > 1 {
+		args = append(args,
+			tensor.New(ir.F32, splits, s.B, s.H, s.Sq, s.Dv).Fill(math.NaN()),
+			tensor.New(ir.F32, splits, s.B, s.H, s.Sq).Fill(math.NaN()))
+	}
+	return args
+}
+
+// RunFlashAttentionSplit builds the split path's programs against lim and
+// runs them in order with run (interp.Run, or a backend's Run) on args
+// from FlashAttentionSplitInputs; O and LSE end up in args[3] and args[4].
+func RunFlashAttentionSplit(s AttnShape, c AttnConfig, splits int, args []*tensor.Tensor, lim ir.Limits, run func(*ir.Func, []*tensor.Tensor) error) error {
+	steps, err := FlashAttentionSplitSteps(s, c, splits)
+	if err != nil {
+		return err
+	}
+	return RunSteps(steps, args, lim, run)
+}
