@@ -8,6 +8,7 @@ import (
 	"github.com/tilego/tilego/internal/testprog"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
+	"github.com/tilego/tilego/tl"
 )
 
 // The library's kernels must compile to CUDA for every variant the
@@ -84,4 +85,39 @@ func TestEmitRowScale(t *testing.T) {
 			t.Logf("%s", p.Source)
 		}
 	}
+}
+
+// A fragment whose users need different register layouts is a clear error
+// naming both ops: here P comes from a Gemm whose warps split rows and
+// columns, but feeding a Gemm from registers needs whole rows per warp.
+func TestLayoutConflict(t *testing.T) {
+	f := tl.NewFunc("conflict")
+	A := f.In("A", tl.BF16, 64, 32)
+	B := f.In("B", tl.BF16, 32, 64)
+	C := f.Out("C", tl.F32, 64, 32)
+	f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+		as := k.Shared(tl.BF16, 64, 32)
+		bs := k.Shared(tl.BF16, 32, 64)
+		ws := k.Shared(tl.BF16, 64, 32)
+		s := k.Fragment(tl.F32, 64, 64)
+		p := k.Fragment(tl.BF16, 64, 64)
+		o := k.Fragment(tl.F32, 64, 32)
+		k.Copy(A, as)
+		k.Copy(B, bs)
+		k.Copy(A, ws)
+		k.Clear(o)
+		k.Gemm(as, bs, s, tl.ClearAccum, tl.WithPolicy(tl.Square)) // warps split rows and columns
+		k.Copy(s, p)
+		k.Gemm(p, ws, o) // needs P in the A-operand layout: whole rows per warp
+		k.Copy(o, C)
+	})
+	fn, err := f.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Compile(fn, Options{Arch: "sm_80"})
+	if err == nil || !strings.Contains(err.Error(), "fragment") || !strings.Contains(err.Error(), "emit_test.go:") {
+		t.Fatalf("got %v, want a layout conflict naming the fragment and the kernel's lines", err)
+	}
+	t.Log(err)
 }

@@ -17,11 +17,16 @@ func inferLayouts(c *compilation) error {
 	k := c.f.Kernel
 	threads := k.Threads
 	warps := threads / 32
-	origin := map[*ir.Buffer]ir.Pos{}
+	type from struct {
+		op  string
+		pos ir.Pos
+	}
+	origin := map[*ir.Buffer]from{}
 	set := func(b *ir.Buffer, l *layout.Fragment, pos ir.Pos, why string) error {
 		if old, ok := c.layouts[b]; ok {
 			if !old.Equal(l) {
-				return errAt(why, pos, "fragment %s needs layout %s here, but %s (at %s) gave it %s; copy it through a shared tile to change layout", b.Name, l, "an earlier op", origin[b], old)
+				o := origin[b]
+				return errAt(why, pos, "fragment %s needs layout %s here, but the %s at %s needs %s; copy it through a shared tile to change layout", b.Name, l, o.op, o.pos, old)
 			}
 			return nil
 		}
@@ -29,7 +34,7 @@ func inferLayouts(c *compilation) error {
 			return fmt.Errorf("cuda: internal error: %v", err)
 		}
 		c.layouts[b] = l
-		origin[b] = pos
+		origin[b] = from{why, pos}
 		return nil
 	}
 	var firstErr error
