@@ -70,17 +70,9 @@ func MLACombine(s MLAShape, c CombineConfig) *tl.Func {
 		})
 		k.Serial(nSplit, func(i tl.Expr) {
 			k.Copy(OP.Sub(b, i, t, tl.Tile(hx, R), tl.All), oi)
-			k.Parallel(func(r tl.Expr) {
-				w.Set(tl.Select(lseI(i, r).Eq(tl.NegInf()), 0, tl.Exp2(lseI(i, r).Sub(m.At(r)))), r)
-				sum.Set(sum.At(r).Add(w.At(r)), r)
-			}, R)
-			k.Parallel(func(r, d tl.Expr) {
-				acc.Set(tl.Select(w.At(r).Eq(0), acc.At(r, d), acc.At(r, d).Add(w.At(r).Mul(oi.At(r, d)))), r, d)
-			}, R, s.Dv)
+			mergeSplit(k, func(r tl.Expr) tl.Expr { return lseI(i, r) }, oi, w, sum, m, acc, R, s.Dv)
 		})
-		k.Parallel(func(r, d tl.Expr) {
-			acc.Set(tl.Select(sum.At(r).Eq(0), 0, acc.At(r, d).Div(sum.At(r))), r, d)
-		}, R, s.Dv)
+		normalizeRows(k, acc, sum, R, s.Dv)
 		k.Parallel(func(r tl.Expr) {
 			v := m.At(r).Add(tl.Log2(sum.At(r))).Mul(math.Ln2)
 			lse.Set(tl.Select(sum.At(r).Eq(0), tl.NegInf(), v), r)

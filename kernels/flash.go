@@ -83,33 +83,8 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 		k.Pipelined(nKV, c.Stages, func(j tl.Expr) {
 			k.Copy(K.Sub(b, hk, tl.Tile(j, c.N), tl.All), ks)
 			k.Gemm(qs, ks, S, tl.TransB, tl.ClearAccum, tl.WithPolicy(tl.FullRow))
-			edge := j.Add(1).Mul(c.N).Gt(s.Skv)
-			if s.Causal {
-				edge = edge.Or(j.Add(1).Mul(c.N).Sub(1).Gt(diag))
-			}
-			k.If(edge, func() {
-				k.Parallel(func(i, jj tl.Expr) {
-					key := j.Mul(c.N).Add(jj)
-					hide := key.Ge(s.Skv)
-					if s.Causal {
-						hide = hide.Or(key.Gt(diag.Add(i)))
-					}
-					S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
-				}, c.M, c.N)
-			})
-			k.Copy(m, mOld)
-			k.ReduceMax(S, m, 1, tl.Accumulate)
-			ms := func(i tl.Expr) tl.Expr { // m·scale; 0 while a row is fully masked (m = -inf)
-				return tl.Select(m.At(i).Eq(tl.NegInf()), 0, m.At(i).Mul(scale))
-			}
-			k.Parallel(func(i, jj tl.Expr) {
-				S.Set(tl.Exp2(S.At(i, jj).Mul(scale).Sub(ms(i))), i, jj)
-			}, c.M, c.N)
-			k.Parallel(func(i tl.Expr) {
-				mOld.Set(tl.Exp2(mOld.At(i).Mul(scale).Sub(ms(i))), i) // the rescale factor now
-				l.Set(l.At(i).Mul(mOld.At(i)), i)
-			}, c.M)
-			k.ReduceSum(S, l, 1, tl.Accumulate)
+			maskScores(k, S, s, c, j, diag)
+			onlineSoftmax(k, S, m, mOld, l, scale, c.M, c.N)
 			k.Parallel(func(i, d tl.Expr) {
 				acc.Set(acc.At(i, d).Mul(mOld.At(i)), i, d)
 			}, c.M, s.Dv)
@@ -117,9 +92,7 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 			k.Copy(V.Sub(b, hk, tl.Tile(j, c.N), tl.All), vs)
 			k.Gemm(P, vs, acc, tl.WithPolicy(tl.FullRow))
 		})
-		k.Parallel(func(i, d tl.Expr) {
-			acc.Set(tl.Select(l.At(i).Eq(0), 0, acc.At(i, d).Div(l.At(i))), i, d)
-		}, c.M, s.Dv)
+		normalizeRows(k, acc, l, c.M, s.Dv)
 		k.Parallel(func(i tl.Expr) { // natural-log LSE; -inf for a row with no keys
 			v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(math.Ln2)
 			lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)

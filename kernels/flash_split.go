@@ -71,33 +71,8 @@ func FlashAttentionSplit(s AttnShape, c AttnConfig, splits int) *tl.Func {
 		k.PipelinedRange(lo, hi, c.Stages, func(j tl.Expr) {
 			k.Copy(K.Sub(b, hk, tl.Tile(j, c.N), tl.All), ks)
 			k.Gemm(qs, ks, S, tl.TransB, tl.ClearAccum, tl.WithPolicy(tl.FullRow))
-			edge := j.Add(1).Mul(c.N).Gt(s.Skv)
-			if s.Causal {
-				edge = edge.Or(j.Add(1).Mul(c.N).Sub(1).Gt(diag))
-			}
-			k.If(edge, func() {
-				k.Parallel(func(i, jj tl.Expr) {
-					key := j.Mul(c.N).Add(jj)
-					hide := key.Ge(s.Skv)
-					if s.Causal {
-						hide = hide.Or(key.Gt(diag.Add(i)))
-					}
-					S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
-				}, c.M, c.N)
-			})
-			k.Copy(m, mOld)
-			k.ReduceMax(S, m, 1, tl.Accumulate)
-			ms := func(i tl.Expr) tl.Expr { // m·scale; 0 while a row is fully masked (m = -inf)
-				return tl.Select(m.At(i).Eq(tl.NegInf()), 0, m.At(i).Mul(scale))
-			}
-			k.Parallel(func(i, jj tl.Expr) {
-				S.Set(tl.Exp2(S.At(i, jj).Mul(scale).Sub(ms(i))), i, jj)
-			}, c.M, c.N)
-			k.Parallel(func(i tl.Expr) {
-				mOld.Set(tl.Exp2(mOld.At(i).Mul(scale).Sub(ms(i))), i) // the rescale factor now
-				l.Set(l.At(i).Mul(mOld.At(i)), i)
-			}, c.M)
-			k.ReduceSum(S, l, 1, tl.Accumulate)
+			maskScores(k, S, s, c, j, diag)
+			onlineSoftmax(k, S, m, mOld, l, scale, c.M, c.N)
 			k.Parallel(func(i, d tl.Expr) {
 				acc.Set(acc.At(i, d).Mul(mOld.At(i)), i, d)
 			}, c.M, s.Dv)
@@ -105,9 +80,7 @@ func FlashAttentionSplit(s AttnShape, c AttnConfig, splits int) *tl.Func {
 			k.Copy(V.Sub(b, hk, tl.Tile(j, c.N), tl.All), vs)
 			k.Gemm(P, vs, acc, tl.WithPolicy(tl.FullRow))
 		})
-		k.Parallel(func(i, d tl.Expr) {
-			acc.Set(tl.Select(l.At(i).Eq(0), 0, acc.At(i, d).Div(l.At(i))), i, d)
-		}, c.M, s.Dv)
+		normalizeRows(k, acc, l, c.M, s.Dv)
 		k.Parallel(func(i tl.Expr) { // base-2 LSE; -inf for a row this piece gives no key
 			v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i)))
 			lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)
@@ -170,17 +143,9 @@ func AttnCombine(s AttnShape, c AttnCombineConfig, splits int) *tl.Func {
 		k.Serial(splits, func(i tl.Expr) {
 			k.Copy(LP.Sub(i, b, h, tl.Tile(bx, R)), lp)
 			k.Copy(OP.Sub(i, b, h, tl.Tile(bx, R), tl.All), oi)
-			k.Parallel(func(r tl.Expr) {
-				w.Set(tl.Select(lp.At(r).Eq(tl.NegInf()), 0, tl.Exp2(lp.At(r).Sub(m.At(r)))), r)
-				sum.Set(sum.At(r).Add(w.At(r)), r)
-			}, R)
-			k.Parallel(func(r, d tl.Expr) {
-				acc.Set(tl.Select(w.At(r).Eq(0), acc.At(r, d), acc.At(r, d).Add(w.At(r).Mul(oi.At(r, d)))), r, d)
-			}, R, s.Dv)
+			mergeSplit(k, func(r tl.Expr) tl.Expr { return lp.At(r) }, oi, w, sum, m, acc, R, s.Dv)
 		})
-		k.Parallel(func(r, d tl.Expr) {
-			acc.Set(tl.Select(sum.At(r).Eq(0), 0, acc.At(r, d).Div(sum.At(r))), r, d)
-		}, R, s.Dv)
+		normalizeRows(k, acc, sum, R, s.Dv)
 		k.Parallel(func(r tl.Expr) {
 			v := m.At(r).Add(tl.Log2(sum.At(r))).Mul(math.Ln2)
 			lse.Set(tl.Select(sum.At(r).Eq(0), tl.NegInf(), v), r)

@@ -163,19 +163,7 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 					S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
 				}, c.M, s.Page)
 			})
-			k.Copy(m, mOld)
-			k.ReduceMax(S, m, 1, tl.Accumulate)
-			ms := func(i tl.Expr) tl.Expr { // m·scale; 0 while a row is fully masked (m = -inf)
-				return tl.Select(m.At(i).Eq(tl.NegInf()), 0, m.At(i).Mul(scale))
-			}
-			k.Parallel(func(i, jj tl.Expr) {
-				S.Set(tl.Exp2(S.At(i, jj).Mul(scale).Sub(ms(i))), i, jj)
-			}, c.M, s.Page)
-			k.Parallel(func(i tl.Expr) {
-				mOld.Set(tl.Exp2(mOld.At(i).Mul(scale).Sub(ms(i))), i) // the rescale factor now
-				l.Set(l.At(i).Mul(mOld.At(i)), i)
-			}, c.M)
-			k.ReduceSum(S, l, 1, tl.Accumulate)
+			onlineSoftmax(k, S, m, mOld, l, scale, c.M, s.Page)
 			k.Copy(mOld, rowS)
 			k.Parallel(func(i, d tl.Expr) {
 				acc.Set(acc.At(i, d).Mul(rowS.At(i)), i, d)
