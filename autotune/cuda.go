@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/jit"
 	"github.com/tilego/tilego/kernels"
+	drv "github.com/tilego/tilego/runtime/cuda"
 	"github.com/tilego/tilego/target/cuda"
 	"github.com/tilego/tilego/tensor"
 )
@@ -24,10 +26,11 @@ type CUDA struct {
 
 	mu    sync.Mutex
 	progs map[string]*cuda.Program // by configKey
-	in    struct {                 // the inputs, made once per problem and seed
+	in    struct {                 // the inputs, made and uploaded once per problem and seed
 		p    kernels.Problem
 		seed uint64
 		args []*tensor.Tensor
+		dev  *cuda.Tensors // their device copies, which every config's launch shares
 	}
 }
 
@@ -109,18 +112,53 @@ func BuildAll(p kernels.Problem, cs []kernels.Config, lim ir.Limits, arch string
 	return progs, errs
 }
 
-func (r *CUDA) inputs(p kernels.Problem, seed uint64) []*tensor.Tensor {
+// inputs are p's inputs for seed and their device copies. A launch only
+// writes its outputs, which are poisoned before each config runs, so the
+// configs can share one upload.
+func (r *CUDA) inputs(p kernels.Problem, seed uint64) ([]*tensor.Tensor, *cuda.Tensors, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.in.p != p || r.in.seed != seed || r.in.args == nil {
-		r.in.p, r.in.seed, r.in.args = p, seed, p.Inputs(seed)
+		if r.in.dev != nil {
+			r.in.dev.Free()
+		}
+		r.in.p, r.in.seed, r.in.args, r.in.dev = p, seed, p.Inputs(seed), nil
+		dev, err := cuda.Upload(r.b, r.in.args)
+		if err != nil {
+			r.in.args = nil
+			return nil, nil, err
+		}
+		r.in.dev = dev
 	}
-	return r.in.args
+	return r.in.args, r.in.dev, nil
 }
 
 // Run implements Runner: upload, poison the outputs, launch once, check
-// against float64, then time with the bench profiler.
+// against float64, then time with the bench profiler. A fault that leaves
+// the CUDA context unusable comes back wrapping ErrDeviceLost.
 func (r *CUDA) Run(ctx context.Context, p kernels.Problem, c kernels.Config, seed uint64) (Measurement, error) {
+	m, err := r.run(ctx, p, c, seed)
+	if sticky(err) {
+		err = fmt.Errorf("%w: %w", ErrDeviceLost, err)
+	}
+	return m, err
+}
+
+// sticky reports whether err is a kernel fault after which every CUDA
+// call in the process fails (the context is lost until it is reset).
+func sticky(err error) bool {
+	var e *drv.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case 700, 702, 714, 715, 716, 717, 718, 719: // illegal address, launch timeout, hardware stack error, illegal instruction, misaligned address, invalid address space, invalid PC, launch failed
+		return true
+	}
+	return false
+}
+
+func (r *CUDA) run(ctx context.Context, p kernels.Problem, c kernels.Config, seed uint64) (Measurement, error) {
 	if err := ctx.Err(); err != nil {
 		return Measurement{}, err
 	}
@@ -130,12 +168,14 @@ func (r *CUDA) Run(ctx context.Context, p kernels.Problem, c kernels.Config, see
 	if prog == nil {
 		return Measurement{}, fmt.Errorf("%s (%s) was not compiled", p.Kernel(), kernels.ConfigFields(c))
 	}
-	args := r.inputs(p, seed)
-	l, err := cuda.Prepare(r.b, prog, args)
+	args, dev, err := r.inputs(p, seed)
 	if err != nil {
 		return Measurement{}, err
 	}
-	defer l.Free()
+	l, err := cuda.PrepareOn(prog, dev)
+	if err != nil {
+		return Measurement{}, err
+	}
 	m := Measurement{Source: prog.Fingerprint()}
 	info, err := l.Info()
 	if err != nil {

@@ -78,8 +78,11 @@ func round(d time.Duration) string {
 // ones (the first few of each).
 func (r *Result) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "tuned %s  %s\n", r.Kernel, r.Shape)
-	fmt.Fprintf(w, "  on %s, %s, codegen %s, in %s\n", r.Target.GPU, r.Target.Compiler, r.Target.Codegen, round(r.Elapsed))
+	fmt.Fprintf(w, "  on %s, %s, codegen %s, in %s (%s of it waiting for compiles)\n", r.Target.GPU, r.Target.Compiler, r.Target.Codegen, round(r.Elapsed), round(r.CompileWait))
 	fmt.Fprintf(w, "  %s\n  stopped: %s\n", r.counts(), r.Stop)
+	if d := r.Default(); d != nil && r.Best != nil {
+		fmt.Fprintf(w, "  default %s: %.4f ms; best %.4f ms (%.2fx)\n", kernels.ConfigFields(d.Config), d.Time.MS(), r.Best.Time.MS(), d.Time.MS()/r.Best.Time.MS())
+	}
 	top := r.Top(5)
 	if len(top) > 0 {
 		fmt.Fprintf(w, "\n  %-4s %9s %9s %8s %5s %6s  %s\n", "rank", "ms", "spread", "TFLOP/s", "regs", "local", "config")

@@ -38,6 +38,10 @@ type Target struct {
 	Codegen  string `json:"codegen"`  // CodegenVersion(Arch)
 }
 
+// ErrDeviceLost is wrapped by a Runner's error when a candidate's fault
+// left the device unusable to this process: the search stops there.
+var ErrDeviceLost = errors.New("device lost")
+
 // Runner is what the tuner needs from a device.
 type Runner interface {
 	// Target is the device and toolchain, for the cache key.
@@ -124,8 +128,12 @@ type Result struct {
 	Best       *Candidate   // the fastest correct candidate; nil when none passed
 	Stop       string       // why measuring stopped
 	Elapsed    time.Duration
+	// CompileWait is the part of Elapsed spent waiting for compiles that
+	// measuring could not hide.
+	CompileWait time.Duration
 
 	problem kernels.Problem
+	seeds   int // how many of Candidates were seeds
 }
 
 // Count is how many candidates ended with status s.
@@ -137,6 +145,15 @@ func (r *Result) Count(s Status) int {
 		}
 	}
 	return n
+}
+
+// Default is the first seed (the problem's GPU config, as the tuning
+// commands pass it) when it was timed, else nil.
+func (r *Result) Default() *Candidate {
+	if len(r.Candidates) == 0 || r.Candidates[0].Status != Timed || r.seeds == 0 {
+		return nil
+	}
+	return r.Candidates[0]
 }
 
 // Top is the n fastest correct candidates, fastest first.
@@ -172,7 +189,7 @@ func Tune(ctx context.Context, r Runner, p kernels.Problem, space []kernels.Conf
 	if minGain <= 0 {
 		minGain = 0.01
 	}
-	res := &Result{Kernel: p.Kernel(), Shape: p.Shape(), Target: t, problem: p}
+	res := &Result{Kernel: p.Kernel(), Shape: p.Shape(), Target: t, problem: p, seeds: len(o.Seeds)}
 
 	// Order, dedupe, prune, cap.
 	seen := map[string]bool{}
@@ -205,18 +222,8 @@ func Tune(ctx context.Context, r Runner, p kernels.Problem, space []kernels.Conf
 	}
 	var best *Candidate
 	sinceGain := 0
-	for at := 0; at < len(todo); at += batch {
-		chunk := todo[at:min(at+batch, len(todo))]
-		if res.Stop == "" && ctx.Err() != nil {
-			res.Stop = stopReason(ctx.Err(), o.Budget)
-		}
-		if res.Stop != "" {
-			for _, cd := range todo[at:] {
-				cd.Status, cd.Reason = Skipped, res.Stop
-			}
-			break
-		}
-		bar.draw("compiling", at, best)
+	// Chunk k+1 compiles (on the CPU) while chunk k is measured (on the GPU).
+	compile := func(chunk []*Candidate) {
 		cfgs := make([]kernels.Config, len(chunk))
 		for i, cd := range chunk {
 			cfgs[i] = cd.Config
@@ -231,6 +238,39 @@ func Tune(ctx context.Context, r Runner, p kernels.Problem, space []kernels.Conf
 				}
 			}
 		}
+	}
+	var compiled chan struct{} // closed when the chunk at `at` has compiled
+	startCompile := func(at int) {
+		compiled = make(chan struct{})
+		if at >= len(todo) {
+			close(compiled)
+			return
+		}
+		done := compiled
+		go func() {
+			defer close(done)
+			compile(todo[at:min(at+batch, len(todo))])
+		}()
+	}
+	startCompile(0)
+	defer func() { <-compiled }() // never leave a compile running past the result
+	for at := 0; at < len(todo); at += batch {
+		chunk := todo[at:min(at+batch, len(todo))]
+		if res.Stop == "" && ctx.Err() != nil {
+			res.Stop = stopReason(ctx.Err(), o.Budget)
+		}
+		if res.Stop != "" {
+			<-compiled
+			for _, cd := range todo[at:] {
+				cd.Status, cd.Reason = Skipped, res.Stop
+			}
+			break
+		}
+		bar.draw("compiling", at, best)
+		t0 := time.Now()
+		<-compiled
+		res.CompileWait += time.Since(t0)
+		startCompile(at + batch)
 		for j, cd := range chunk {
 			if cd.Status != "" {
 				bar.draw("measuring", at+j+1, best)
@@ -250,6 +290,9 @@ func Tune(ctx context.Context, r Runner, p kernels.Problem, space []kernels.Conf
 				cd.Status, cd.Reason = Skipped, stopReason(err, o.Budget)
 			case err != nil:
 				cd.Status, cd.Reason = Failed, err.Error()
+				if errors.Is(err, ErrDeviceLost) {
+					res.Stop = fmt.Sprintf("the device faulted on %s, and nothing more can run in this process; the best so far stands", kernels.ConfigFields(cd.Config))
+				}
 			case !m.Report.OK():
 				cd.Status, cd.Reason = Wrong, m.Report.String()
 			case m.Time.Median <= 0:

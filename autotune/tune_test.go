@@ -218,10 +218,12 @@ func TestTuneEarlyStop(t *testing.T) {
 			t.Errorf("%+v: %+v", c, cd)
 		}
 	}
-	// Compiled in batches: an early stop saves compiling the rest.
+	// Compiled in batches, one batch ahead of the measuring: an early stop
+	// saves compiling the rest (6 configs; stopped after 4, with the third
+	// batch compiled ahead).
 	f3 := newFake()
 	f3.outcomes = f.outcomes
-	if _, err := Tune(context.Background(), f3, p, cs, Options{Patience: 3, Batch: 2}); err != nil || len(f3.compiled) != 4 || len(f3.ran) != 4 {
+	if _, err := Tune(context.Background(), f3, p, cs, Options{Patience: 3, Batch: 2}); err != nil || len(f3.compiled) != 6 || len(f3.ran) != 4 {
 		t.Errorf("batches of 2: err %v, compiled %d, ran %d", err, len(f3.compiled), len(f3.ran))
 	}
 	// A bigger MinGain counts 0.995 as no gain either: still 4 run.
@@ -357,5 +359,54 @@ func TestProgressAndSummary(t *testing.T) {
 	}
 	if cd := statusOf(res, kernels.GemmConfig{}); cd == nil || cd.Status != Pruned || !strings.Contains(cd.Reason, "want kernels.AttnConfig") {
 		t.Errorf("a config of the wrong type: %+v", cd)
+	}
+}
+
+// The summary puts the default (the first seed) next to the winner.
+func TestSummaryDefault(t *testing.T) {
+	p := problem(t)
+	f := newFake()
+	space := kernels.Space(p, "sm_90a")[:3]
+	for i, c := range space {
+		f.outcomes[c] = outcome{ms: 2 - float64(i)/2} // the last is fastest
+	}
+	res, err := Tune(context.Background(), f, p, space[1:], Options{Seeds: space[:1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum bytes.Buffer
+	res.WriteSummary(&sum)
+	want := fmt.Sprintf("default %s: 2.0000 ms; best 1.0000 ms (2.00x)", kernels.ConfigFields(space[0]))
+	if !strings.Contains(sum.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, sum.String())
+	}
+	// With no seeds there is no default to show.
+	res, err = Tune(context.Background(), f, p, space, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Default() != nil {
+		t.Errorf("default %+v without seeds", res.Default())
+	}
+}
+
+// A fault that loses the device stops the search; the best so far wins.
+func TestDeviceLostStops(t *testing.T) {
+	p := problem(t)
+	f := newFake()
+	space := kernels.Space(p, "sm_90a")[:6]
+	for i, c := range space {
+		f.outcomes[c] = outcome{ms: 1 + float64(i)}
+	}
+	f.outcomes[space[2]] = outcome{runErr: fmt.Errorf("%w: illegal address", ErrDeviceLost)}
+	res, err := Tune(context.Background(), f, p, space, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.ran) != 3 || res.Best == nil || res.Best.Config != space[0] {
+		t.Errorf("ran %d; best %+v", len(f.ran), res.Best)
+	}
+	if res.Count(Failed) != 1 || res.Count(Skipped) != 3 || !strings.Contains(res.Stop, "the device faulted") {
+		t.Errorf("%s; stop %q", res.counts(), res.Stop)
 	}
 }

@@ -3,11 +3,14 @@
 package bench
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
+	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/target"
 	"github.com/tilego/tilego/target/cuda"
@@ -15,10 +18,19 @@ import (
 )
 
 // Point is one benchmark: a suite name, a problem and the configs to try.
+// A problem that implements kernels.Chain runs as its Steps (several
+// programs over the one list of tensors Inputs makes, timed from the first
+// program's start to the last one's end); any other as its Program.
 type Point struct {
 	Suite   string
+	Impl    string // the result's impl; "" is "tilego"
 	Problem kernels.Problem
 	Configs []kernels.Config
+	// SameInputs: run on the inputs of the point before it instead of
+	// making new ones. That point's Inputs must serve this Problem: a
+	// Chain takes its tensors by index, so a split path's list (the
+	// single program's, then the partials) serves the single program too.
+	SameInputs bool
 }
 
 // Result is one point's best config, as a JSON line.
@@ -28,13 +40,15 @@ type Result struct {
 	Impl    string             `json:"impl"`
 	Shape   kernels.Fields     `json:"shape"`
 	Config  kernels.Fields     `json:"config,omitempty"`
+	Steps   int                `json:"steps,omitempty"`  // programs per run: 2 for a split kernel and its combine
+	Splits  int                `json:"splits,omitempty"` // KV splits, for problems that have them (1: the single program)
 	MS      float64            `json:"ms"`
 	TFLOPs  float64            `json:"tflops"`
 	Spread  float64            `json:"spread_ms,omitempty"` // max - min of the timed launches
 	GBps    float64            `json:"gbps,omitempty"`      // when the problem declares its bytes
 	Flush   string             `json:"flush,omitempty"`     // how the timing kept L2 cold: l2, rotate, none
 	Check   map[string]any     `json:"check,omitempty"`
-	Regs    int                `json:"regs,omitempty"`
+	Regs    int                `json:"regs,omitempty"` // the most of any step
 	Local   int                `json:"local_bytes"`
 	Tried   []map[string]any   `json:"tried,omitempty"`
 	Error   string             `json:"error,omitempty"`
@@ -59,11 +73,91 @@ func (o Options) Log(format string, args ...any) {
 	}
 }
 
-// candidate is one config of one point, built and compiled.
+// Programs builds p's programs for c against lim: a Chain's steps and the
+// indices of their tensors in Inputs' list, or a plain problem's one
+// program (idx nil: it takes the whole list).
+func Programs(p kernels.Problem, c kernels.Config, lim ir.Limits) (fns []*ir.Func, idx [][]int, err error) {
+	ch, ok := p.(kernels.Chain)
+	if !ok {
+		f, err := kernels.Build(p, c, lim)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []*ir.Func{f}, nil, nil
+	}
+	steps, err := ch.Steps(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, st := range steps {
+		f, err := st.Func.Build(lim)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s (%s) step %d does not build:\n%w", p.Kernel(), kernels.ConfigFields(c), i, err)
+		}
+		fns, idx = append(fns, f), append(idx, st.Args)
+	}
+	return fns, idx, nil
+}
+
+// candidate is one config of one point, built, compiled and bound.
 type candidate struct {
-	cfg  kernels.Config
-	prog *cuda.Program
-	err  error
+	cfg   kernels.Config
+	progs []*cuda.Program
+	idx   [][]int // as Programs returns it
+	x     bound   // the programs over a device copy of the point's inputs
+	err   error
+}
+
+// bound is a candidate bound to device copies of its tensors.
+type bound interface {
+	cuda.Runnable
+	Poison() error
+	Once() error
+	Download(args []*tensor.Tensor) error
+	Time(opt target.RunOptions) (target.Result, error)
+	Free()
+}
+
+// prepare uploads args and binds cd's programs to them.
+func (cd candidate) prepare(b *cuda.Backend, args []*tensor.Tensor) (bound, error) {
+	if cd.idx == nil {
+		l, err := cuda.Prepare(b, cd.progs[0], args)
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+	c, err := cuda.PrepareChain(b, cd.progs, cd.idx, args)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// inputBytes is the size of the tensors of args that cd's programs read
+// and none of them writes.
+func (cd candidate) inputBytes(args []*tensor.Tensor) int {
+	read, written := map[int]bool{}, map[int]bool{}
+	for i, p := range cd.progs {
+		for j, prm := range p.Func.Params {
+			a := j
+			if cd.idx != nil {
+				a = cd.idx[i][j]
+			}
+			if prm.Output {
+				written[a] = true
+			} else {
+				read[a] = true
+			}
+		}
+	}
+	n := 0
+	for i, t := range args {
+		if read[i] && !written[i] {
+			n += len(t.Data) * t.DType.Bytes()
+		}
+	}
+	return n
 }
 
 // RunSuite builds every config of every point, compiles them all in
@@ -72,16 +166,22 @@ type candidate struct {
 func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) {
 	cands := make([][]candidate, len(points))
 	var progs []*cuda.Program
+	seen := map[string]bool{} // identical programs (a combine, MLA's batch-free kernels) compile once
 	for i, p := range points {
 		for _, c := range p.Configs {
 			cd := candidate{cfg: c}
-			f, err := kernels.Build(p.Problem, c, b.Limits())
-			if err == nil {
-				cd.prog, err = cuda.Compile(f, cuda.Options{Arch: b.Arch()})
-			}
-			cd.err = err
-			if cd.prog != nil {
-				progs = append(progs, cd.prog)
+			var fns []*ir.Func
+			fns, cd.idx, cd.err = Programs(p.Problem, c, b.Limits())
+			for _, f := range fns {
+				var prog *cuda.Program
+				if prog, cd.err = cuda.Compile(f, cuda.Options{Arch: b.Arch()}); cd.err != nil {
+					break
+				}
+				cd.progs = append(cd.progs, prog)
+				if fp := prog.Fingerprint(); !seen[fp] {
+					seen[fp] = true
+					progs = append(progs, prog)
+				}
 			}
 			cands[i] = append(cands[i], cd)
 		}
@@ -89,17 +189,47 @@ func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) {
 	t0 := time.Now()
 	b.Precompile(progs)
 	o.Log("compiled %d kernels in %.1fs", len(progs), time.Since(t0).Seconds())
-	for i, p := range points {
-		emit(run(b, p, cands[i], o))
+	for i := 0; i < len(points); {
+		j := i + 1 // points[i:j] share their inputs
+		for j < len(points) && points[j].SameInputs {
+			j++
+		}
+		t0 := time.Now()
+		args := points[i].Problem.Inputs(o.Seed)
+		prepareAll(b, cands[i:j], args)
+		if dt := time.Since(t0); dt > time.Second {
+			o.Log("%s: inputs made and uploaded in %.1fs", points[i].Suite, dt.Seconds())
+		}
+		for k := i; k < j; k++ {
+			emit(run(b, points[k], cands[k], args, o))
+		}
+		i = j
 	}
 }
 
-// run times every config of p and keeps the fastest that computes the
-// right answer; configs that fail to build or compute a wrong answer are
-// reported in Tried and never chosen.
-func run(b *cuda.Backend, p Point, cands []candidate, o Options) Result {
-	r := Result{Suite: p.Suite, Kernel: p.Problem.Kernel(), Impl: "tilego", Shape: p.Problem.Shape()}
-	args := p.Problem.Inputs(o.Seed)
+// prepareAll makes every candidate's device copy of args at once: an
+// upload encodes the tensors on one core (seconds per GB of a KV cache),
+// so the candidates of points that share their inputs upload in parallel.
+func prepareAll(b *cuda.Backend, cands [][]candidate, args []*tensor.Tensor) {
+	var wg sync.WaitGroup
+	for _, cs := range cands {
+		for i := range cs {
+			if cd := &cs[i]; cd.err == nil {
+				wg.Go(func() { cd.x, cd.err = cd.prepare(b, args) })
+			}
+		}
+	}
+	wg.Wait()
+}
+
+// run times every config of p, bound to args, and keeps the fastest that
+// computes the right answer; configs that fail to build or compute a wrong
+// answer are reported in Tried and never chosen.
+func run(b *cuda.Backend, p Point, cands []candidate, args []*tensor.Tensor, o Options) Result {
+	r := Result{Suite: p.Suite, Kernel: p.Problem.Kernel(), Impl: cmp.Or(p.Impl, "tilego"), Shape: p.Problem.Shape()}
+	if s, ok := p.Problem.(interface{ Splits() int }); ok {
+		r.Splits = s.Splits()
+	}
 	for _, cd := range cands {
 		try := map[string]any{"config": kernels.ConfigFields(cd.cfg)}
 		var (
@@ -109,7 +239,8 @@ func run(b *cuda.Backend, p Point, cands []candidate, o Options) Result {
 			err   = cd.err
 		)
 		if err == nil {
-			st, check, info, err = runOne(b, p.Problem, cd.prog, args, o)
+			st, check, info, err = runOne(b, p.Problem, cd, cd.x, args, o)
+			cd.x.Free()
 		}
 		ms := st.MS()
 		if err != nil {
@@ -122,6 +253,7 @@ func run(b *cuda.Backend, p Point, cands []candidate, o Options) Result {
 			try["ok"] = check.OK()
 			if check.OK() && (r.MS == 0 || ms < r.MS) {
 				r.MS, r.Config, r.Regs, r.Local = ms, kernels.ConfigFields(cd.cfg), info.NumRegs, info.LocalBytes
+				r.Steps = len(cd.progs)
 				r.Spread, r.Flush = st.Spread.Seconds()*1e3, st.Flush.String()
 				r.Check = map[string]any{"ok": true, "checked": check.Checked}
 				for k, v := range check.Errors() {
@@ -159,32 +291,48 @@ func Rates(p kernels.Problem, ms float64) (tflops, gbps float64) {
 // (each input read once, each output written once), for GB/s.
 type Byter interface{ Bytes() float64 }
 
-func runOne(b *cuda.Backend, p kernels.Problem, prog *cuda.Program, args []*tensor.Tensor, o Options) (Stats, kernels.Report, cudaInfo, error) {
-	l, err := cuda.Prepare(b, prog, args)
+// runOne checks cd, bound to args by x, then times it: correctness first
+// (poisoned outputs, one run, checked against float64).
+func runOne(b *cuda.Backend, p kernels.Problem, cd candidate, x bound, args []*tensor.Tensor, o Options) (Stats, kernels.Report, cudaInfo, error) {
+	info, err := infoOf(x)
 	if err != nil {
 		return Stats{}, kernels.Report{}, cudaInfo{}, err
 	}
-	defer l.Free()
-	info, err := l.Info()
-	if err != nil {
+	if err := x.Poison(); err != nil {
 		return Stats{}, kernels.Report{}, cudaInfo{}, err
 	}
-	// Correctness first: poisoned outputs, one launch, checked.
-	if err := l.Poison(); err != nil {
+	if err := x.Once(); err != nil {
 		return Stats{}, kernels.Report{}, cudaInfo{}, err
 	}
-	if err := l.Once(); err != nil {
-		return Stats{}, kernels.Report{}, cudaInfo{}, err
-	}
-	if err := l.Download(args); err != nil {
+	if err := x.Download(args); err != nil {
 		return Stats{}, kernels.Report{}, cudaInfo{}, err
 	}
 	check := p.Check(args, o.Seed)
-	st, err := Time(b, prog, l, args, o)
+	st, err := timeBound(b, cd, x, args, o)
 	if err != nil {
 		return Stats{}, check, cudaInfo{}, err
 	}
-	return st, check, cudaInfo{NumRegs: info.NumRegs, LocalBytes: info.LocalBytes}, nil
+	return st, check, info, nil
+}
+
+// infoOf is the most registers and local memory of any of x's kernels.
+func infoOf(x bound) (cudaInfo, error) {
+	var ls []*cuda.Launch
+	switch x := x.(type) {
+	case *cuda.Launch:
+		ls = []*cuda.Launch{x}
+	case *cuda.Chain:
+		ls = x.Steps()
+	}
+	var ci cudaInfo
+	for _, l := range ls {
+		fi, err := l.Info()
+		if err != nil {
+			return cudaInfo{}, err
+		}
+		ci.NumRegs, ci.LocalBytes = max(ci.NumRegs, fi.NumRegs), max(ci.LocalBytes, fi.LocalBytes)
+	}
+	return ci, nil
 }
 
 // Time times prog, bound to args by l, as o says: o.Warmup launches, then
@@ -193,34 +341,40 @@ func runOne(b *cuda.Backend, p kernels.Problem, prog *cuda.Program, args []*tens
 // FlushBytes buffer (l2) or on the next of several device copies of the
 // inputs (rotate).
 func Time(b *cuda.Backend, prog *cuda.Program, l *cuda.Launch, args []*tensor.Tensor, o Options) (Stats, error) {
-	in := InputBytes(prog.Func, args)
+	return timeBound(b, candidate{progs: []*cuda.Program{prog}}, l, args, o)
+}
+
+// timeBound is Time for a program or a chain: a chain is timed from its
+// first kernel's start to its last one's end.
+func timeBound(b *cuda.Backend, cd candidate, x bound, args []*tensor.Tensor, o Options) (Stats, error) {
+	in := cd.inputBytes(args)
 	f := o.Flush.Resolve(in, b.L2Bytes())
 	switch f {
 	case FlushNone:
-		res, err := l.Time(target.RunOptions{Warmup: o.Warmup, Repeats: o.Repeats})
+		res, err := x.Time(target.RunOptions{Warmup: o.Warmup, Repeats: o.Repeats})
 		if err != nil {
 			return Stats{}, err
 		}
 		return Stats{Median: res.Time, Spread: res.Spread, N: res.Repeats, Flush: f}, nil
 	case FlushL2:
-		ts, err := b.TimeEach([]*cuda.Launch{l}, o.Warmup, max(o.Repeats, 1), FlushBytes(b.L2Bytes()))
+		ts, err := b.TimeEach([]cuda.Runnable{x}, o.Warmup, max(o.Repeats, 1), FlushBytes(b.L2Bytes()))
 		if err != nil {
 			return Stats{}, err
 		}
 		return Summarize(ts, f), nil
 	}
-	ls := []*cuda.Launch{l}
+	ls := []cuda.Runnable{x}
 	defer func() {
-		for _, x := range ls[1:] {
-			x.Free()
+		for _, y := range ls[1:] {
+			y.(bound).Free()
 		}
 	}()
 	for range RotateCopies(in, b.L2Bytes()) - 1 {
-		x, err := cuda.Prepare(b, prog, args)
+		y, err := cd.prepare(b, args)
 		if err != nil {
 			return Stats{}, err
 		}
-		ls = append(ls, x)
+		ls = append(ls, y)
 	}
 	ts, err := b.TimeEach(ls, o.Warmup, max(o.Repeats, 1), 0)
 	if err != nil {
@@ -244,12 +398,19 @@ func Write(w io.Writer, rs ...Result) error {
 
 // Line is a one-line human summary of a result.
 func (r Result) Line() string {
+	name := r.Suite
+	if r.Impl != "" && r.Impl != "tilego" {
+		name += " " + r.Impl
+	}
 	if r.Error != "" {
-		return fmt.Sprintf("%-10s %s: %s", r.Suite, r.Shape, r.Error)
+		return fmt.Sprintf("%-10s %s: %s", name, r.Shape, r.Error)
 	}
 	bw := ""
 	if r.GBps > 0 {
 		bw = fmt.Sprintf(" %6.0f GB/s", r.GBps)
 	}
-	return fmt.Sprintf("%-10s %7.3f ms ±%.3f %7.1f TFLOP/s%s  regs %3d local %4d  %s  [%s]", r.Suite, r.MS, r.Spread/2, r.TFLOPs, bw, r.Regs, r.Local, r.Shape, r.Config)
+	if r.Steps > 1 {
+		bw += fmt.Sprintf(" (%d programs, %d splits)", r.Steps, r.Splits)
+	}
+	return fmt.Sprintf("%-10s %7.3f ms ±%.3f %7.1f TFLOP/s%s  regs %3d local %4d  %s  [%s]", name, r.MS, r.Spread/2, r.TFLOPs, bw, r.Regs, r.Local, r.Shape, r.Config)
 }

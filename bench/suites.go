@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 
@@ -9,12 +10,25 @@ import (
 )
 
 // Suites lists the benchmark suites by name.
-var Suites = map[string]func(quick bool) ([]Point, error){
+var Suites = map[string]func(SuiteOptions) ([]Point, error){
 	"fa-sweep": faSweep,
 	"fa-short": faShort,
 	"extra":    extra,
 	"gemm":     gemm,
+	"mla":      mla,
+	"fa-tail":  faTail,
 }
+
+// SuiteOptions say what a suite is made for.
+type SuiteOptions struct {
+	Quick bool // fewer points (a smoke test)
+	// SMs is the device's SM count, which split-KV decisions depend on
+	// (the MLA scheduler, FlashAttention's tail split); 0 means 132, an
+	// H100's or H200's.
+	SMs int
+}
+
+func (o SuiteOptions) sms() int { return cmp.Or(o.SMs, 132) }
 
 func attention(suite string, vals map[string]string) (Point, error) {
 	e, err := kernels.Lookup("flash-attention")
@@ -31,9 +45,9 @@ func attention(suite string, vals map[string]string) (Point, error) {
 
 // faSweep is FlashAttention-3's forward sweep: 512 to 16k tokens per
 // sequence with batch × seq = 16k, heads × dim = 2048, BSHD, bf16.
-func faSweep(quick bool) ([]Point, error) {
+func faSweep(o SuiteOptions) ([]Point, error) {
 	seqs := []int{512, 1024, 2048, 4096, 8192, 16384}
-	if quick {
+	if o.Quick {
 		seqs = []int{512, 4096}
 	}
 	var ps []Point
@@ -56,8 +70,8 @@ func faSweep(quick bool) ([]Point, error) {
 
 // faShort is the causal part of the sweep at 512 and 1k tokens, where
 // blocks do few K/V tiles and the tiling matters most.
-func faShort(bool) ([]Point, error) {
-	all, err := faSweep(false)
+func faShort(SuiteOptions) ([]Point, error) {
+	all, err := faSweep(SuiteOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +96,7 @@ func faShort(bool) ([]Point, error) {
 }
 
 // extra: GQA (32 query heads over 8 KV heads) and one long causal head set.
-func extra(bool) ([]Point, error) {
+func extra(SuiteOptions) ([]Point, error) {
 	var ps []Point
 	for _, v := range []map[string]string{
 		{"batch": "2", "heads": "32", "heads-kv": "8", "seq-q": "8192", "dim": "128", "causal": "false"},
@@ -99,7 +113,7 @@ func extra(bool) ([]Point, error) {
 	return ps, nil
 }
 
-func gemm(bool) ([]Point, error) {
+func gemm(SuiteOptions) ([]Point, error) {
 	e, err := kernels.Lookup("gemm")
 	if err != nil {
 		return nil, err

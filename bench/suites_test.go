@@ -1,10 +1,15 @@
 package bench
 
 import (
+	"math"
+	"slices"
 	"testing"
 
+	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
+	"github.com/tilego/tilego/target/cuda"
+	"github.com/tilego/tilego/tensor"
 )
 
 func field(fs kernels.Fields, name string) any {
@@ -16,42 +21,247 @@ func field(fs kernels.Fields, name string) any {
 	return nil
 }
 
-// The sweep is FlashAttention-3's: 16k tokens per batch, 2048 = heads × dim,
-// every point with candidate configs that build for it.
+// Every suite has its points, each with candidate configs that build for
+// it (a chain's every step); the sweep is FlashAttention-3's: 16k tokens
+// per batch, 2048 = heads × dim.
 func TestSuites(t *testing.T) {
-	want := map[string]int{"fa-sweep": 36, "fa-short": 6, "extra": 3, "gemm": 1}
+	want := map[string]struct{ full, quick int }{
+		"fa-sweep": {36, 12}, "fa-short": {6, 6}, "extra": {3, 3}, "gemm": {1, 1},
+		"mla": {28, 6}, "fa-tail": {32, 6}, // a split path and the single program per shape
+	}
+	if len(want) != len(Suites) {
+		t.Errorf("%d suites, %d tested", len(Suites), len(want))
+	}
 	for name, n := range want {
-		ps, err := Suites[name](false)
+		quick, err := Suites[name](SuiteOptions{Quick: true})
+		if err != nil || len(quick) != n.quick {
+			t.Errorf("%s --quick: %d points, want %d (%v)", name, len(quick), n.quick, err)
+		}
+		ps, err := Suites[name](SuiteOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if len(ps) != n {
-			t.Errorf("%s: %d points, want %d", name, len(ps), n)
+		if len(ps) != n.full {
+			t.Errorf("%s: %d points, want %d", name, len(ps), n.full)
 		}
 		for _, p := range ps {
 			sh := p.Problem.Shape()
 			if len(p.Configs) == 0 {
 				t.Errorf("%s %s: no configs", name, sh)
 			}
-			if p.Problem.Kernel() != "flash-attention" {
-				continue
+			if p.Problem.Kernel() == "flash-attention" {
+				b, h, s, d := field(sh, "batch").(int), field(sh, "heads").(int), field(sh, "seq_q").(int), field(sh, "dim").(int)
+				if name == "fa-sweep" && (b*s != 16384 || h*d != 2048) {
+					t.Errorf("%s: batch×seq = %d, heads×dim = %d", sh, b*s, h*d)
+				}
+				if name == "fa-short" && (field(sh, "causal") != true || s > 1024) {
+					t.Errorf("fa-short holds %s", sh)
+				}
 			}
-			b, h, s, d := field(sh, "batch").(int), field(sh, "heads").(int), field(sh, "seq_q").(int), field(sh, "dim").(int)
-			if name == "fa-sweep" && (b*s != 16384 || h*d != 2048) {
-				t.Errorf("%s: batch×seq = %d, heads×dim = %d", sh, b*s, h*d)
-			}
-			if name == "fa-short" && (field(sh, "causal") != true || s > 1024) {
-				t.Errorf("fa-short holds %s", sh)
+			if name == "gemm" {
+				continue // 8192³: the GEMM tests build these tilings
 			}
 			for _, c := range p.Configs {
-				if _, err := kernels.Build(p.Problem, c, ir.DefaultLimits); err != nil {
+				if _, _, err := Programs(p.Problem, c, ir.DefaultLimits); err != nil {
 					t.Errorf("%s %s: %v", name, kernels.ConfigFields(c), err)
 				}
 			}
 		}
 	}
-	quick, _ := Suites["fa-sweep"](true)
-	if len(quick) != 12 {
-		t.Errorf("quick sweep: %d points, want 12", len(quick))
+}
+
+// splits is a problem's split count (0 when it has none).
+func splits(p kernels.Problem) int {
+	if s, ok := p.(interface{ Splits() int }); ok {
+		return s.Splits()
+	}
+	return 0
+}
+
+// steps are the tensor indices of each program of p's first config.
+func steps(t *testing.T, p Point) [][]int {
+	t.Helper()
+	_, idx, err := Programs(p.Problem, p.Configs[0], ir.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
+// The suites of issue 6 pair each shape's split path (first, making the
+// inputs) with the single program (on them), with the split counts the
+// scheduler and the tail-split cost model give for the SM count, and the
+// programs of each path over the right tensors.
+func TestSplitSuites(t *testing.T) {
+	tests := []struct {
+		suite      string
+		sms        int
+		split, one [][]int // the steps' tensors when the split path splits, and of the single program
+		check      func(t *testing.T, sh kernels.Fields, n int, split Point)
+	}{
+		{"mla", 132, [][]int{{0, 1, 2, 3, 6, 7, 8}, {7, 8, 4, 5}}, [][]int{{0, 1, 2, 3, 4, 5}}, func(t *testing.T, sh kernels.Fields, n int, _ Point) {
+			b, m := field(sh, "batch").(int), field(sh, "mean_kv").(int)
+			if field(sh, "heads") != 128 || field(sh, "dtype") != "bf16" || (b != 64 && b != 128) || m < 1024 || m > 32768 {
+				t.Errorf("mla shape %s", sh)
+			}
+			if field(sh, "sms") != 132 || n < 2 {
+				t.Errorf("%s: %d splits, want 2 or more", sh, n)
+			}
+		}},
+		{"mla", 78, nil, nil, func(t *testing.T, sh kernels.Fields, n int, _ Point) {
+			if field(sh, "sms") != 78 {
+				t.Errorf("%s: want sms 78", sh)
+			}
+		}},
+		{"fa-tail", 132, [][]int{{0, 1, 2, 5, 6}, {5, 6, 3, 4}}, [][]int{{0, 1, 2, 3, 4}}, func(t *testing.T, sh kernels.Fields, n int, split Point) {
+			h, sq := field(sh, "heads").(int), field(sh, "seq_q").(int)
+			if field(sh, "batch") != 1 || field(sh, "seq_kv").(int) < 8192 || field(sh, "dim") != 128 {
+				t.Errorf("fa-tail shape %s", sh)
+			}
+			// 128-row blocks on 132 SMs: 32 blocks cut in 4, 64 in 2, 128 not at all.
+			if want := map[int]int{32: 4, 64: 2, 128: 1}[h*sq/128]; n != want {
+				t.Errorf("%s: %d splits, want %d", sh, n, want)
+			}
+			for _, c := range split.Configs { // those of the count 128-row blocks get; all when none split
+				if c.(kernels.AttnConfig).M != 128 && n > 1 {
+					t.Errorf("%s: the split path tries %+v", sh, c)
+				}
+			}
+		}},
+	}
+	for _, tt := range tests {
+		ps, err := Suites[tt.suite](SuiteOptions{SMs: tt.sms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(ps); i += 2 {
+			split, one := ps[i], ps[i+1]
+			if split.Impl != "tilego-split" || split.SameInputs || one.Impl != "" || !one.SameInputs || splits(one.Problem) != 1 {
+				t.Fatalf("%s pair %d: %+v, %+v", tt.suite, i/2, split, one)
+			}
+			if tt.suite == "fa-tail" && split.Problem.Shape().String() != one.Problem.Shape().String() {
+				t.Errorf("fa-tail: %s vs %s", split.Problem.Shape(), one.Problem.Shape())
+			}
+			n := splits(split.Problem)
+			tt.check(t, one.Problem.Shape(), n, split)
+			if got := steps(t, split); tt.split != nil && n > 1 && !slices.EqualFunc(got, tt.split, slices.Equal) {
+				t.Errorf("%s split path: steps %v, want %v", tt.suite, got, tt.split)
+			}
+			if got := steps(t, one); tt.one != nil && !slices.EqualFunc(got, tt.one, slices.Equal) {
+				t.Errorf("%s single program: steps %v, want %v", tt.suite, got, tt.one)
+			}
+		}
+	}
+}
+
+// runCPU runs p's programs for c on the interpreter over args as RunSuite
+// binds them on the GPU (everything they write poisoned first) and checks
+// the result.
+func runCPU(t *testing.T, p Point, c kernels.Config, args []*tensor.Tensor) {
+	t.Helper()
+	fns, idx, err := Programs(p.Problem, c, ir.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range fns {
+		sub := args
+		if idx != nil {
+			sub = make([]*tensor.Tensor, len(idx[i]))
+			for j, a := range idx[i] {
+				sub[j] = args[a]
+			}
+		}
+		for j, prm := range f.Params {
+			if prm.Output {
+				sub[j].Fill(math.NaN())
+			}
+		}
+		if err := interp.Run(f, sub); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := p.Problem.Check(args, 1); !r.OK() {
+		t.Errorf("%s %s %s: %s", p.Impl, p.Problem.Shape(), kernels.ConfigFields(c), r)
+	}
+}
+
+// A split path and the single program computed on the split path's
+// inputs, as the mla and fa-tail suites run them, on the interpreter: both
+// give the right O and LSE.
+func TestSplitPairsOnCPU(t *testing.T) {
+	mla, err := mlaPoints("t", 3, 32, 2, 150, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := kernels.AttnShape{B: 1, H: 1, HKV: 1, Sq: 64, Skv: 2048, Dqk: 32, Dv: 32, Causal: true, DType: ir.BF16, BSHD: true}
+	tail, err := tailPoints("t", s, []kernels.Config{kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][]Point{mla, tail} {
+		if n := splits(pair[0].Problem); n < 2 {
+			t.Errorf("%s: %d splits", pair[0].Problem.Shape(), n)
+		}
+		args := pair[0].Problem.Inputs(1)
+		for _, p := range pair {
+			for _, c := range p.Configs {
+				runCPU(t, p, c, args)
+			}
+		}
+	}
+}
+
+// The flush decision counts what a candidate's programs read and none
+// writes: the split path's Q, cache, table, lengths and bounds, not the
+// partials its combine reads.
+func TestCandidateInputBytes(t *testing.T) {
+	ps, err := mlaPoints("t", 2, 32, 1, 100, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := ps[0].Problem.Inputs(1)
+	size := func(is ...int) int {
+		n := 0
+		for _, i := range is {
+			n += len(args[i].Data) * args[i].DType.Bytes()
+		}
+		return n
+	}
+	for i, want := range []int{size(0, 1, 2, 3, 6), size(0, 1, 2, 3)} {
+		fns, idx, err := Programs(ps[i].Problem, ps[i].Configs[0], ir.DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cd := candidate{idx: idx}
+		for _, f := range fns {
+			cd.progs = append(cd.progs, &cuda.Program{Func: f})
+		}
+		if got := cd.inputBytes(args); got != want {
+			t.Errorf("%s: input bytes %d, want %d", ps[i].Impl, got, want)
+		}
+	}
+}
+
+// Every program of the new suites' candidates generates CUDA for Hopper
+// (no GPU needed), so the device run meets no code generator refusal.
+func TestSplitSuitesCompile(t *testing.T) {
+	for _, name := range []string{"mla", "fa-tail"} {
+		ps, err := Suites[name](SuiteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			for _, c := range p.Configs {
+				fns, _, err := Programs(p.Problem, c, ir.DefaultLimits)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range fns {
+					if _, err := cuda.Compile(f, cuda.Options{Arch: "sm_90a"}); err != nil {
+						t.Errorf("%s %s %s: %v", name, p.Problem.Shape(), kernels.ConfigFields(c), err)
+					}
+				}
+			}
+		}
 	}
 }

@@ -129,4 +129,17 @@ func TestResultFields(t *testing.T) {
 	if l := r.Line(); !strings.Contains(l, "GB/s") || !strings.Contains(l, "±0.010") {
 		t.Errorf("line %q", l)
 	}
+	// A split path's record says so.
+	r.Impl, r.Steps, r.Splits = "tilego-split", 2, 3
+	b.Reset()
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	m = nil
+	if err := json.Unmarshal([]byte(b.String()), &m); err != nil || m["steps"] != 2.0 || m["splits"] != 3.0 || m["impl"] != "tilego-split" {
+		t.Errorf("%s (%v)", b.String(), err)
+	}
+	if l := r.Line(); !strings.Contains(l, "s tilego-split") || !strings.Contains(l, "(2 programs, 3 splits)") {
+		t.Errorf("line %q", l)
+	}
 }

@@ -236,9 +236,28 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 		bad(!e.WGMMA && !mma, "%d threads cannot split %d×%d tiles: wgmma needs M %% (64·threads/128) == 0, mma.sync M %% (16·warps) == 0", c.Threads, c.M, c.N),
 		bad(e.SharedBytes > MaxSharedBytes, "shared memory %d bytes (tiles × stages) is over %d", e.SharedBytes, MaxSharedBytes),
 		bad(e.DeclaredShared > MaxSharedBytes, "the tiles declare %d bytes of shared memory, over %d", e.DeclaredShared, MaxSharedBytes),
-		bad(e.Regs > MaxRegs-RegMargin, "about %d registers per thread, over %d", e.Regs, MaxRegs-RegMargin),
+		regsOver(e.Regs, c.Threads),
 	)
 	return e
+}
+
+// regBudget is the registers a thread may hold without spilling: 255, or
+// fewer where the block's threads would outgrow the SM's 64K registers
+// (384 threads get 168).
+func regBudget(threads int) int {
+	if threads <= 0 {
+		return MaxRegs
+	}
+	return min(MaxRegs, 65536/threads/8*8)
+}
+
+// regsOver rejects an estimate within RegMargin of the budget: such
+// configs spill (the wgmma accumulators among them), and on the H100 on
+// 2026-11-22 a FlashAttention config at M 192, N 128, 384 threads (168
+// registers) even faulted.
+func regsOver(regs, threads int) string {
+	lim := regBudget(threads) - RegMargin
+	return bad(regs > lim, "about %d registers per thread, over %d (%d threads)", regs, lim, threads)
 }
 
 func gemmEstimate(s GemmShape, c GemmConfig, arch string) Estimate {
@@ -274,7 +293,7 @@ func gemmEstimate(s GemmShape, c GemmConfig, arch string) Estimate {
 		bad(!e.WGMMA && !squareWarpsOK(c.BM, c.BN, c.Threads/32), "%d warps cannot tile a %d×%d output in 16×8 pieces", c.Threads/32, c.BM, c.BN),
 		bad(e.SharedBytes > MaxSharedBytes, "shared memory %d bytes (tiles × stages) is over %d", e.SharedBytes, MaxSharedBytes),
 		bad(e.DeclaredShared > MaxSharedBytes, "the tiles declare %d bytes of shared memory, over %d", e.DeclaredShared, MaxSharedBytes),
-		bad(e.Regs > MaxRegs-RegMargin, "about %d registers per thread, over %d", e.Regs, MaxRegs-RegMargin),
+		regsOver(e.Regs, c.Threads),
 	)
 	return e
 }

@@ -45,11 +45,11 @@ func TestCandidates(t *testing.T) {
 	}
 }
 
-// The spaces of the FA3 sweep: at least 100 configs for head dims 64 and
-// 128, every one within the shared-memory and register limits and on
+// The spaces of the FA3 sweep: at least 100 configs for head dim 64 (85
+// for 128), every one within the shared-memory and register limits and on
 // Hopper's wgmma path.
 func TestSpaceFASweep(t *testing.T) {
-	for _, tc := range []struct{ d, min int }{{64, 100}, {128, 100}, {256, 20}} {
+	for _, tc := range []struct{ d, min int }{{64, 100}, {128, 85}, {256, 20}} {
 		for _, causal := range []bool{false, true} {
 			for _, seq := range []int{512, 1024, 2048, 4096, 8192, 16384} {
 				p := sweepPoint(t, tc.d, seq, causal)

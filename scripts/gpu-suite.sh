@@ -8,7 +8,21 @@
 # Knobs (environment): SUITES (default fa-sweep,extra,gemm), QUICK=1 (fewer
 # points), SAN=1 (compute-sanitizer memcheck+racecheck on small shapes),
 # TESTS=0 (skip the tests), PEERS=0 (skip torch), SASS=1 (resource report
-# and SASS histogram of the default GPU kernels). Logs go to $OUT.
+# and SASS histogram of the default GPU kernels), TUNE=1 (full searches of
+# the FlashAttention configs at the short causal sweep points with a fresh
+# tuning cache, then tilego run picking the winner from it), BENCH=0 (skip
+# tilego bench), BENCH_FLAGS (more tilego bench flags, e.g. "--sms 132
+# --repeats 50"), PEERS_BUDGET_S and PEERS_IMPLS (read by scripts/peers.py).
+# Logs go to $OUT.
+#
+# SUITES may also name fa-short and issue 6's mla (MLA decoding) and
+# fa-tail (FlashAttention's tail split), which time a split path (impl
+# tilego-split) beside the single program and compare MLA's GB/s with the
+# copy bandwidth, e.g. SUITES=mla,fa-tail TESTS=0. The tests include the
+# bench package's GPU test: a small mla and fa-tail pair through the whole
+# benchmark. Rough times on a 16-core H100 host, compiles cached: mla ~2.5
+# min (mostly making and uploading 7e9 KV-cache elements on the host; QUICK
+# ~20 s), fa-tail ~1 min, their peers (torch MLA, copy bandwidth) ~1 min.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +35,7 @@ build() {
 		go test -c -tags gpu -o bin/runtime.test ./runtime/cuda &&
 		go test -c -tags gpu -o bin/jit.test ./jit &&
 		go test -c -tags gpu -o bin/autotune.test ./autotune &&
+		go test -c -tags gpu -o bin/bench.test ./bench &&
 		mkdir -p bin/src && cp target/cuda/include/tilego.cuh bin/src/ &&
 		for k in "flash-attention --dim 64" "flash-attention --dim 128" "flash-attention --dim 256" \
 			"flash-attention --dim 128 --causal" "gemm --m 8192 --n 8192 --k 8192 --out-dtype bf16"; do
@@ -37,7 +52,7 @@ run() {
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
 	summary=()
 	if [ "${TESTS:-1}" = 1 ]; then
-		for t in runtime jit cuda_backend autotune; do
+		for t in runtime jit cuda_backend autotune bench; do
 			./bin/$t.test -test.v -test.timeout 600s >"$OUT/test-$t.log" 2>&1
 			rc=$?
 			pass=$(grep -c -- '--- PASS' "$OUT/test-$t.log")
@@ -61,18 +76,42 @@ run() {
 			echo "$n: $(grep -cE 'HGMMA' "$OUT/$n.sass") HGMMA, $(grep -cE ' HMMA' "$OUT/$n.sass") HMMA, $(grep -cE 'LDSM' "$OUT/$n.sass") LDSM, $(grep -cE 'LDGSTS' "$OUT/$n.sass") LDGSTS, $(grep -cE 'LDL|STL' "$OUT/$n.sass") LDL/STL, $(grep -cE 'MUFU.EX2' "$OUT/$n.sass") EX2"
 		done
 	fi
+	if [ "${TUNE:-0}" = 1 ]; then
+		tune_cache=$(mktemp -d)
+		for shape in "--batch 32 --heads 32 --dim 64" "--batch 32 --heads 16 --dim 128"; do
+			args=(flash-attention $shape --seq-q 512 --causal --layout bshd)
+			t0=$(date +%s.%N)
+			TILEGO_CACHE=$tune_cache ./bin/tilego tune "${args[@]}" --budget 0 --patience 0 --max 0 >>"$OUT/tune.log" 2>&1
+			rc=$?
+			t1=$(date +%s.%N)
+			TILEGO_CACHE=$tune_cache ./bin/tilego run "${args[@]}" >>"$OUT/tune.log" 2>&1
+			summary+=("tune ${args[*]}: exit $rc in $(awk "BEGIN{printf \"%.1f\", $t1-$t0}") s; $(grep -oE '[0-9]+ candidates: [^;]*skipped' "$OUT/tune.log" | tail -1); $(grep -oE 'default .*x\)' "$OUT/tune.log" | tail -1); run: $(grep -oE 'tuned \(cache\).*picked in [0-9.]+ ms' "$OUT/tune.log" | tail -1 | sed 's/.*picked/picked/')")
+		done
+		grep -E 'candidates|default|picked|stopped|^  [0-9] ' "$OUT/tune.log"
+	fi
 	suites=${SUITES:-fa-sweep,extra,gemm}
 	quick=()
 	[ "${QUICK:-0}" = 1 ] && quick=(--quick)
-	./bin/tilego bench --suite "$suites" "${quick[@]}" --out "$OUT/tilego.jsonl" 2>"$OUT/bench.log"
-	summary+=("bench: exit $? ($(wc -l <"$OUT/tilego.jsonl") points)")
-	cat "$OUT/bench.log"
-	if [ "${PEERS:-1}" = 1 ] && [ -f scripts/peers.py ]; then
+	peers=0
+	[ "${PEERS:-1}" = 1 ] && [ -f scripts/peers.py ] && peers=1
+	if [ $peers = 1 ]; then # first, so that tilego bench can draw them in its chart
 		python3 scripts/peers.py --suite "$suites,peak" "${quick[@]}" >"$OUT/peers.jsonl" 2>"$OUT/peers.log"
 		summary+=("peers: exit $?")
+	fi
+	if [ "${BENCH:-1}" = 1 ]; then
+		chart=()
+		case ",$suites," in *,fa-sweep,* | *,extra,* | *,gemm,*)
+			chart=(--chart "$OUT/chart.svg")
+			[ $peers = 1 ] && chart+=(--peers "$OUT/peers.jsonl") ;;
+		esac
+		# shellcheck disable=SC2086 # BENCH_FLAGS is a list of flags
+		./bin/tilego bench --suite "$suites" "${quick[@]}" ${BENCH_FLAGS:-} "${chart[@]}" --out "$OUT/tilego.jsonl" 2>"$OUT/bench.log"
+		summary+=("bench: exit $? ($(wc -l <"$OUT/tilego.jsonl") points)")
+		cat "$OUT/bench.log"
+	fi
+	if [ $peers = 1 ]; then
 		python3 scripts/table.py "$OUT/tilego.jsonl" "$OUT/peers.jsonl" | tee "$OUT/table.txt"
 		python3 scripts/table.py --md "$OUT/tilego.jsonl" "$OUT/peers.jsonl" >"$OUT/table.md"
-		./bin/chart "$OUT/tilego.jsonl" "$OUT/peers.jsonl" -o "$OUT/fa-sweep.svg" || true
 	fi
 	printf '%s\n' "${summary[@]}"
 }

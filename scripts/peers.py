@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
-"""Time tilego's peers (PyTorch SDPA backends, FlexAttention, cuBLAS) on the
-shapes tilego's GPU suites benchmark (bench/suites.go).
+"""Time tilego's peers (PyTorch SDPA backends, FlexAttention, cuBLAS, plain
+PyTorch MLA decoding and FlashMLA when installed) on the shapes tilego's GPU
+suites benchmark (bench/suites.go).
 
 stdout: one JSON object per line, nothing else; progress goes to stderr.
 
-    python3 scripts/peers.py [--suite fa-sweep,extra,gemm,peak] [--quick]
+    python3 scripts/peers.py [--suite fa-sweep,fa-short,extra,gemm,mla,fa-tail,peak] [--quick]
                              [--impls sdpa-flash,sdpa-cudnn,sdpa-efficient,flex]
                              [--dry-run]
+
+fa-short is the sweep's causal points at 512 and 1k tokens, recorded as
+fa-sweep (as tilego does). fa-tail has no peers (it compares tilego's split
+path with its single program); it is accepted so that one suite list serves
+both sides. mla always adds the peak suite's device-to-device copy
+bandwidth, which issue 6 compares decoding's GB/s with.
 
 Every peer runs in its own try/except: a failure becomes a record with an
 "error" field and the run goes on.
@@ -15,7 +22,9 @@ Every peer runs in its own try/except: a failure becomes a record with an
 import argparse
 import contextlib
 import json
+import math
 import os
+import random
 import statistics
 import sys
 import time
@@ -23,7 +32,7 @@ import traceback
 import warnings
 
 ATTN_IMPLS = ["sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "flex"]
-SUITES = ["fa-sweep", "extra", "gemm", "peak"]
+SUITES = ["fa-sweep", "fa-short", "extra", "gemm", "mla", "fa-tail", "peak"]
 CHECK_TOL = 0.05  # max abs diff against sdpa-flash
 GEMM_REL_TOL = 0.02  # max abs diff / max abs value on a row sample, vs fp32
 
@@ -57,6 +66,13 @@ def fa_sweep_shapes(quick):
         for causal in [False, True]:
             for s in seqs:
                 yield attn_shape(16384 // s, 2048 // dim, 2048 // dim, s, dim, causal)
+
+
+def fa_short_shapes(quick):
+    # The causal sweep points at 512 and 1k tokens, whatever --quick says (as on the Go side).
+    for s in fa_sweep_shapes(False):
+        if s["causal"] and s["seq_q"] <= 1024:
+            yield s
 
 
 def extra_shapes(quick):
@@ -260,6 +276,161 @@ class Attn:
             return self.sdpa_call(q, ke, ve, causal, False)
 
 
+# ---------------------------------------------------------------- mla
+
+MLA_DQK, MLA_DV, MLA_PAGE, MLA_HEADS = 576, 512, 64, 128
+
+
+def mla_shapes(quick):
+    """bench/suites.go's mla points: (batch, s_q, mean cache length), h_q 128, bf16."""
+    if quick:
+        pts = [(64, 1, 2048), (128, 1, 8192), (128, 2, 4096)]
+    else:
+        pts = [(b, 1, m) for b in (64, 128) for m in (1024, 2048, 4096, 8192, 16384, 32768)]
+        pts += [(64, 2, 4096), (128, 2, 4096)]
+    for b, sq, mean in pts:
+        yield {"batch": b, "heads": MLA_HEADS, "seq_q": sq, "mean_kv": mean, "dtype": "bf16"}
+
+
+def mla_lengths(s):
+    """Cache lengths uniform within +-50% of the mean, a multiple of 64 moved
+    up by one, as kernels.MLALengths draws them (seeded here by batch and
+    mean too, but Go's generator is not reproduced: kv_sum says what ran)."""
+    r = random.Random(s["batch"] * 1000003 + s["mean_kv"])
+    lens = []
+    for _ in range(s["batch"]):
+        n = max(1, int(round(s["mean_kv"] * (0.5 + r.random()))))
+        lens.append(n + 1 if n % MLA_PAGE == 0 else n)
+    return lens
+
+
+def mla_shape_rec(s, lens):
+    return dict(s, kv_min=min(lens), kv_max=max(lens), kv_sum=sum(lens))
+
+
+def mla_flops(s, kv_sum):
+    """As FlashMLA counts: 2*s_q*h_q*sum(L)*(576+512), the causal mask not subtracted."""
+    return 2.0 * s["seq_q"] * s["heads"] * kv_sum * (MLA_DQK + MLA_DV)
+
+
+def mla_bytes(s, kv_sum):
+    """Q, every cache row read once at 576 columns, and O; 2 bytes each."""
+    rows = s["batch"] * s["seq_q"] * s["heads"]
+    return 2.0 * (rows * MLA_DQK + kv_sum * MLA_DQK + rows * MLA_DV)
+
+
+def mla_short(s):
+    return "mla b%d s%d kv%d" % (s["batch"], s["seq_q"], s["mean_kv"])
+
+
+class MLA:
+    """Paged MLA decoding in plain PyTorch, and FlashMLA when it is installed.
+
+    The cache is a pool of 64-row blocks of 576 columns (K; V is its first
+    512), each request's blocks at shuffled pool ids in its block-table row.
+    The torch peer gathers every request's blocks through the table (padded
+    to the longest request), then runs the two batched matrix multiplies
+    with the length and causal mask and an f32 softmax in between: what a
+    model without a decoding kernel does."""
+
+    def __init__(self, torch, bench):
+        self.torch = torch
+        self.bench = bench
+        try:
+            import flash_mla
+            self.flash_mla = flash_mla
+            log("flash_mla found: timing it as impl flashmla")
+        except Exception:
+            self.flash_mla = None
+
+    def inputs(self, s, lens):
+        torch = self.torch
+        blocks = [(n + MLA_PAGE - 1) // MLA_PAGE for n in lens]
+        total, width = sum(blocks), max(blocks)
+        ids = torch.randperm(total).tolist()
+        table = torch.zeros(len(lens), width, dtype=torch.int32)  # unused entries: block 0, masked
+        at = 0
+        for i, n in enumerate(blocks):
+            table[i, :n] = torch.tensor(ids[at:at + n], dtype=torch.int32)
+            at += n
+        pool = torch.randn(total, MLA_PAGE, MLA_DQK, dtype=torch.bfloat16, device="cuda")
+        q = torch.randn(s["batch"], s["seq_q"], s["heads"], MLA_DQK, dtype=torch.bfloat16, device="cuda")
+        seqlens = torch.tensor(lens, dtype=torch.int32, device="cuda")
+        return q, pool, table.cuda(), seqlens
+
+    def torch_fn(self, q, pool, table, seqlens):
+        torch = self.torch
+        b, sq, h, d = q.shape
+        scale = 1.0 / math.sqrt(d)
+        # Token t of a request of length L sees keys j <= L - sq + t.
+        limit = seqlens[:, None] - sq + torch.arange(sq, device="cuda").repeat_interleave(h)[None, :]
+
+        def fn():
+            kv = pool[table.long()].view(b, -1, d)  # [b, width*64, 576]: the gather
+            sc = torch.bmm(q.view(b, sq * h, d), kv.transpose(1, 2)).float() * scale
+            j = torch.arange(kv.shape[1], device="cuda")
+            sc.masked_fill_(j[None, None, :] > limit[:, :, None], float("-inf"))
+            p = torch.softmax(sc, dim=-1).to(q.dtype)
+            return torch.bmm(p, kv[:, :, :MLA_DV]).view(b, sq, h, MLA_DV)
+        return fn
+
+    def flash_fn(self, q, pool, table, seqlens):
+        fm = self.flash_mla
+        sq, h = q.shape[1], q.shape[2]
+        meta, splits = fm.get_mla_metadata(seqlens, sq * h, 1)
+        k = pool.view(pool.shape[0], MLA_PAGE, 1, MLA_DQK)
+        return lambda: fm.flash_mla_with_kvcache(q, k, table, seqlens, MLA_DV, meta, splits, causal=True)[0]
+
+    def reference_diff(self, out, q, pool, table, lens):
+        """Max abs difference from float32 math on request 0's own blocks."""
+        torch = self.torch
+        sq, h, d = q.shape[1], q.shape[2], q.shape[3]
+        L = lens[0]
+        nb = (L + MLA_PAGE - 1) // MLA_PAGE
+        kv = pool[table[0, :nb].long()].reshape(-1, d)[:L].float()
+        sc = (q[0].reshape(sq * h, d).float() @ kv.T) / math.sqrt(d)
+        tok = torch.arange(sq, device="cuda").repeat_interleave(h)
+        sc.masked_fill_(torch.arange(L, device="cuda")[None, :] > (L - sq + tok)[:, None], float("-inf"))
+        want = torch.softmax(sc, dim=-1) @ kv[:, :MLA_DV]
+        return (out[0].reshape(sq * h, MLA_DV).float() - want).abs().max().item()
+
+    def run_shape(self, suite, s):
+        torch = self.torch
+        lens = mla_lengths(s)
+        shape = mla_shape_rec(s, lens)
+        flops, nbytes = mla_flops(s, sum(lens)), mla_bytes(s, sum(lens))
+        q, pool, table, seqlens = self.inputs(s, lens)
+        impls = [("torch", self.torch_fn)] + ([("flashmla", self.flash_fn)] if self.flash_mla else [])
+        for impl, make in impls:
+            rec = {"suite": suite, "kernel": "mla-decode", "impl": impl, "shape": shape}
+            t0 = time.time()
+            fn = out = None
+            try:
+                fn = make(q, pool, table, seqlens)
+                out = fn()
+                torch.cuda.synchronize()
+                diff = self.reference_diff(out, q, pool, table, lens)
+                rec["max_abs_diff"] = diff
+                if not diff < CHECK_TOL:
+                    rec["note"] = "mismatch: max abs diff %.3g vs f32 on request 0" % diff
+                out = None
+                ms = self.bench(fn)
+                rec.update(ms=ms, tflops=tflops(flops, ms), gbps=nbytes / (ms * 1e-3) / 1e9)
+            except Exception as e:
+                rec["error"] = err_text(e)
+                if os.environ.get("PEERS_TRACEBACK"):
+                    traceback.print_exc()
+            finally:
+                fn = out = None
+                torch.cuda.empty_cache()
+            emit(rec)
+            log("  %-15s %s  [%.1fs]" % (impl, ("%8.3f ms %6.1f TFLOP/s %6.0f GB/s" % (rec["ms"], rec["tflops"], rec["gbps"]))
+                                         if "ms" in rec else "ERROR " + rec["error"][:150], time.time() - t0)
+                + ("  (" + rec["note"] + ")" if "note" in rec else ""))
+        del q, pool, table, seqlens
+        torch.cuda.empty_cache()
+
+
 # ---------------------------------------------------------------- gemm, peak
 
 def run_gemm(torch, bench, want_gemm, want_peak):
@@ -326,14 +497,14 @@ def run_copy(torch, bench):
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--suite", default=",".join(SUITES),
-                    help="comma list of %s (default: all)" % ",".join(SUITES))
+    ap.add_argument("--suite", default="fa-sweep,extra,gemm,peak",
+                    help="comma list of %s (default: fa-sweep,extra,gemm,peak)" % ",".join(SUITES))
     ap.add_argument("--quick", action="store_true",
-                    help="fa-sweep at seqlen 512 and 4096 only (smoke test)")
+                    help="fewer points, as tilego bench --quick: fa-sweep at seqlen 512 and 4096, mla at 3 points")
     ap.add_argument("--impls", default=os.environ.get("PEERS_IMPLS") or ",".join(ATTN_IMPLS),
                     help="attention peers to time, comma list (default: $PEERS_IMPLS or %s)" % ",".join(ATTN_IMPLS))
     ap.add_argument("--budget-s", type=float, default=float(os.environ.get("PEERS_BUDGET_S") or 0),
-                    help="start no attention shape after this many seconds; the rest get an error record "
+                    help="start no attention or mla shape after this many seconds; the rest get an error record "
                          "(default: $PEERS_BUDGET_S or 0, no limit). Lines are flushed as they come, so a killed run keeps what it printed")
     ap.add_argument("--dry-run", action="store_true",
                     help="print the shapes as records without timing (needs no GPU)")
@@ -349,11 +520,39 @@ def parse_args(argv=None):
     return a
 
 
+def mla_points(a):
+    return list(mla_shapes(a.quick)) if "mla" in a.suites else []
+
+
+def run_mla(torch, bench, a, t_start):
+    pts = mla_points(a)
+    mla = None
+    for n, s in enumerate(pts, 1):
+        log("[mla %d/%d] %s  (%.0fs elapsed)" % (n, len(pts), mla_short(s), time.time() - t_start))
+        rec = {"suite": "mla", "kernel": "mla-decode", "impl": "torch", "shape": s}
+        if a.budget_s and time.time() - t_start > a.budget_s:
+            emit(dict(rec, error="skipped: --budget-s %g exceeded" % a.budget_s))
+            continue
+        try:
+            mla = mla or MLA(torch, bench)
+            mla.run_shape("mla", s)
+        except Exception as e:  # e.g. out of memory making the inputs
+            log("  shape failed: " + err_text(e))
+            emit(dict(rec, error=err_text(e)))
+            torch.cuda.empty_cache()
+
+
 def attn_points(a):
-    for suite, gen in (("fa-sweep", fa_sweep_shapes), ("extra", extra_shapes)):
+    seen = set()
+    for suite, gen in (("fa-sweep", fa_sweep_shapes), ("fa-short", fa_short_shapes), ("extra", extra_shapes)):
         if suite in a.suites:
             for s in gen(a.quick):
-                yield suite, s
+                # fa-short's points are the sweep's (the Go side records them as fa-sweep)
+                label = "fa-sweep" if suite == "fa-short" else suite
+                key = (label, json.dumps(s, sort_keys=True))
+                if key not in seen:
+                    seen.add(key)
+                    yield label, s
 
 
 def main(argv=None):
@@ -366,6 +565,10 @@ def main(argv=None):
         if "gemm" in a.suites:
             emit({"suite": "gemm", "kernel": "gemm", "impl": "cublas", "shape": GEMM_SHAPE,
                   "flops": gemm_flops(GEMM_SHAPE)})
+        for s in mla_points(a):
+            lens = mla_lengths(s)
+            emit({"suite": "mla", "kernel": "mla-decode", "impl": "torch", "shape": mla_shape_rec(s, lens),
+                  "flops": mla_flops(s, sum(lens)), "bytes": mla_bytes(s, sum(lens))})
         return 0
 
     try:
@@ -385,14 +588,17 @@ def main(argv=None):
                 emit({"suite": suite, "kernel": "flash-attention", "impl": impl, "shape": s, "error": msg})
         if "gemm" in a.suites:
             emit({"suite": "gemm", "kernel": "gemm", "impl": "cublas", "shape": GEMM_SHAPE, "error": msg})
+        for s in mla_points(a):
+            emit({"suite": "mla", "kernel": "mla-decode", "impl": "torch", "shape": s, "error": msg})
         return 1
 
     t_start = time.time()
     if "gemm" in a.suites or "peak" in a.suites:
         log("[gemm/peak]")
         run_gemm(torch, bench, "gemm" in a.suites, "peak" in a.suites)
-    if "peak" in a.suites:
-        run_copy(torch, bench)
+    if "peak" in a.suites or "mla" in a.suites:
+        run_copy(torch, bench)  # mla's GB/s are compared with it
+    run_mla(torch, bench, a, t_start)
 
     attn = None
     try:

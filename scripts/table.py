@@ -6,23 +6,39 @@ the reference peers, and tilego's correctness check.
     python3 scripts/table.py TILEGO.jsonl PEERS.jsonl [--md]
 
 Records are matched on (suite, kernel, shape), the shape reduced to the keys
-below; a record with impl "tilego" is tilego's, any other a peer's (so the
-order of the files does not matter). Non-JSON lines are skipped. Stdlib only.
+below; a record with impl "tilego" or "tilego-split" is tilego's, any other a
+peer's (so the order of the files does not matter). Non-JSON lines are
+skipped. Stdlib only.
+
+Suites with a split path (mla, fa-tail) add its TFLOP/s ("split"), its
+split count ("n"; 1: the cost model declined, so it is the single program
+again) and its speedup over the single program ("s/1"); the ratios to the
+peers are then of the faster of the two. Suites whose records carry GB/s
+(mla) add tilego's GB/s and its fraction of the peak suite's
+device-to-device copy bandwidth ("/copy"; issue 6 asks >= 0.85 where
+decoding is bound by memory). "ok" is tilego's check, "ok/FAIL" when the
+single program's and the split path's differ (in that order).
 """
 
 import argparse
 import json
 import math
+import os
 import sys
 
 ATTN_KEYS = ("batch", "heads", "heads_kv", "seq_q", "seq_kv", "dim", "dim_v", "causal", "dtype", "layout")
 GEMM_KEYS = ("m", "n", "k", "dtype")
-SUITE_ORDER = ("fa-sweep", "extra", "gemm")
-PEER_ORDER = ("sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "flex", "cublas")
+# MLA decoding: the peers draw their own cache lengths around the mean (kv_sum differs).
+MLA_KEYS = ("batch", "heads", "seq_q", "mean_kv", "dtype")
+SUITE_ORDER = ("fa-sweep", "extra", "gemm", "mla", "fa-tail")
+TILEGO = ("tilego", "tilego-split")
+PEER_ORDER = ("sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "flex", "cublas", "flashmla", "torch")
 SHORT = {"sdpa-flash": "flash", "sdpa-cudnn": "cudnn", "sdpa-efficient": "effic", "flex": "flex",
-         "cublas": "cublas"}
+         "cublas": "cublas", "flashmla": "flashmla", "torch": "torch"}
 # tilego's ratio is printed against these peers.
-BASELINES = {"flash-attention": ("sdpa-flash", "sdpa-cudnn"), "gemm": ("cublas",)}
+BASELINES = {"flash-attention": ("sdpa-flash", "sdpa-cudnn"), "gemm": ("cublas",),
+             "mla-decode": ("flashmla", "torch")}
+COPY_GOAL = 0.85  # issue 6: memory-bound decoding at >= 85% of the d2d copy bandwidth
 
 
 def norm_val(v):
@@ -46,6 +62,8 @@ def norm_shape(kernel, shape):
     s = {k: norm_val(v) for k, v in (shape or {}).items()}
     if kernel == "gemm" or ("m" in s and "heads" not in s):
         return tuple((k, s.get(k)) for k in GEMM_KEYS)
+    if kernel == "mla-decode" or "mean_kv" in s:
+        return tuple((k, s.get(k)) for k in MLA_KEYS)
     s.setdefault("heads_kv", s.get("heads"))
     s.setdefault("seq_kv", s.get("seq_q"))
     s.setdefault("dim_v", s.get("dim"))
@@ -55,6 +73,9 @@ def norm_shape(kernel, shape):
 def load(paths):
     recs = []
     for p in paths:
+        if not os.path.exists(p):  # e.g. tilego bench failed before writing: show the rest
+            print("%s: missing, skipped" % p, file=sys.stderr)
+            continue
         with open(p) as f:
             for n, line in enumerate(f, 1):
                 line = line.strip()
@@ -89,6 +110,11 @@ def seq_txt(n):
 
 def short_shape(key):
     s = dict(key)
+    if "mean_kv" in s:
+        out = "b%s s%s kv%s" % (s["batch"], s["seq_q"], seq_txt(s["mean_kv"]))
+        if s.get("heads") != 128:
+            out += " h%s" % s["heads"]
+        return out if s.get("dtype") in (None, "bf16") else out + " " + str(s["dtype"])
     if "m" in s:
         dims = "x".join(seq_txt(s[k]) for k in ("m", "n", "k"))
         return dims if s.get("dtype") in (None, "bf16") else dims + " " + str(s["dtype"])
@@ -105,6 +131,8 @@ def short_shape(key):
 
 def sort_key(key):
     s = dict(key)
+    if "mean_kv" in s:
+        return (2, s["seq_q"] or 0, s["batch"] or 0, s["mean_kv"] or 0, s["heads"] or 0)
     if "m" in s:
         return (1, s["m"] or 0, s["n"] or 0, s["k"] or 0)
     return (0, s["dim"] or 0, bool(s["causal"]), s["seq_q"] or 0, s["batch"] or 0, s["heads_kv"] or 0)
@@ -139,6 +167,16 @@ def geo(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
+def fastest(*recs):
+    """The good record with the most TFLOP/s, or None."""
+    rs = [r for r in recs if good(r)]
+    return max(rs, key=lambda r: r["tflops"]) if rs else None
+
+
+def span(xs):
+    return "%.2f-%.2f" % (min(xs), max(xs)) if xs else "n/a"
+
+
 def build(recs):
     """suite -> {key -> {impl -> record}}, and the peak records."""
     suites, peak = {}, {}
@@ -168,10 +206,12 @@ def render(rows, md):
     return ["  ".join(c.ljust(w[i]) if i < 2 else c.rjust(w[i]) for i, c in enumerate(r)).rstrip() for r in rows]
 
 
-def suite_table(suite, points, md):
+def suite_table(suite, points, md, copy_gbps=None):
     keys = sorted(points, key=lambda k: (k[0], sort_key(k[1])))
-    peers_seen = {i for p in points.values() for i in p if i != "tilego"}
+    peers_seen = {i for p in points.values() for i in p if i not in TILEGO}
     peers = [p for p in PEER_ORDER if p in peers_seen] + sorted(peers_seen - set(PEER_ORDER))
+    split = any("tilego-split" in p for p in points.values())
+    gbps = any(good(r) and r.get("gbps") for p in points.values() for i, r in p.items() if i in TILEGO)
     kernels = []
     for kern, _ in keys:
         if kern not in kernels:
@@ -179,26 +219,46 @@ def suite_table(suite, points, md):
     bases = []
     for kern in kernels:
         for b in BASELINES.get(kern, ()):
-            if b not in bases:
+            if b in peers and b not in bases:
                 bases.append(b)
-    head = ["suite", "shape", "tilego"] + [SHORT.get(p, p) for p in peers] + \
-           ["t/" + SHORT.get(b, b) for b in bases] + ["ok"]
+    head = ["suite", "shape", "tilego"] + (["split", "n", "s/1"] if split else []) + \
+           [SHORT.get(p, p) for p in peers] + ["t/" + SHORT.get(b, b) for b in bases] + \
+           (["GB/s"] + (["/copy"] if copy_gbps else []) if gbps else []) + ["ok"]
     rows, ratios, fails = [head], {b: [] for b in bases}, 0
+    speedups, declined, copies = [], [], []
     for key in keys:
         pts = points[key]
-        t = pts.get("tilego")
-        row = [suite, short_shape(key[1]), tf_txt(t) or "-"] + [tf_txt(pts.get(p)) for p in peers]
+        t, sp = pts.get("tilego"), pts.get("tilego-split")
+        best = fastest(t, sp)
+        row = [suite, short_shape(key[1]), tf_txt(t) or "-"]
+        if split:
+            n = sp.get("splits") if sp else None
+            row += [tf_txt(sp) or "-", str(n) if n else ""]
+            if good(t) and good(sp):
+                x = sp["tflops"] / t["tflops"]
+                (speedups if (n or 1) > 1 else declined).append(x)
+                row.append("%.2f" % x)
+            else:
+                row.append("")
+        row += [tf_txt(pts.get(p)) for p in peers]
         for b in bases:
             p = pts.get(b)
-            if good(t) and good(p):
-                x = t["tflops"] / p["tflops"]
+            if best and good(p):
+                x = best["tflops"] / p["tflops"]
                 ratios[b].append(x)
                 row.append("%.2f" % x)
             else:
                 row.append("")
-        ok = ok_txt(t) or "-"
-        fails += ok in ("FAIL", "err")
-        rows.append(row + [ok])
+        if gbps:
+            g = best.get("gbps") if best else None
+            row.append("%.0f" % g if g else "")
+            if copy_gbps:
+                row.append("%.2f" % (g / copy_gbps) if g else "")
+                if g:
+                    copies.append(g / copy_gbps)
+        oks = [ok_txt(r) for r in (t, sp) if r is not None]  # the single program's, then the split path's
+        fails += sum(o in ("FAIL", "err") for o in oks)
+        rows.append(row + [(oks[0] if len(set(oks)) == 1 else "/".join(oks)) if oks else "-"])
     out = render(rows, md)
     summ = []
     for b in bases:
@@ -208,7 +268,16 @@ def suite_table(suite, points, md):
                                                                sum(x >= 1.0 for x in xs), len(xs)))
         else:
             summ.append("t/%s n/a" % SHORT.get(b, b))
-    line = "%s: %d shapes; %s" % (suite, len(keys), "; ".join(summ))
+    if split:
+        if speedups:
+            summ.append("split/1 where split: min %.2f geo %.2f faster: %d/%d" % (
+                min(speedups), geo(speedups), sum(x > 1.0 for x in speedups), len(speedups)))
+        if declined:
+            summ.append("declined (n=1): %s over %d" % (span(declined), len(declined)))
+    if copies:
+        summ.append("of copy %s, >=%.2f: %d/%d" % (span(copies), COPY_GOAL,
+                                                    sum(x >= COPY_GOAL for x in copies), len(copies)))
+    line = "%s: %d shapes; %s" % (suite, len(keys), "; ".join(summ) or "no peers")
     if fails:
         line += "; tilego failed/err: %d" % fails
     out.append("")
@@ -222,12 +291,14 @@ def main(argv=None):
     ap.add_argument("--md", action="store_true", help="markdown tables")
     a = ap.parse_args(argv)
     suites, peak = build(load(a.files))
+    copy = peak.get("d2d-copy") or {}
+    copy_gbps = copy.get("gbps") if not copy.get("error") else None
     out = []
     names = [s for s in SUITE_ORDER if s in suites] + sorted(set(suites) - set(SUITE_ORDER))
     for s in names:
         if out:
             out.append("")
-        out += suite_table(s, suites[s], a.md)
+        out += suite_table(s, suites[s], a.md, copy_gbps)
     if peak:
         parts = []
         for impl, r in sorted(peak.items()):

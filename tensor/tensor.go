@@ -138,10 +138,28 @@ func (t *Tensor) Fill(v float64) *Tensor {
 func (t *Tensor) Bytes() []byte {
 	w := t.DType.Bytes()
 	out := make([]byte, len(t.Data)*w)
-	for i, v := range t.Data {
-		putBits(out[i*w:], w, Bits(t.DType, v))
-	}
+	chunks(len(t.Data), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			putBits(out[i*w:], w, Bits(t.DType, t.Data[i]))
+		}
+	})
 	return out
+}
+
+// chunks runs fn over [0, n) in pieces of 1M elements, in parallel: the
+// encoding and decoding of a GPU's tensors (10^8 elements and more) would
+// otherwise take seconds on one core.
+func chunks(n int, fn func(lo, hi int)) {
+	const chunk = 1 << 20
+	if n <= chunk {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += chunk {
+		wg.Go(func() { fn(lo, min(lo+chunk, n)) })
+	}
+	wg.Wait()
 }
 
 // SetBytes decodes Data from the tensor's storage format.
@@ -150,9 +168,11 @@ func (t *Tensor) SetBytes(b []byte) error {
 	if len(b) != len(t.Data)*w {
 		return fmt.Errorf("tensor: %d bytes for %d elements of %s", len(b), len(t.Data), t.DType)
 	}
-	for i := range t.Data {
-		t.Data[i] = FromBits(t.DType, getBits(b[i*w:], w))
-	}
+	chunks(len(t.Data), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			t.Data[i] = FromBits(t.DType, getBits(b[i*w:], w))
+		}
+	})
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/chart"
+	drv "github.com/tilego/tilego/runtime/cuda"
 	"github.com/tilego/tilego/target/cuda"
 )
 
@@ -29,6 +30,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	flushName := fs.String("flush", "auto", "keep the L2 cache cold between timed launches: auto (when the inputs fit in twice the L2), l2, rotate or none")
 	chartOut := fs.String("chart", "", "also draw TFLOP/s per shape as an SVG chart here (one file per suite: FILE, FILE-SUITE.svg)")
 	peers := fs.String("peers", "", "JSON lines of peers (scripts/peers.py) to draw beside tilego in --chart")
+	sms := fs.Int("sms", 0, "SM count the split-KV decisions are made for (mla, fa-tail); 0: the device's")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -56,6 +58,11 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		w = f
 	}
 	fmt.Fprintf(stderr, "device: %s\n", b.Device())
+	if *sms == 0 {
+		if *sms, err = deviceSMs(); err != nil {
+			return err
+		}
+	}
 	var records bytes.Buffer // for --chart
 	var ran []string
 	for _, name := range strings.Split(*suites, ",") {
@@ -63,7 +70,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		if !ok {
 			return fmt.Errorf("unknown suite %q (have %s)", name, suiteNames())
 		}
-		points, err := mk(*quick)
+		points, err := mk(bench.SuiteOptions{Quick: *quick, SMs: *sms})
 		if err != nil {
 			return err
 		}
@@ -95,6 +102,16 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "chart: %s\n", p)
 	}
 	return err
+}
+
+// deviceSMs is device 0's SM count.
+func deviceSMs() (int, error) {
+	d, err := drv.Open(0)
+	if err != nil {
+		return 0, fmt.Errorf("the SM count (pass --sms): %w", err)
+	}
+	defer d.Close()
+	return d.SMCount, nil
 }
 
 // writeCharts draws one chart per suite that has records: the first at
@@ -147,12 +164,16 @@ var benchCmd = &command{
 	},
 	usage: func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: tilego bench [--suite %s] [--quick] [--warmup N] [--repeats N] [--flush auto|l2|rotate|none]\n", suiteNames())
-		fmt.Fprintf(w, "                    [--out FILE] [--chart FILE.svg [--peers PEERS.jsonl]]\n\n")
+		fmt.Fprintf(w, "                    [--sms N] [--out FILE] [--chart FILE.svg [--peers PEERS.jsonl]]\n\n")
 		fmt.Fprintf(w, "Runs each suite's points on the GPU: every candidate config is built, run once on\n")
 		fmt.Fprintf(w, "poisoned outputs and checked against float64, then timed (median of --repeats after\n")
 		fmt.Fprintf(w, "--warmup launches); the fastest correct config is reported as one JSON line per point.\n")
 		fmt.Fprintf(w, "Small problems (inputs under twice the L2) are timed with the L2 flushed before every\n")
 		fmt.Fprintf(w, "launch (--flush auto); the spread (max - min) and, where the kernel declares its bytes,\n")
 		fmt.Fprintf(w, "GB/s are reported too. --chart draws TFLOP/s per shape as SVG (with --peers beside).\n")
+		fmt.Fprintf(w, "mla (MLA decoding) and fa-tail (FlashAttention's tail split) time a split path, a split\n")
+		fmt.Fprintf(w, "kernel then its combine (impl tilego-split, timed from the first start to the last end),\n")
+		fmt.Fprintf(w, "and the single program (impl tilego) on the same inputs; --sms sets the SM count the\n")
+		fmt.Fprintf(w, "splits are chosen for (default: the device's).\n")
 	},
 }

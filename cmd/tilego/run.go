@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/target"
@@ -81,7 +82,8 @@ type runResult struct {
 	Backend string             `json:"backend"`
 	Device  string             `json:"device"`
 	Config  kernels.Fields     `json:"config"`
-	From    string             `json:"config_source"` // "default" or "tuned (cache)"
+	From    string             `json:"config_source"`  // "default" or "tuned (cache)"
+	PickMS  float64            `json:"config_pick_ms"` // time to find the config (cache lookup and its check)
 	Errors  map[string]jsonNum `json:"errors,omitempty"`
 	Checked string             `json:"checked"` // "all", "sampled N rows", "none"
 	OK      *bool              `json:"ok,omitempty"`
@@ -128,9 +130,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg, from := p.DefaultConfig(), "default"
+	t0 := time.Now()
 	if be.Name() == "cuda" {
 		cfg, from = gpuConfig(be, p) // the tuned config when tilego tune saved one
 	}
+	pick := time.Since(t0)
 	fn, err := kernels.Build(p, cfg, be.Limits())
 	if err != nil {
 		return err
@@ -150,7 +154,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	out := runResult{
 		Kernel: p.Kernel(), Shape: p.Shape(), Backend: be.Name(), Device: be.Device(),
-		Config: kernels.ConfigFields(cfg), From: from, Checked: "none",
+		Config: kernels.ConfigFields(cfg), From: from, PickMS: pick.Seconds() * 1e3, Checked: "none",
 		TimeMS: res.Time.Seconds() * 1e3, Repeats: res.Repeats, GFLOP: p.FLOPs() / 1e9,
 	}
 	if s := res.Time.Seconds(); s > 0 {
@@ -183,7 +187,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 func printRun(w io.Writer, r runResult, rep kernels.Report, checked bool) {
 	fmt.Fprintf(w, "%s  %s\n", r.Kernel, r.Shape)
 	fmt.Fprintf(w, "  backend  %s: %s\n", r.Backend, r.Device)
-	fmt.Fprintf(w, "  config   %s: %s\n", r.From, r.Config)
+	fmt.Fprintf(w, "  config   %s: %s (picked in %.1f ms)\n", r.From, r.Config, r.PickMS)
 	if checked {
 		for i, m := range rep.Measures {
 			fmt.Fprintf(w, "  %-8s %s\n", map[bool]string{true: "error"}[i == 0], m)

@@ -78,13 +78,13 @@ func TestGPUTensorMap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Free(din)
-	tm, err := EncodeTiled(TensorFloat32, 2, din.Ptr, []uint64{W, H}, []uint64{W * 4},
-		[]uint32{16, 8}, nil, InterleaveNone, SwizzleNone, L2PromotionNone, OOBFillNone)
+	spec := TiledSpec{DType: TensorFloat32, Global: din, Dims: []uint64{W, H}, Strides: []uint64{W * 4}, Box: []uint32{16, 8}}
+	tm, err := d.EncodeTiled(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := EncodeTiled(TensorFloat32, 2, din.Ptr+4, []uint64{W, H}, []uint64{W * 4},
-		[]uint32{16, 8}, nil, InterleaveNone, SwizzleNone, L2PromotionNone, OOBFillNone); err == nil {
+	spec.Offset = 4
+	if _, err := d.EncodeTiled(spec); err == nil {
 		t.Error("misaligned global address accepted")
 	} else {
 		t.Logf("misaligned address: %v", err)

@@ -151,10 +151,49 @@ type Launch struct {
 	args    []any
 	grid    [3]int
 	outputs []int
+	owned   bool // bufs are this launch's to free
 }
 
 // Prepare uploads args and resolves the grid for p.
 func Prepare(b *Backend, p *Program, args []*tensor.Tensor) (*Launch, error) {
+	bufs, err := b.upload(args)
+	if err != nil {
+		return nil, err
+	}
+	l, err := bind(b, p, args, bufs)
+	if err != nil {
+		for _, x := range bufs {
+			b.dev.Free(x)
+		}
+		return nil, err
+	}
+	l.owned = true
+	return l, nil
+}
+
+// upload copies args to new device buffers.
+func (b *Backend) upload(args []*tensor.Tensor) ([]drv.Buffer, error) {
+	var bufs []drv.Buffer
+	for _, t := range args {
+		data := t.Bytes()
+		buf, err := b.dev.Alloc(max(len(data), 16))
+		if err == nil {
+			bufs = append(bufs, buf)
+			err = b.dev.CopyHtoD(buf, data)
+		}
+		if err != nil {
+			for _, x := range bufs {
+				b.dev.Free(x)
+			}
+			return nil, err
+		}
+	}
+	return bufs, nil
+}
+
+// bind makes a launch of p over device buffers bufs holding args (which
+// give the symbolic sizes); the buffers stay the caller's.
+func bind(b *Backend, p *Program, args []*tensor.Tensor, bufs []drv.Buffer) (*Launch, error) {
 	f := p.Func
 	syms, err := interp.Bind(f, args)
 	if err != nil {
@@ -164,19 +203,8 @@ func Prepare(b *Backend, p *Program, args []*tensor.Tensor) (*Launch, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Launch{b: b, p: p, fn: fn, grid: [3]int{1, 1, 1}}
-	for i, t := range args {
-		data := t.Bytes()
-		buf, err := b.dev.Alloc(max(len(data), 16))
-		if err != nil {
-			l.Free()
-			return nil, err
-		}
-		l.bufs = append(l.bufs, buf)
-		if err := b.dev.CopyHtoD(buf, data); err != nil {
-			l.Free()
-			return nil, err
-		}
+	l := &Launch{b: b, p: p, fn: fn, grid: [3]int{1, 1, 1}, bufs: bufs}
+	for i, buf := range bufs {
 		l.args = append(l.args, buf)
 		if f.Params[i].Output {
 			l.outputs = append(l.outputs, i)
@@ -188,7 +216,6 @@ func Prepare(b *Backend, p *Program, args []*tensor.Tensor) (*Launch, error) {
 	for i, g := range f.Kernel.Grid {
 		n, err := interp.EvalInt(g, syms)
 		if err != nil {
-			l.Free()
 			return nil, err
 		}
 		l.grid[i] = n
@@ -196,8 +223,12 @@ func Prepare(b *Backend, p *Program, args []*tensor.Tensor) (*Launch, error) {
 	return l, nil
 }
 
-// Free releases the device copies.
+// Free releases the device copies (those Prepare made; a chain's steps
+// share the chain's).
 func (l *Launch) Free() {
+	if !l.owned {
+		return
+	}
 	for _, b := range l.bufs {
 		l.b.dev.Free(b)
 	}
@@ -217,13 +248,19 @@ func (l *Launch) Poison() error {
 
 // Once launches the kernel once and waits for it.
 func (l *Launch) Once() error {
-	if l.grid[0]*l.grid[1]*l.grid[2] == 0 {
-		return nil
-	}
-	if err := drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, nil, l.args...); err != nil {
+	if err := l.start(); err != nil {
 		return err
 	}
 	return drv.Sync(l.fn, nil)
+}
+
+// start launches the kernel without waiting (an empty grid launches
+// nothing).
+func (l *Launch) start() error {
+	if l.grid[0]*l.grid[1]*l.grid[2] == 0 {
+		return nil
+	}
+	return drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, nil, l.args...)
 }
 
 // Time runs opt.Warmup launches, then opt.Repeats timed ones (at least
@@ -253,7 +290,7 @@ func (l *Launch) Time(opt target.RunOptions) (target.Result, error) {
 		if err := start.Record(nil); err != nil {
 			return target.Result{}, err
 		}
-		if err := drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, nil, l.args...); err != nil {
+		if err := l.start(); err != nil {
 			return target.Result{}, err
 		}
 		if err := end.Record(nil); err != nil {
@@ -275,22 +312,35 @@ func (l *Launch) Time(opt target.RunOptions) (target.Result, error) {
 // Download copies the outputs back into their host tensors.
 func (l *Launch) Download(args []*tensor.Tensor) error {
 	for _, i := range l.outputs {
-		data := make([]byte, len(args[i].Data)*args[i].DType.Bytes())
-		src, err := l.bufs[i].Slice(0, len(data))
-		if err != nil {
-			return err
-		}
-		if err := l.b.dev.CopyDtoH(data, src); err != nil {
-			return err
-		}
-		if err := args[i].SetBytes(data); err != nil {
+		if err := download(l.b, l.bufs[i], args[i]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// download copies buf into t.
+func download(b *Backend, buf drv.Buffer, t *tensor.Tensor) error {
+	data := make([]byte, len(t.Data)*t.DType.Bytes())
+	src, err := buf.Slice(0, len(data))
+	if err != nil {
+		return err
+	}
+	if err := b.dev.CopyDtoH(data, src); err != nil {
+		return err
+	}
+	return t.SetBytes(data)
+}
+
 var _ target.Backend = (*Backend)(nil)
+
+// Runnable is what TimeEach times: a Launch, or a Chain of them.
+type Runnable interface {
+	start() error       // enqueue the work without waiting
+	kernelName() string // for errors
+}
+
+func (l *Launch) kernelName() string { return l.p.Name }
 
 // Info reports the compiled kernel's registers and local memory (spills).
 func (l *Launch) Info() (drv.FuncInfo, error) { return l.fn.Info() }
@@ -313,7 +363,7 @@ func (p *Program) Fingerprint() string {
 // is set before every launch so that the L2 cache holds none of the
 // inputs; the memset is outside the timed interval. Nothing waits between
 // launches, so the host's launch overhead stays off the GPU's timeline.
-func (b *Backend) TimeEach(ls []*Launch, warmup, n, flushBytes int) ([]time.Duration, error) {
+func (b *Backend) TimeEach(ls []Runnable, warmup, n, flushBytes int) ([]time.Duration, error) {
 	if len(ls) == 0 || n < 1 {
 		return nil, fmt.Errorf("cuda: TimeEach needs a launch and n >= 1")
 	}
@@ -325,16 +375,13 @@ func (b *Backend) TimeEach(ls []*Launch, warmup, n, flushBytes int) ([]time.Dura
 		}
 		defer b.dev.Free(scratch)
 	}
-	launch := func(l *Launch) error {
+	launch := func(l Runnable) error {
 		if flushBytes > 0 {
 			if err := b.dev.MemsetD8(scratch, 0); err != nil {
 				return err
 			}
 		}
-		if l.grid[0]*l.grid[1]*l.grid[2] == 0 {
-			return nil
-		}
-		return drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, nil, l.args...)
+		return l.start()
 	}
 	for i := range warmup {
 		if err := launch(ls[i%len(ls)]); err != nil {
@@ -367,17 +414,15 @@ func (b *Backend) TimeEach(ls []*Launch, warmup, n, flushBytes int) ([]time.Dura
 		if err := start.Record(nil); err != nil {
 			return nil, err
 		}
-		if l.grid[0]*l.grid[1]*l.grid[2] > 0 {
-			if err := drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, nil, l.args...); err != nil {
-				return nil, err
-			}
+		if err := l.start(); err != nil {
+			return nil, err
 		}
 		if err := end.Record(nil); err != nil {
 			return nil, err
 		}
 	}
 	if err := events[len(events)-1].Synchronize(); err != nil {
-		return nil, fmt.Errorf("kernel %s: %w", ls[0].p.Name, err)
+		return nil, fmt.Errorf("kernel %s: %w", ls[0].kernelName(), err)
 	}
 	times := make([]time.Duration, n)
 	for i := range n {

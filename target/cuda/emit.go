@@ -238,19 +238,25 @@ func (e *emitter) stmt(s ir.Stmt) {
 		e.forLoop(s)
 	case *ir.While:
 		e.syncIfDirty(e.readsShared(s.Body) || e.writesShared(s.Body))
+		before := e.state()
 		e.open("while (%s)", e.expr(s.Cond))
 		e.stmts(s.Body)
 		e.loopEndSync(s.Body)
 		e.close()
+		e.merge(before) // the body may not run at all
 	case *ir.If:
+		before := e.state()
 		e.open("if (%s)", e.expr(s.Cond))
 		e.stmts(s.Then)
 		e.close()
+		then := e.state()
+		e.setState(before)
 		if len(s.Else) > 0 {
 			e.open("else")
 			e.stmts(s.Else)
 			e.close()
 		}
+		e.merge(then) // what follows may come from either branch
 	default:
 		e.fail(fmt.Errorf("cuda: cannot emit %T", s))
 	}
@@ -265,17 +271,32 @@ func (e *emitter) forLoop(s *ir.For) {
 		e.line("#pragma unroll")
 	}
 	e.syncIfDirty(e.readsShared(s.Body) || e.writesShared(s.Body))
+	before := e.state()
 	v := s.Var.Name
 	e.open("for (int %s = %s; %s < %s; ++%s)", v, e.expr(s.Start), v, e.expr(s.Stop), v)
 	e.stmts(s.Body)
 	e.loopEndSync(s.Body)
 	e.close()
+	e.merge(before) // the body may not run at all
+}
+
+// syncState is what the emitter knows about shared memory at a point of
+// the program: the barriers and waits still owed.
+type syncState struct{ dirty, pending, read bool }
+
+func (e *emitter) state() syncState     { return syncState{e.dirty, e.pending, e.read} }
+func (e *emitter) setState(s syncState) { e.dirty, e.pending, e.read = s.dirty, s.pending, s.read }
+func (e *emitter) merge(other syncState) { // control may arrive from either point: owe what either owes
+	e.dirty, e.pending, e.read = e.dirty || other.dirty, e.pending || other.pending, e.read || other.read
 }
 
 // loopEndSync puts a barrier at the end of a loop body that touches shared
-// memory, so the next iteration's writes cannot race this one's reads.
+// memory, so the next iteration's writes cannot race this one's reads;
+// copies still in flight are waited for first, since the next iteration's
+// code was emitted assuming none were.
 func (e *emitter) loopEndSync(body []ir.Stmt) {
 	if e.readsShared(body) || e.writesShared(body) {
+		e.flushAsync()
 		e.sync()
 	}
 }

@@ -350,14 +350,18 @@ func (e *emitter) copyTileAsync(s *ir.Copy, v int) bool {
 	e.declareSplit(split, name+"_s")
 	for _, rc := range rcs {
 		ok := fmt.Sprintf("%s_row0 + %d < %s", name, rc, rowDim)
-		if rows%step != 0 && rc+step > rows {
-			ok = fmt.Sprintf("%s_r + %d < %d && %s", name, rc, rows, ok)
-		}
 		g := fmt.Sprintf("%s_g + %d * (long long)(%s)", name, rc, stride)
 		if c, isConst := atoi(stride); isConst {
 			g = fmt.Sprintf("%s_g + %d", name, int64(rc)*c)
 		}
-		e.open("")
+		if rows%step != 0 && rc+step > rows {
+			// The last pass is partial: threads past the tile's rows must
+			// not copy at all, since even a zero-filling cp.async writes
+			// its 16 bytes of shared memory, past the tile.
+			e.open("if (%s_r + %d < %d)", name, rc, rows)
+		} else {
+			e.open("")
+		}
 		e.line("const bool ok = %s;", ok)
 		e.line("tl::cp_async16(%s_base + %s, ok ? (const void*)(%s) : (const void*)%s, ok ? %s_bytes : 0);",
 			name, split.at(name+"_s", rc, 0), g, src.Buf.Name, name)

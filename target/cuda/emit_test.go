@@ -121,3 +121,26 @@ func TestLayoutConflict(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// A copy whose rows do not split evenly over the threads (128 rows of 16
+// chunks over 384 threads: 24 rows a pass, the sixth pass partial) must
+// not issue cp.async for the rows past the tile: a zero-filling cp.async
+// still writes shared memory. compute-sanitizer caught exactly that.
+func TestEmitPartialPassCopy(t *testing.T) {
+	s := kernels.AttnShape{B: 1, H: 1, HKV: 1, Sq: 512, Skv: 512, Dqk: 128, Dv: 128, DType: ir.BF16}
+	f, err := kernels.FlashAttention(s, kernels.AttnConfig{M: 192, N: 128, Stages: 2, Threads: 384}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(f, Options{Arch: "sm_90a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// K and V: passes at rows 0, 24, ..., 120; only the last is guarded.
+	if n := strings.Count(p.Source, "_r + 120 < 128)"); n != 4 { // K and V, prologue and loop
+		t.Errorf("%d guarded partial passes, want 4", n)
+	}
+	if strings.Contains(p.Source, "_r + 96 < 128") {
+		t.Error("a whole pass is guarded")
+	}
+}

@@ -189,3 +189,142 @@ __device__ __forceinline__ uint64_t desc(uint32_t addr, uint32_t lbo, uint32_t s
 }
 }  // namespace tl
 #endif
+
+// ==== TMA and mbarrier pipelines (sm_90+) ================================
+// Groundwork for lowering tile copies to TMA with producer/consumer warp
+// specialization. Nothing above uses it. The instructions exist only from
+// sm_90 on, so all of it is compiled out for older targets (the sm_80 path
+// sees none of it); setmaxnreg further needs the arch-specific sm_90a.
+// Barriers and shared buffers are 32-bit shared addresses (smem_addr), tensor
+// maps the generic address of a `const __grid_constant__ tl::TensorMap`
+// kernel parameter; coordinates are element indices, innermost dim first.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TL_TMA 1  // what follows is available
+namespace tl {
+// A CUtensorMap (runtime/cuda TensorMap) as a kernel parameter. It must stay
+// in parameter space (__grid_constant__): TMA reads it through its address.
+struct __align__(64) TensorMap {
+  uint64_t bits[16];
+};
+
+// -- mbarrier: a 64-bit shared-memory barrier with a phase bit. A phase
+// completes when its expected arrivals have arrived and its expected
+// transaction bytes have landed; waiters name the phase by parity.
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
+}
+// After mbar_init, before other threads or TMA (the async proxy) use the
+// barrier; then a __syncthreads (or cluster barrier) publishes it.
+__device__ __forceinline__ void fence_mbar_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+// One arrival (release: this thread's earlier shared-memory reads and writes
+// happen before the phase completes). Consumers use it to free a slot.
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+// One arrival that also expects `bytes` more transaction bytes this phase:
+// the producer's call before issuing TMA loads that complete_tx on `bar`.
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+// True once the phase with this parity has completed (acquire: what the
+// phase published is then visible). Parity p is the current phase's or the
+// one before it: on a fresh barrier parity 1 is complete at once, which lets
+// a producer's first wait on an empty slot fall through. try_wait blocks for
+// a while in hardware before giving up, so loops on it do not hammer smem.
+__device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity) {
+  uint32_t ok;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+      : "=r"(ok)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return ok != 0;
+}
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  while (!mbar_try_wait(bar, parity)) {
+  }
+}
+
+// Orders this thread's generic-proxy shared-memory writes before later
+// async-proxy accesses (a TMA store of what threads wrote). Same instruction
+// as fence_proxy_async, which exists only in sm_90a builds.
+__device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+// -- TMA. prefetch_tensormap brings a descriptor into the TMA unit's cache
+// ahead of the first copy (one thread, once per kernel).
+__device__ __forceinline__ void prefetch_tensormap(const void* tm) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(tm)) : "memory");
+}
+// Loads the box at coordinates (c0, c1, ...) into shared memory at dst
+// (128-byte aligned; 1024 for the 128B swizzle pattern to start at row 0)
+// and completes its byte count on bar. Out-of-bounds elements are filled
+// (zeros) and still counted. Issued by one thread.
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const void* tm, int c0, int c1, uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_3d(uint32_t dst, const void* tm, int c0, int c1, int c2, uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(
+          dst),
+      "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_4d(uint32_t dst, const void* tm, int c0, int c1, int c2, int c3, uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(
+          dst),
+      "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+}
+// Stores the box at src to the tensor at (c0, c1); elements outside the
+// tensor are dropped. Threads that wrote src must fence_async_shared() and
+// synchronize before the one issuing thread calls this; then bulk_commit()
+// and bulk_wait_read<0>() before src is overwritten or the CTA exits.
+__device__ __forceinline__ void tma_store_2d(const void* tm, int c0, int c1, uint32_t src) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                   reinterpret_cast<uint64_t>(tm)),
+               "r"(c0), "r"(c1), "r"(src)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// Waits until at most N committed bulk groups still read their shared source.
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+// Waits until at most N committed bulk groups are incomplete (writes done).
+template <int N>
+__device__ __forceinline__ void bulk_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+}  // namespace tl
+#endif
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(__CUDA_ARCH_FEAT_SM100_ALL)
+#define TL_SETMAXNREG 1
+namespace tl {
+// Moves registers between the warpgroups of a CTA: a producer warpgroup
+// that only issues TMA gives registers back (dec) so the consumer
+// warpgroups can take them (inc). Every warp of a warpgroup must execute the
+// same call; the per-thread count must be a multiple of 8 in 24..256. The
+// kernel needs __launch_bounds__(threads, 1) so ptxas fixes the count at
+// entry (168 for 384 threads), and the counts must balance it (40 + 2 * 232
+// = 3 * 168): inc blocks until the CTA's pool has the registers.
+template <uint32_t N>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg count");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
+}
+template <uint32_t N>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg count");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
+}
+}  // namespace tl
+#endif
+// ==== end TMA and mbarrier =================================================

@@ -1,0 +1,27 @@
+package autotune
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	drv "github.com/tilego/tilego/runtime/cuda"
+)
+
+func TestSticky(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&drv.Error{Call: "cuCtxSynchronize", Code: 700}, true},
+		{fmt.Errorf("kernel k: %w", &drv.Error{Call: "cuCtxSynchronize", Code: 719}), true},
+		{&drv.Error{Call: "cuLaunchKernel", Code: 1}, false}, // invalid value: the context survives
+		{&drv.Error{Call: "cuMemAlloc_v2", Code: 2}, false},  // out of memory
+		{errors.New("no GPU"), false},
+		{nil, false},
+	} {
+		if got := sticky(tc.err); got != tc.want {
+			t.Errorf("sticky(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package bench
+
+// Issue 6's suites: MLA decoding (split-KV with the scheduler, and the
+// single program) and FlashAttention's tail split. Both time a split
+// path (impl "tilego-split": a split kernel, then the combine, run as a
+// kernels.Chain) and the single program (impl "tilego") on one set of
+// inputs, so the two compare within a run.
+
+import (
+	"fmt"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+	"github.com/tilego/tilego/tensor"
+	"github.com/tilego/tilego/tl"
+)
+
+// mla is issue 6's decoding benchmark: DeepSeek's shapes (h_q 128, bf16)
+// at batch 64 and 128 over mean cache lengths of 1k to 32k (each request's
+// length within ±50% of the mean, kernels.MLALengths), s_q 1, and s_q 2 at
+// 4k. Each shape times the scheduler's split path for the device's SMs
+// (--splits 0) and the single program (--splits 1).
+//
+// Host cost: the inputs are float64 on the host, about 2 ns a cache
+// element to make on 16 cores, and every upload encodes them on one core at
+// about 11 ns an element (RunSuite uploads the four candidates of a shape
+// at once). Batch 128 at 32k is 2.4e9 elements: 19 GB of host memory (and
+// 19 GB more while it uploads), 19 GB of device memory and about 35 s. It
+// is kept, being issue 6's point: the whole suite is 7.5e9 elements, about
+// 2 minutes with the checks (sampled rows) and compiles. --quick has three
+// shapes (~15 s).
+func mla(o SuiteOptions) ([]Point, error) {
+	type shape struct{ batch, sq, mean int }
+	var shapes []shape
+	if o.Quick {
+		shapes = []shape{{64, 1, 2048}, {128, 1, 8192}, {128, 2, 4096}}
+	} else {
+		for _, b := range []int{64, 128} {
+			for _, m := range []int{1024, 2048, 4096, 8192, 16384, 32768} {
+				shapes = append(shapes, shape{b, 1, m})
+			}
+		}
+		shapes = append(shapes, shape{64, 2, 4096}, shape{128, 2, 4096})
+	}
+	var ps []Point
+	for _, s := range shapes {
+		pair, err := mlaPoints("mla", s.batch, 128, s.sq, s.mean, o.sms())
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, pair...)
+	}
+	return ps, nil
+}
+
+// mlaPoints are the split path (the scheduler for sms SMs) and then the
+// single program of one decoding shape, on the split path's inputs.
+func mlaPoints(suite string, batch, hq, sq, mean, sms int) ([]Point, error) {
+	e, err := kernels.Lookup("mla-decode")
+	if err != nil {
+		return nil, err
+	}
+	var ps []Point
+	for _, splits := range []string{"0", "1"} {
+		p, err := e.Problem(map[string]string{
+			"batch": fmt.Sprint(batch), "heads": fmt.Sprint(hq), "seq-q": fmt.Sprint(sq),
+			"mean-kv": fmt.Sprint(mean), "dtype": "bf16", "splits": splits, "sms": fmt.Sprint(sms),
+		})
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, Point{Suite: suite, Problem: p, Configs: MLAConfigs(hq, sq)})
+	}
+	ps[0].Impl = "tilego-split"
+	ps[1].SameInputs = true // MLAInputs, then the partials: the single program takes the first six
+	return ps, nil
+}
+
+// MLAConfigs are the tilings tried for MLA decoding: 64 query rows over 8
+// warps (FlashMLA's block) and 32 over 4, one stage (a copy whose address
+// reads the block table is not prefetched: docs/mla.md); those the shape
+// does not allow (kernels.MLAShape.Check) are left out.
+func MLAConfigs(hq, sq int) []kernels.Config {
+	s := kernels.MLAShape{Hq: hq, Sq: sq, DType: ir.BF16}
+	var cs []kernels.Config
+	for _, c := range []kernels.MLAConfig{{M: 64, Stages: 1, Threads: 256}, {M: 32, Stages: 1, Threads: 128}} {
+		if s.Check(c) == nil {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// faTail: FlashAttention grids of one partial wave over long KV: batch 1,
+// 8 or 16 heads, 512 or 1k queries (32 to 128 blocks of 128 rows, fewer
+// than 132 SMs), 8k or 32k keys, d128, BSHD bf16, causal or not. Each shape
+// times the split path at the count kernels.FlashAttentionSplits picks for
+// 128-row blocks (1 where the cost model declines: then it is the single
+// program again, and the result's splits says 1) and the single program.
+func faTail(o SuiteOptions) ([]Point, error) {
+	type shape struct {
+		h, sq, skv int
+		causal     bool
+	}
+	var shapes []shape
+	if o.Quick {
+		shapes = []shape{{8, 512, 16384, false}, {8, 512, 16384, true}, {16, 1024, 16384, false}}
+	} else {
+		for _, hs := range [][2]int{{8, 512}, {16, 512}, {8, 1024}, {16, 1024}} {
+			for _, skv := range []int{8192, 32768} {
+				for _, causal := range []bool{false, true} {
+					shapes = append(shapes, shape{hs[0], hs[1], skv, causal})
+				}
+			}
+		}
+	}
+	var ps []Point
+	for _, x := range shapes {
+		s := kernels.AttnShape{B: 1, H: x.h, HKV: x.h, Sq: x.sq, Skv: x.skv, Dqk: 128, Dv: 128,
+			Causal: x.causal, DType: ir.BF16, BSHD: true}
+		pair, err := tailPoints("fa-tail", s, AttnConfigs(s.Dqk, s.Causal), o.sms())
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, pair...)
+	}
+	return ps, nil
+}
+
+// tailPoints are FlashAttention's split path and then the single program
+// at s, on the split path's inputs. The split count is FlashAttentionSplits'
+// for the first config (128 rows on the GPU, the tiling its cost model is
+// for); the split path tries the configs that get the same count.
+func tailPoints(suite string, s kernels.AttnShape, cfgs []kernels.Config, sms int) ([]Point, error) {
+	e, err := kernels.Lookup("flash-attention")
+	if err != nil {
+		return nil, err
+	}
+	base, err := e.Problem(attnValues(s))
+	if err != nil {
+		return nil, err
+	}
+	n := kernels.FlashAttentionSplits(s, cfgs[0].(kernels.AttnConfig), sms)
+	split := Point{Suite: suite, Impl: "tilego-split", Problem: &splitAttention{base, s, n}}
+	for _, c := range cfgs {
+		if kernels.FlashAttentionSplits(s, c.(kernels.AttnConfig), sms) == n {
+			split.Configs = append(split.Configs, c)
+		}
+	}
+	// The single program as a one-step chain, so that it takes its five
+	// tensors from the split path's list.
+	one := Point{Suite: suite, Problem: &splitAttention{base, s, 1}, Configs: cfgs, SameInputs: true}
+	return []Point{split, one}, nil
+}
+
+// attnValues are the flash-attention registry's flags for s.
+func attnValues(s kernels.AttnShape) map[string]string {
+	layout := "bhsd"
+	if s.BSHD {
+		layout = "bshd"
+	}
+	return map[string]string{
+		"batch": fmt.Sprint(s.B), "heads": fmt.Sprint(s.H), "heads-kv": fmt.Sprint(s.HKV),
+		"seq-q": fmt.Sprint(s.Sq), "seq-kv": fmt.Sprint(s.Skv), "dim": fmt.Sprint(s.Dqk), "dim-v": fmt.Sprint(s.Dv),
+		"causal": fmt.Sprint(s.Causal), "dtype": s.DType.String(), "layout": layout, "scale": fmt.Sprint(s.Scale),
+	}
+}
+
+// splitAttention is FlashAttention's split path as a kernels.Chain:
+// FlashAttentionSplitSteps over FlashAttentionSplitInputs (Q, K, V, O, LSE,
+// then the partials). The registry's problem for the same shape gives the
+// shape, the check (of O and LSE, the first five tensors) and the FLOPs.
+type splitAttention struct {
+	kernels.Problem
+	s      kernels.AttnShape
+	splits int
+}
+
+// Splits is the number of KV pieces (1: the single program).
+func (p *splitAttention) Splits() int { return p.splits }
+
+func (p *splitAttention) Program(c kernels.Config) (*tl.Func, error) {
+	if p.splits > 1 {
+		return nil, fmt.Errorf("%s: %d splits run as two programs; use Steps", p.Kernel(), p.splits)
+	}
+	return p.Problem.Program(c)
+}
+
+func (p *splitAttention) Steps(c kernels.Config) ([]kernels.Step, error) {
+	cfg, ok := c.(kernels.AttnConfig)
+	if !ok {
+		return nil, fmt.Errorf("%s: config is %T, want kernels.AttnConfig", p.Kernel(), c)
+	}
+	return kernels.FlashAttentionSplitSteps(p.s, cfg, p.splits)
+}
+
+func (p *splitAttention) Inputs(seed uint64) []*tensor.Tensor {
+	return kernels.FlashAttentionSplitInputs(p.s, p.splits, seed)
+}
+
+var _ kernels.Chain = (*splitAttention)(nil)

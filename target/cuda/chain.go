@@ -1,0 +1,164 @@
+package cuda
+
+import (
+	"fmt"
+	"slices"
+
+	drv "github.com/tilego/tilego/runtime/cuda"
+	"github.com/tilego/tilego/target"
+	"github.com/tilego/tilego/tensor"
+)
+
+// Chain is several programs launched in order over one set of device
+// tensors: split-KV attention runs its split kernel, then the combine,
+// and the partials between them never leave the device.
+type Chain struct {
+	b       *Backend
+	bufs    []drv.Buffer
+	steps   []*Launch
+	outputs []int // indices into the chain's tensors of everything a step writes
+}
+
+// PrepareChain uploads args once and binds program i to the tensors
+// args[idx[i][0]], args[idx[i][1]], ... in its parameter order.
+func PrepareChain(b *Backend, progs []*Program, idx [][]int, args []*tensor.Tensor) (*Chain, error) {
+	if len(progs) == 0 || len(progs) != len(idx) {
+		return nil, fmt.Errorf("cuda: a chain of %d programs with %d argument lists", len(progs), len(idx))
+	}
+	bufs, err := b.upload(args)
+	if err != nil {
+		return nil, err
+	}
+	c := &Chain{b: b, bufs: bufs}
+	for i, p := range progs {
+		sub, subBufs := make([]*tensor.Tensor, len(idx[i])), make([]drv.Buffer, len(idx[i]))
+		for j, a := range idx[i] {
+			if a < 0 || a >= len(args) {
+				c.Free()
+				return nil, fmt.Errorf("cuda: chain step %d (%s) takes tensor %d of %d", i, p.Name, a, len(args))
+			}
+			sub[j], subBufs[j] = args[a], bufs[a]
+		}
+		l, err := bind(b, p, sub, subBufs)
+		if err != nil {
+			c.Free()
+			return nil, fmt.Errorf("chain step %d (%s): %w", i, p.Name, err)
+		}
+		c.steps = append(c.steps, l)
+		for _, o := range l.outputs {
+			if a := idx[i][o]; !slices.Contains(c.outputs, a) {
+				c.outputs = append(c.outputs, a)
+			}
+		}
+	}
+	slices.Sort(c.outputs)
+	return c, nil
+}
+
+// Free releases the device tensors.
+func (c *Chain) Free() {
+	for _, x := range c.bufs {
+		c.b.dev.Free(x)
+	}
+	c.bufs = nil
+}
+
+// Poison fills every tensor any step writes with 0xFF bytes (NaN).
+func (c *Chain) Poison() error {
+	for _, i := range c.outputs {
+		if err := c.b.dev.MemsetD8(c.bufs[i], 0xff); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Once runs the steps in order and waits for the last.
+func (c *Chain) Once() error {
+	if err := c.start(); err != nil {
+		return err
+	}
+	last := c.steps[len(c.steps)-1]
+	return drv.Sync(last.fn, nil)
+}
+
+// start enqueues every step on the default stream, in order.
+func (c *Chain) start() error {
+	for _, l := range c.steps {
+		if err := l.start(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Chain) kernelName() string {
+	names := make([]string, len(c.steps))
+	for i, l := range c.steps {
+		names[i] = l.p.Name
+	}
+	return fmt.Sprint(names)
+}
+
+// Time runs opt.Warmup chains, then times opt.Repeats (at least one) from
+// the first step's start to the last step's end, and returns the median.
+func (c *Chain) Time(opt target.RunOptions) (target.Result, error) {
+	if err := c.Once(); err != nil {
+		return target.Result{}, err
+	}
+	ts, err := c.b.TimeEach([]Runnable{c}, opt.Warmup, max(opt.Repeats, 1), 0)
+	if err != nil {
+		return target.Result{}, err
+	}
+	slices.Sort(ts)
+	return target.Result{Time: ts[len(ts)/2], Spread: ts[len(ts)-1] - ts[0], Repeats: len(ts)}, nil
+}
+
+// Download copies every tensor a step writes back into args.
+func (c *Chain) Download(args []*tensor.Tensor) error {
+	for _, i := range c.outputs {
+		if err := download(c.b, c.bufs[i], args[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Steps are the chain's launches, in order.
+func (c *Chain) Steps() []*Launch { return c.steps }
+
+// Tensors are device copies of a list of tensors that several launches
+// share, so that programs over the same inputs (the configs a tuner
+// tries) upload them once.
+type Tensors struct {
+	b    *Backend
+	bufs []drv.Buffer
+	args []*tensor.Tensor
+}
+
+// Upload copies args to the device.
+func Upload(b *Backend, args []*tensor.Tensor) (*Tensors, error) {
+	bufs, err := b.upload(args)
+	if err != nil {
+		return nil, err
+	}
+	return &Tensors{b: b, bufs: bufs, args: args}, nil
+}
+
+// Free releases the device copies; launches bound to them must not run
+// after.
+func (t *Tensors) Free() {
+	for _, x := range t.bufs {
+		t.b.dev.Free(x)
+	}
+	t.bufs = nil
+}
+
+// PrepareOn binds p to t's device tensors (in p's parameter order). Its
+// Free leaves them alone.
+func PrepareOn(p *Program, t *Tensors) (*Launch, error) {
+	if t.bufs == nil {
+		return nil, fmt.Errorf("cuda: %s bound to freed tensors", p.Name)
+	}
+	return bind(t.b, p, t.args, t.bufs)
+}
