@@ -187,7 +187,7 @@ func (p *mlaProblem) DefaultConfig() Config {
 // GPUConfig: 64 query rows per block over 8 warps where the shape and
 // shared memory allow (the split kernel's f32 staging tile needs fewer
 // rows when a block holds several tokens), else 32 or 16 over 4 warps.
-// One stage: a copy whose address reads the block table is not hoisted.
+// One stage: two stages of 576-wide pages fit only 32 rows a block.
 func (p *mlaProblem) GPUConfig() Config {
 	for _, m := range []int{64, 32, 16} {
 		c := MLAConfig{M: m, Stages: 1, Threads: 128}

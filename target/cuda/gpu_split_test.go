@@ -98,10 +98,14 @@ func TestGPUMLADecode(t *testing.T) {
 		{"sq2_m32_causal", sq2, m32, []int32{1, 64 + 1, 130, 2}, 0},
 		{"hq64_f16_m32_empty", h64f16, m32, []int32{0, 70, 129}, 0},
 		{"hq128_m64", h128, m64, []int32{1, 191, 1000}, 0},
+		{"hq128_m64_16warps", h128, kernels.MLAConfig{M: 64, Stages: 1, Threads: 512}, []int32{2, 64, 1500}, 0},
+		{"hq128_sq2_m32_2stages", kernels.MLAShape{Hq: 128, Sq: 2, DType: ir.BF16}, kernels.MLAConfig{M: 32, Stages: 2, Threads: 128}, []int32{1, 64, 65, 700}, 0},
 		{"hq128_sq2_f16_m64", h128sq2, m64, []int32{3, 190, 577}, 0},
 		{"split_sched_sq2", sq2, m32, []int32{1, 65, 200, 130, 900}, -1},
 		{"split_uniform5_empty", sq1, m16, []int32{1, 65, 200}, 5},
 		{"split_sched_hq128", h128, m64, []int32{2000, 3, 700}, -1},
+		{"split_sched_hq128_16warps", h128, kernels.MLAConfig{M: 64, Stages: 1, Threads: 512}, []int32{2000, 3, 700}, -1},
+		{"split_uniform3_m32_2stages", h128, kernels.MLAConfig{M: 32, Stages: 2, Threads: 128}, []int32{2000, 3, 700, 129}, 3},
 		{"split_sched_hq128_sq2_f16", h128sq2, m64, []int32{1500, 64 + 3}, -1},
 	}
 	for _, c := range cases {

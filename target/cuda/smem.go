@@ -110,31 +110,49 @@ func planShared(c *compilation) error {
 
 func align(n, a int) int { return (n + a - 1) / a * a }
 
-// hoistable lists the copies of a pipelined loop that load a shared tile
-// from global memory at an address that depends only on the loop index,
-// block indices and sizes, so they can be issued iterations ahead.
+// hoistable lists the copies of a pipelined loop that can be issued
+// iterations ahead: each loads a whole shared tile from global memory, is
+// the first statement of the body to write that tile (later ones may
+// change it in place, e.g. zero a page's slots past a length, since they
+// act on this iteration's buffer of the ring after the copy lands), and
+// its address depends only on the loop index, block indices, sizes and
+// loads from global inputs, which no block writes (a paged cache's block
+// table).
 func hoistable(f *ir.For) []*ir.Copy {
 	var out []*ir.Copy
-	written := map[*ir.Buffer]int{}
+	first := map[*ir.Buffer]ir.Stmt{} // the first statement writing each tile
+	note := func(b *ir.Buffer, s ir.Stmt) {
+		if _, ok := first[b]; !ok {
+			first[b] = s
+		}
+	}
+	for _, top := range f.Body {
+		ir.Walk([]ir.Stmt{top}, func(s ir.Stmt) {
+			switch s := s.(type) {
+			case *ir.Copy:
+				note(s.Dst.Buf, top)
+			case *ir.Fill:
+				note(s.Dst.Buf, top)
+			case *ir.Store:
+				note(s.Buf, top)
+			}
+		})
+	}
+	copies := map[*ir.Buffer]int{}
 	ir.Walk(f.Body, func(s ir.Stmt) {
-		switch s := s.(type) {
-		case *ir.Copy:
-			written[s.Dst.Buf]++
-		case *ir.Fill:
-			written[s.Dst.Buf]++
-		case *ir.Store:
-			written[s.Buf]++
+		if cp, ok := s.(*ir.Copy); ok {
+			copies[cp.Dst.Buf]++
 		}
 	})
 	for _, s := range f.Body {
 		cp, ok := s.(*ir.Copy)
-		if !ok || cp.Src.Buf.Scope != ir.Global || cp.Dst.Buf.Scope != ir.Shared || written[cp.Dst.Buf] != 1 || !cp.Dst.IsWhole() {
+		if !ok || cp.Src.Buf.Scope != ir.Global || cp.Dst.Buf.Scope != ir.Shared || first[cp.Dst.Buf] != s || copies[cp.Dst.Buf] != 1 || !cp.Dst.IsWhole() {
 			continue
 		}
 		pure := true
 		for _, e := range cp.Src.Start {
 			ir.WalkExpr(e, func(x ir.Expr) {
-				if _, ok := x.(*ir.Load); ok {
+				if l, ok := x.(*ir.Load); ok && (l.Buf.Scope != ir.Global || l.Buf.Output) {
 					pure = false
 				}
 			})
