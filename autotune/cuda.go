@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/jit"
 	"github.com/tilego/tilego/kernels"
-	drv "github.com/tilego/tilego/runtime/cuda"
 	"github.com/tilego/tilego/target/cuda"
 	"github.com/tilego/tilego/tensor"
 )
@@ -138,24 +136,10 @@ func (r *CUDA) inputs(p kernels.Problem, seed uint64) ([]*tensor.Tensor, *cuda.T
 // the CUDA context unusable comes back wrapping ErrDeviceLost.
 func (r *CUDA) Run(ctx context.Context, p kernels.Problem, c kernels.Config, seed uint64) (Measurement, error) {
 	m, err := r.run(ctx, p, c, seed)
-	if sticky(err) {
+	if cuda.DeviceLost(err) {
 		err = fmt.Errorf("%w: %w", ErrDeviceLost, err)
 	}
 	return m, err
-}
-
-// sticky reports whether err is a kernel fault after which every CUDA
-// call in the process fails (the context is lost until it is reset).
-func sticky(err error) bool {
-	var e *drv.Error
-	if !errors.As(err, &e) {
-		return false
-	}
-	switch e.Code {
-	case 700, 702, 714, 715, 716, 717, 718, 719: // illegal address, launch timeout, hardware stack error, illegal instruction, misaligned address, invalid address space, invalid PC, launch failed
-		return true
-	}
-	return false
 }
 
 func (r *CUDA) run(ctx context.Context, p kernels.Problem, c kernels.Config, seed uint64) (Measurement, error) {

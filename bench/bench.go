@@ -53,6 +53,7 @@ type Result struct {
 	Tried   []map[string]any   `json:"tried,omitempty"`
 	Error   string             `json:"error,omitempty"`
 	Errors  map[string]float64 `json:"-"`
+	lost    bool               // a kernel faulted and took the CUDA context with it
 	elapsed time.Duration
 }
 
@@ -201,7 +202,15 @@ func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) {
 			o.Log("%s: inputs made and uploaded in %.1fs", points[i].Suite, dt.Seconds())
 		}
 		for k := i; k < j; k++ {
-			emit(run(b, points[k], cands[k], args, o))
+			r := run(b, points[k], cands[k], args, o)
+			emit(r)
+			if r.lost {
+				for _, p := range points[k+1:] { // nothing more can run in this process
+					emit(Result{Suite: p.Suite, Kernel: p.Problem.Kernel(), Impl: cmp.Or(p.Impl, "tilego"), Shape: p.Problem.Shape(),
+						Error: "not run: an earlier kernel faulted and the CUDA context is lost"})
+				}
+				return
+			}
 		}
 		i = j
 	}
@@ -245,6 +254,12 @@ func run(b *cuda.Backend, p Point, cands []candidate, args []*tensor.Tensor, o O
 		ms := st.MS()
 		if err != nil {
 			try["error"] = err.Error()
+			if cuda.DeviceLost(err) { // the context is gone: no later config can run
+				r.lost = true
+				r.Tried = append(r.Tried, try)
+				r.Error = fmt.Sprintf("config %s faulted, losing the CUDA context: %v", kernels.ConfigFields(cd.cfg), err)
+				return r
+			}
 		} else {
 			try["ms"] = ms
 			try["spread_ms"] = st.Spread.Seconds() * 1e3

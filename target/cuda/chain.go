@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -161,4 +162,21 @@ func PrepareOn(p *Program, t *Tensors) (*Launch, error) {
 		return nil, fmt.Errorf("cuda: %s bound to freed tensors", p.Name)
 	}
 	return bind(t.b, p, t.args, t.bufs)
+}
+
+// DeviceLost reports whether err is a kernel fault after which every CUDA
+// call in the process fails (the context is lost until it is reset): an
+// illegal address or instruction, a misaligned or invalid address space
+// access, a hardware stack error, an invalid PC, a launch that failed or
+// timed out.
+func DeviceLost(err error) bool {
+	var e *drv.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case 700, 702, 714, 715, 716, 717, 718, 719:
+		return true
+	}
+	return false
 }

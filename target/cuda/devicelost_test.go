@@ -1,4 +1,4 @@
-package autotune
+package cuda
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	drv "github.com/tilego/tilego/runtime/cuda"
 )
 
-func TestSticky(t *testing.T) {
+func TestDeviceLost(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
 		want bool
@@ -20,8 +20,8 @@ func TestSticky(t *testing.T) {
 		{errors.New("no GPU"), false},
 		{nil, false},
 	} {
-		if got := sticky(tc.err); got != tc.want {
-			t.Errorf("sticky(%v) = %v, want %v", tc.err, got, tc.want)
+		if got := DeviceLost(tc.err); got != tc.want {
+			t.Errorf("DeviceLost(%v) = %v, want %v", tc.err, got, tc.want)
 		}
 	}
 }
