@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -127,56 +126,3 @@ func (c *Chain) Download(args []*tensor.Tensor) error {
 
 // Steps are the chain's launches, in order.
 func (c *Chain) Steps() []*Launch { return c.steps }
-
-// Tensors are device copies of a list of tensors that several launches
-// share, so that programs over the same inputs (the configs a tuner
-// tries) upload them once.
-type Tensors struct {
-	b    *Backend
-	bufs []drv.Buffer
-	args []*tensor.Tensor
-}
-
-// Upload copies args to the device.
-func Upload(b *Backend, args []*tensor.Tensor) (*Tensors, error) {
-	bufs, err := b.upload(args)
-	if err != nil {
-		return nil, err
-	}
-	return &Tensors{b: b, bufs: bufs, args: args}, nil
-}
-
-// Free releases the device copies; launches bound to them must not run
-// after.
-func (t *Tensors) Free() {
-	for _, x := range t.bufs {
-		t.b.dev.Free(x)
-	}
-	t.bufs = nil
-}
-
-// PrepareOn binds p to t's device tensors (in p's parameter order). Its
-// Free leaves them alone.
-func PrepareOn(p *Program, t *Tensors) (*Launch, error) {
-	if t.bufs == nil {
-		return nil, fmt.Errorf("cuda: %s bound to freed tensors", p.Name)
-	}
-	return bind(t.b, p, t.args, t.bufs)
-}
-
-// DeviceLost reports whether err is a kernel fault after which every CUDA
-// call in the process fails (the context is lost until it is reset): an
-// illegal address or instruction, a misaligned or invalid address space
-// access, a hardware stack error, an invalid PC, a launch that failed or
-// timed out.
-func DeviceLost(err error) bool {
-	var e *drv.Error
-	if !errors.As(err, &e) {
-		return false
-	}
-	switch e.Code {
-	case 700, 702, 714, 715, 716, 717, 718, 719:
-		return true
-	}
-	return false
-}
