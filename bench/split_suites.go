@@ -93,32 +93,35 @@ func MLAConfigs(hq, sq int) []kernels.Config {
 	return cs
 }
 
-// faTail: FlashAttention grids of one partial wave over long KV: batch 1,
-// 8 or 16 heads, 512 or 1k queries (32 to 128 blocks of 128 rows, fewer
-// than 132 SMs), 8k or 32k keys, d128, BSHD bf16, causal or not. Each shape
-// times the split path at the count kernels.FlashAttentionSplits picks for
-// 128-row blocks (1 where the cost model declines: then it is the single
-// program again, and the result's splits says 1) and the single program.
+// faTail: FlashAttention grids with a short last wave over long KV, d128,
+// BSHD bf16, causal or not. Grids of one partial wave: batch 1, 8 or 16
+// heads, 512 or 1k queries (32 to 128 blocks of 128 rows, fewer than 132
+// SMs), 8k or 32k keys. Grids of more than one wave with a tail of a few
+// blocks: 34 heads × 4 query tiles (a wave and 4 blocks), and batch 17 × 8
+// heads × 4 (four waves and 16). Each shape times the split path at the
+// count kernels.FlashAttentionSplits picks for 128-row blocks (1 where the
+// cost model declines: then it is the single program again, and the
+// result's splits says 1) and the single program.
 func faTail(o SuiteOptions) ([]Point, error) {
 	type shape struct {
-		h, sq, skv int
-		causal     bool
+		b, h, sq, skv int
+		causal        bool
 	}
 	var shapes []shape
 	if o.Quick {
-		shapes = []shape{{8, 512, 16384, false}, {8, 512, 16384, true}, {16, 1024, 16384, false}}
+		shapes = []shape{{1, 8, 512, 16384, false}, {1, 8, 512, 16384, true}, {1, 16, 1024, 16384, false}, {1, 34, 512, 16384, false}}
 	} else {
-		for _, hs := range [][2]int{{8, 512}, {16, 512}, {8, 1024}, {16, 1024}} {
+		for _, bhs := range [][3]int{{1, 8, 512}, {1, 16, 512}, {1, 8, 1024}, {1, 16, 1024}, {1, 34, 512}, {17, 8, 512}} {
 			for _, skv := range []int{8192, 32768} {
 				for _, causal := range []bool{false, true} {
-					shapes = append(shapes, shape{hs[0], hs[1], skv, causal})
+					shapes = append(shapes, shape{bhs[0], bhs[1], bhs[2], skv, causal})
 				}
 			}
 		}
 	}
 	var ps []Point
 	for _, x := range shapes {
-		s := kernels.AttnShape{B: 1, H: x.h, HKV: x.h, Sq: x.sq, Skv: x.skv, Dqk: 128, Dv: 128,
+		s := kernels.AttnShape{B: x.b, H: x.h, HKV: x.h, Sq: x.sq, Skv: x.skv, Dqk: 128, Dv: 128,
 			Causal: x.causal, DType: ir.BF16, BSHD: true}
 		pair, err := tailPoints("fa-tail", s, AttnConfigs(s.Dqk, s.Causal), o.sms())
 		if err != nil {
@@ -132,7 +135,9 @@ func faTail(o SuiteOptions) ([]Point, error) {
 // tailPoints are FlashAttention's split path and then the single program
 // at s, on the split path's inputs. The split count is FlashAttentionSplits'
 // for the first config (128 rows on the GPU, the tiling its cost model is
-// for); the split path tries the configs that get the same count.
+// for); the split path tries the configs that get the same count and take
+// the same path (every block cut, or only the last wave's) with partials
+// of the same shape.
 func tailPoints(suite string, s kernels.AttnShape, cfgs []kernels.Config, sms int) ([]Point, error) {
 	e, err := kernels.Lookup("flash-attention")
 	if err != nil {
@@ -142,16 +147,20 @@ func tailPoints(suite string, s kernels.AttnShape, cfgs []kernels.Config, sms in
 	if err != nil {
 		return nil, err
 	}
-	n := kernels.FlashAttentionSplits(s, cfgs[0].(kernels.AttnConfig), sms)
-	split := Point{Suite: suite, Impl: "tilego-split", Problem: &splitAttention{base, s, n}}
+	c0 := cfgs[0].(kernels.AttnConfig)
+	n := kernels.FlashAttentionSplits(s, c0, sms)
+	tail := n > 1 && kernels.TailSplitFits(s, c0, sms)
+	split := Point{Suite: suite, Impl: "tilego-split", Problem: &splitAttention{base, s, n, sms, c0}}
 	for _, c := range cfgs {
-		if kernels.FlashAttentionSplits(s, c.(kernels.AttnConfig), sms) == n {
+		ac := c.(kernels.AttnConfig)
+		sameShape := kernels.TailSplitFits(s, ac, sms) == tail && (!tail || ac.M == c0.M)
+		if kernels.FlashAttentionSplits(s, ac, sms) == n && (n == 1 || sameShape) {
 			split.Configs = append(split.Configs, c)
 		}
 	}
 	// The single program as a one-step chain, so that it takes its five
 	// tensors from the split path's list.
-	one := Point{Suite: suite, Problem: &splitAttention{base, s, 1}, Configs: cfgs, SameInputs: true}
+	one := Point{Suite: suite, Problem: &splitAttention{base, s, 1, sms, c0}, Configs: cfgs, SameInputs: true}
 	return []Point{split, one}, nil
 }
 
@@ -169,13 +178,16 @@ func attnValues(s kernels.AttnShape) map[string]string {
 }
 
 // splitAttention is FlashAttention's split path as a kernels.Chain:
-// FlashAttentionSplitSteps over FlashAttentionSplitInputs (Q, K, V, O, LSE,
-// then the partials). The registry's problem for the same shape gives the
-// shape, the check (of O and LSE, the first five tensors) and the FLOPs.
+// kernels.TailSplitSteps over TailSplitInputs (Q, K, V, O, LSE, then the
+// partials): every block cut for a grid of one wave, the last wave's for
+// more. The registry's problem for the same shape gives the shape, the
+// check (of O and LSE, the first five tensors) and the FLOPs.
 type splitAttention struct {
 	kernels.Problem
 	s      kernels.AttnShape
 	splits int
+	sms    int
+	tiling kernels.AttnConfig // the tiling the inputs' partials are shaped for
 }
 
 // Splits is the number of KV pieces (1: the single program).
@@ -193,11 +205,14 @@ func (p *splitAttention) Steps(c kernels.Config) ([]kernels.Step, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: config is %T, want kernels.AttnConfig", p.Kernel(), c)
 	}
-	return kernels.FlashAttentionSplitSteps(p.s, cfg, p.splits)
+	if p.splits > 1 && kernels.TailSplitFits(p.s, cfg, p.sms) && cfg.M != p.tiling.M {
+		return nil, fmt.Errorf("%s: the tail's partials are shaped for M = %d, not %d", p.Kernel(), p.tiling.M, cfg.M)
+	}
+	return kernels.TailSplitSteps(p.s, cfg, p.sms, p.splits)
 }
 
 func (p *splitAttention) Inputs(seed uint64) []*tensor.Tensor {
-	return kernels.FlashAttentionSplitInputs(p.s, p.splits, seed)
+	return kernels.TailSplitInputs(p.s, p.tiling, p.sms, p.splits, seed)
 }
 
 var _ kernels.Chain = (*splitAttention)(nil)

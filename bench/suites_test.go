@@ -27,7 +27,7 @@ func field(fs kernels.Fields, name string) any {
 func TestSuites(t *testing.T) {
 	want := map[string]struct{ full, quick int }{
 		"fa-sweep": {36, 12}, "fa-short": {6, 6}, "extra": {3, 3}, "gemm": {1, 1},
-		"mla": {28, 6}, "fa-tail": {32, 6}, // a split path and the single program per shape
+		"mla": {28, 6}, "fa-tail": {48, 8}, // a split path and the single program per shape
 	}
 	if len(want) != len(Suites) {
 		t.Errorf("%d suites, %d tested", len(Suites), len(want))
@@ -113,19 +113,36 @@ func TestSplitSuites(t *testing.T) {
 				t.Errorf("%s: want sms 78", sh)
 			}
 		}},
-		{"fa-tail", 132, [][]int{{0, 1, 2, 5, 6}, {5, 6, 3, 4}}, [][]int{{0, 1, 2, 3, 4}}, func(t *testing.T, sh kernels.Fields, n int, split Point) {
-			h, sq := field(sh, "heads").(int), field(sh, "seq_q").(int)
-			if field(sh, "batch") != 1 || field(sh, "seq_kv").(int) < 8192 || field(sh, "dim") != 128 {
+		{"fa-tail", 132, nil, [][]int{{0, 1, 2, 3, 4}}, func(t *testing.T, sh kernels.Fields, n int, split Point) {
+			b, h, sq := field(sh, "batch").(int), field(sh, "heads").(int), field(sh, "seq_q").(int)
+			if field(sh, "seq_kv").(int) < 8192 || field(sh, "dim") != 128 {
 				t.Errorf("fa-tail shape %s", sh)
 			}
-			// 128-row blocks on 132 SMs: 32 blocks cut in 4, 64 in 2, 128 not at all.
-			if want := map[int]int{32: 4, 64: 2, 128: 1}[h*sq/128]; n != want {
+			// 128-row blocks on 132 SMs: one wave of 32 blocks cut in 4, 64
+			// in 2, 128 not at all; longer grids cut their tail of 4 or 16
+			// blocks as TailSplits says, into at most 132 pieces.
+			blocks := b * h * sq / 128
+			want, ok := map[int]int{32: 4, 64: 2, 128: 1}[blocks]
+			if !ok {
+				want = kernels.TailSplits(b, h, sq, 128, field(sh, "seq_kv").(int), 132)
+				if tail := blocks % 132; want < 2 || tail*want > 132 {
+					t.Errorf("%s: a tail of %d blocks in %d pieces", sh, tail, want)
+				}
+			}
+			if n != want {
 				t.Errorf("%s: %d splits, want %d", sh, n, want)
 			}
 			for _, c := range split.Configs { // those of the count 128-row blocks get; all when none split
 				if c.(kernels.AttnConfig).M != 128 && n > 1 {
 					t.Errorf("%s: the split path tries %+v", sh, c)
 				}
+			}
+			wantSteps := [][]int{{0, 1, 2, 5, 6}, {5, 6, 3, 4}} // every block cut
+			if blocks > 132 {
+				wantSteps = [][]int{{0, 1, 2, 3, 4, 5, 6}, {5, 6, 3, 4}} // the tail's: whole blocks write O
+			}
+			if got := steps(t, split); n > 1 && !slices.EqualFunc(got, wantSteps, slices.Equal) {
+				t.Errorf("%s split path: steps %v, want %v", sh, got, wantSteps)
 			}
 		}},
 	}
@@ -155,7 +172,8 @@ func TestSplitSuites(t *testing.T) {
 }
 
 // runCPU runs p's programs for c on the interpreter over args as RunSuite
-// binds them on the GPU (everything they write poisoned first) and checks
+// binds them on the GPU (everything any step writes poisoned once, before
+// the first: a later step may add to what an earlier one wrote) and checks
 // the result.
 func runCPU(t *testing.T, p Point, c kernels.Config, args []*tensor.Tensor) {
 	t.Helper()
@@ -163,20 +181,23 @@ func runCPU(t *testing.T, p Point, c kernels.Config, args []*tensor.Tensor) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	subs := make([][]*tensor.Tensor, len(fns))
 	for i, f := range fns {
-		sub := args
+		subs[i] = args
 		if idx != nil {
-			sub = make([]*tensor.Tensor, len(idx[i]))
+			subs[i] = make([]*tensor.Tensor, len(idx[i]))
 			for j, a := range idx[i] {
-				sub[j] = args[a]
+				subs[i][j] = args[a]
 			}
 		}
 		for j, prm := range f.Params {
 			if prm.Output {
-				sub[j].Fill(math.NaN())
+				subs[i][j].Fill(math.NaN())
 			}
 		}
-		if err := interp.Run(f, sub); err != nil {
+	}
+	for i, f := range fns {
+		if err := interp.Run(f, subs[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -198,7 +219,17 @@ func TestSplitPairsOnCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pair := range [][]Point{mla, tail} {
+	// A grid of several waves: 5 query tiles on 2 SMs (two waves and a
+	// tail of one block), so only the tail is cut.
+	w := kernels.AttnShape{B: 1, H: 1, HKV: 1, Sq: 320, Skv: 2048, Dqk: 32, Dv: 32, DType: ir.BF16}
+	waves, err := tailPoints("t", w, []kernels.Config{kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := steps(t, waves[0]); len(st) != 2 || len(st[0]) != 7 {
+		t.Errorf("several waves: steps %v, want the tail split's", st)
+	}
+	for _, pair := range [][]Point{mla, tail, waves} {
 		if n := splits(pair[0].Problem); n < 2 {
 			t.Errorf("%s: %d splits", pair[0].Problem.Shape(), n)
 		}

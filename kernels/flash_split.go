@@ -34,59 +34,18 @@ func FlashAttentionSplit(s AttnShape, c AttnConfig, splits int) *tl.Func {
 	V := f.In("V", s.DType, s.B, s.HKV, s.Skv, s.Dv).WithStrides(s.strides(s.HKV, s.Skv, s.Dv)...)
 	OP := f.Out("O_partial", tl.F32, splits, s.B, s.H, s.Sq, s.Dv)
 	LP := f.Out("LSE_partial", tl.F32, splits, s.B, s.H, s.Sq)
-	scale := s.SoftmaxScale() * math.Log2E // softmax in base 2
-	groups := s.H / s.HKV
 	f.Kernel(tl.Grid(tl.CeilDiv(s.Sq, c.M), s.H, s.B*splits), c.Threads, func(k *tl.Block) {
 		bx, h, z := k.Idx()
 		b, sp := z.Div(splits), z.Mod(splits)
 		if s.Causal { // the longest rows first, so the last wave is short
 			bx = tl.CeilDiv(s.Sq, c.M).Sub(1).Sub(bx)
 		}
-		hk := h.Div(groups)
-		qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
-		ks := k.Shared(s.DType, c.N, s.Dqk).Named("ks")
-		vs := k.Shared(s.DType, c.N, s.Dv).Named("vs")
-		S := k.Fragment(tl.F32, c.M, c.N).Named("S")
-		P := k.Fragment(s.DType, c.M, c.N).Named("P")
-		acc := k.Fragment(tl.F32, c.M, s.Dv).Named("acc")
-		m := k.Fragment(tl.F32, c.M).Named("m")
-		mOld := k.Fragment(tl.F32, c.M).Named("m_old")
-		l := k.Fragment(tl.F32, c.M).Named("l")
-		lse := k.Fragment(tl.F32, c.M).Named("lse")
-
-		k.Copy(Q.Sub(b, h, tl.Tile(bx, c.M), tl.All), qs)
-		k.Clear(acc)
-		k.Clear(l)
-		k.Fill(m, tl.NegInf())
-		// Causal: key j is visible to query i when j <= i + Skv - Sq.
-		diag := bx.Mul(c.M).Add(s.Skv - s.Sq)
-		nKV := tl.CeilDiv(s.Skv, c.N)
-		if s.Causal {
-			nKV = tl.Max(0, tl.Min(nKV, tl.CeilDiv(diag.Add(c.M), c.N)))
-		}
-		// This piece's tiles; lo = hi (no iteration) for an empty piece.
-		per := tl.CeilDiv(nKV, splits)
-		lo := tl.Min(sp.Mul(per), nKV)
-		hi := tl.Min(sp.Add(1).Mul(per), nKV)
-		k.PipelinedRange(lo, hi, c.Stages, func(j tl.Expr) {
-			k.Copy(K.Sub(b, hk, tl.Tile(j, c.N), tl.All), ks)
-			k.Gemm(qs, ks, S, tl.TransB, tl.ClearAccum, tl.WithPolicy(tl.FullRow))
-			maskScores(k, S, s, c, j, diag)
-			onlineSoftmax(k, S, m, mOld, l, scale, c.M, c.N)
-			k.Parallel(func(i, d tl.Expr) {
-				acc.Set(acc.At(i, d).Mul(mOld.At(i)), i, d)
-			}, c.M, s.Dv)
-			k.Copy(S, P)
-			k.Copy(V.Sub(b, hk, tl.Tile(j, c.N), tl.All), vs)
-			k.Gemm(P, vs, acc, tl.WithPolicy(tl.FullRow))
+		r := attnLoop(k, Q, K, V, s, c, b, h, bx, func(nKV tl.Expr) (lo, hi tl.Expr) {
+			// This piece's tiles; lo = hi (no iteration) for an empty piece.
+			per := tl.CeilDiv(nKV, splits)
+			return tl.Min(sp.Mul(per), nKV), tl.Min(sp.Add(1).Mul(per), nKV)
 		})
-		normalizeRows(k, acc, l, c.M, s.Dv)
-		k.Parallel(func(i tl.Expr) { // base-2 LSE; -inf for a row this piece gives no key
-			v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i)))
-			lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)
-		}, c.M)
-		k.Copy(acc, OP.Sub(sp, b, h, tl.Tile(bx, c.M), tl.All)) // f32: straight from the fragment
-		k.Copy(lse, LP.Sub(sp, b, h, tl.Tile(bx, c.M)))
+		partialRows(k, r, c, s.Dv, OP.Sub(sp, b, h, tl.Tile(bx, c.M), tl.All), LP.Sub(sp, b, h, tl.Tile(bx, c.M)))
 	})
 	return f
 }
@@ -157,17 +116,31 @@ func AttnCombine(s AttnShape, c AttnCombineConfig, splits int) *tl.Func {
 	return f
 }
 
-// FlashAttentionSplits is the split count for s at c on sms SMs: TailSplits
-// when the grid is one wave, else 1. FlashAttentionSplit cuts every block,
-// not only those of the last wave, and that is what TailSplits prices only
-// when the last wave is the only one; a grid of several waves would pay
-// the partials of every block for the tail's gain.
+// FlashAttentionSplits is the split count for s at c on sms SMs: what
+// TailSplits picks for the grid's last wave (1: no split). A grid of one
+// wave cuts every block (FlashAttentionSplit), a longer one only its last
+// wave's (FlashAttentionTail); TailSplitSteps picks the programs.
 func FlashAttentionSplits(s AttnShape, c AttnConfig, sms int) int {
-	blocks := s.B * s.H * ((s.Sq + c.M - 1) / c.M)
-	if blocks > sms {
-		return 1
-	}
 	return TailSplits(s.B, s.H, s.Sq, c.M, s.Skv, sms)
+}
+
+// TailSplitSteps are the programs of FlashAttention with splits pieces
+// for the last wave on sms SMs, over the tensors TailSplitInputs makes:
+// the single program for one split, the split of every block for a grid
+// of one wave, else the tail split.
+func TailSplitSteps(s AttnShape, c AttnConfig, sms, splits int) ([]Step, error) {
+	if splits > 1 && TailSplitFits(s, c, sms) {
+		return FlashAttentionTailSteps(s, c, sms, splits)
+	}
+	return FlashAttentionSplitSteps(s, c, splits)
+}
+
+// TailSplitInputs are the tensors of TailSplitSteps(s, c, sms, splits).
+func TailSplitInputs(s AttnShape, c AttnConfig, sms, splits int, seed uint64) []*tensor.Tensor {
+	if splits > 1 && TailSplitFits(s, c, sms) {
+		return FlashAttentionTailInputs(s, c, sms, splits, seed)
+	}
+	return FlashAttentionSplitInputs(s, splits, seed)
 }
 
 // FlashAttentionSplitSteps lists the split path's two programs over the

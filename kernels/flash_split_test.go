@@ -169,20 +169,44 @@ func TestFlashAttentionSplitSteps(t *testing.T) {
 	}
 }
 
-// The split count follows TailSplits for a one-wave grid and is 1 for a
-// grid of several waves (FlashAttentionSplit cuts every block).
+// The split count follows TailSplits, and the programs follow the grid:
+// every block cut for one wave, the last wave's for more.
 func TestFlashAttentionSplits(t *testing.T) {
 	c := AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}
 	s := AttnShape{B: 1, H: 4, HKV: 4, Sq: 128, Skv: 8192, Dqk: 128, Dv: 128, DType: ir.BF16}
-	if got, want := FlashAttentionSplits(s, c, 132), TailSplits(1, 4, 128, 128, 8192, 132); got != want || got < 2 {
-		t.Errorf("4 blocks over 8192 keys: %d splits, want TailSplits' %d (> 1)", got, want)
+	n := FlashAttentionSplits(s, c, 132)
+	if want := TailSplits(1, 4, 128, 128, 8192, 132); n != want || n < 2 {
+		t.Errorf("4 blocks over 8192 keys: %d splits, want TailSplits' %d (> 1)", n, want)
 	}
-	s.Sq = 128 * 34 // 136 blocks: two waves
-	if got := FlashAttentionSplits(s, c, 132); got != 1 {
-		t.Errorf("two waves: %d splits, want 1", got)
+	if st, err := TailSplitSteps(s, c, 132, n); err != nil || stepName(t, st[0]) != "flash_attention_split" {
+		t.Errorf("one wave: %v %v", st, err)
+	}
+	s.Sq = 128 * 34 // 136 blocks: a wave and a tail of 4
+	n = FlashAttentionSplits(s, c, 132)
+	if n < 2 || 4*n > 132 {
+		t.Errorf("a tail of 4: %d splits", n)
+	}
+	if st, err := TailSplitSteps(s, c, 132, n); err != nil || stepName(t, st[0]) != "flash_attention_tail" {
+		t.Errorf("two waves: %v %v", st, err)
+	}
+	if got := len(TailSplitInputs(s, c, 132, n, 1)); got != 7 {
+		t.Errorf("%d tensors", got)
 	}
 	s.Skv, s.Sq = 256, 128 // too short to cut
 	if got := FlashAttentionSplits(s, c, 132); got != 1 {
 		t.Errorf("256 keys: %d splits, want 1", got)
 	}
+	if st, err := TailSplitSteps(s, c, 132, 1); err != nil || len(st) != 1 || stepName(t, st[0]) != "flash_attention" {
+		t.Errorf("one split: %v %v", st, err)
+	}
+}
+
+// stepName is the name of the program a step builds.
+func stepName(t *testing.T, st Step) string {
+	t.Helper()
+	fn, err := st.Func.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fn.Name
 }

@@ -192,6 +192,41 @@ func TestGPUFlashAttentionSplit(t *testing.T) {
 	}
 }
 
+// The tail split of grids of several waves (the SM count given to the
+// split is the device's or a small one, so small grids have several
+// waves): whole tiles from the kernel, the tail's pieces through the
+// combine, every row against float64.
+func TestGPUFlashAttentionTail(t *testing.T) {
+	b := openGPU(t)
+	c := kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}
+	cases := []struct {
+		name        string
+		s           kernels.AttnShape
+		sms, splits int
+	}{
+		{"b1h3_sq600_sms4_split2", kernels.AttnShape{B: 1, H: 3, HKV: 3, Sq: 600, Skv: 1000, Dqk: 128, Dv: 128, DType: ir.BF16}, 4, 2},
+		{"causal_gqa_bshd_sms5_split5", kernels.AttnShape{B: 2, H: 4, HKV: 2, Sq: 300, Skv: 700, Dqk: 128, Dv: 128, Causal: true, BSHD: true, DType: ir.BF16}, 5, 5},
+		{"d64_f16_h34_sms132", kernels.AttnShape{B: 1, H: 34, HKV: 34, Sq: 512, Skv: 2048, Dqk: 64, Dv: 64, DType: ir.F16}, 132, 8},
+	}
+	for _, tc := range cases {
+		for _, arch := range archs(b) {
+			t.Run(fmt.Sprintf("%s/%s", arch, tc.name), func(t *testing.T) {
+				steps, err := kernels.FlashAttentionTailSteps(tc.s, c, tc.sms, tc.splits)
+				if err != nil {
+					t.Fatal(err)
+				}
+				args := kernels.FlashAttentionTailInputs(tc.s, c, tc.sms, tc.splits, 17)
+				runChainPoisoned(t, b, arch, steps, args)
+				var do, dl ref.Diff
+				kernels.CheckAttentionRows(tc.s, args, kernels.AllRows(tc.s), &do, &dl)
+				if do.Bad > 0 || dl.Bad > 0 || do.Rel() > kernels.Tolerance(tc.s.DType) || dl.Rel() > kernels.LSETolerance {
+					t.Errorf("O: %s; LSE: %s", &do, &dl)
+				}
+			})
+		}
+	}
+}
+
 // A chain times as one unit: its median covers both steps (so it is no
 // shorter than the split kernel alone), and after many timed runs the
 // answer is still right.

@@ -1,0 +1,92 @@
+package kernels
+
+import (
+	"math"
+
+	"github.com/tilego/tilego/tl"
+)
+
+// attnRows is what one block's main loop leaves for its epilogue: the
+// unnormalized output rows, the running max and sum of each row, a
+// fragment for the LSE, and the softmax scale in base 2.
+type attnRows struct {
+	acc, m, l, lse *tl.Tensor
+	scale          float64
+}
+
+// attnLoop is the body the FlashAttention kernels share: query tile bx
+// (M rows) of head h in batch b against the KV tiles [lo, hi) that piece
+// picks from the tile's nKV (causal included); with piece nil, all of them
+// in a Pipelined loop.
+func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, bx tl.Expr, piece func(nKV tl.Expr) (lo, hi tl.Expr)) attnRows {
+	scale := s.SoftmaxScale() * math.Log2E // softmax in base 2
+	hk := h.Div(s.H / s.HKV)
+	qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
+	ks := k.Shared(s.DType, c.N, s.Dqk).Named("ks")
+	vs := k.Shared(s.DType, c.N, s.Dv).Named("vs")
+	S := k.Fragment(tl.F32, c.M, c.N).Named("S")
+	P := k.Fragment(s.DType, c.M, c.N).Named("P")
+	acc := k.Fragment(tl.F32, c.M, s.Dv).Named("acc")
+	m := k.Fragment(tl.F32, c.M).Named("m")
+	mOld := k.Fragment(tl.F32, c.M).Named("m_old")
+	l := k.Fragment(tl.F32, c.M).Named("l")
+	lse := k.Fragment(tl.F32, c.M).Named("lse")
+
+	k.Copy(Q.Sub(b, h, tl.Tile(bx, c.M), tl.All), qs)
+	k.Clear(acc)
+	k.Clear(l)
+	k.Fill(m, tl.NegInf())
+	// Causal: key j is visible to query i when j <= i + Skv - Sq.
+	diag := bx.Mul(c.M).Add(s.Skv - s.Sq)
+	nKV := tl.CeilDiv(s.Skv, c.N)
+	if s.Causal {
+		nKV = tl.Max(0, tl.Min(nKV, tl.CeilDiv(diag.Add(c.M), c.N)))
+	}
+	body := func(j tl.Expr) {
+		k.Copy(K.Sub(b, hk, tl.Tile(j, c.N), tl.All), ks)
+		k.Gemm(qs, ks, S, tl.TransB, tl.ClearAccum, tl.WithPolicy(tl.FullRow))
+		maskScores(k, S, s, c, j, diag)
+		onlineSoftmax(k, S, m, mOld, l, scale, c.M, c.N)
+		k.Parallel(func(i, d tl.Expr) {
+			acc.Set(acc.At(i, d).Mul(mOld.At(i)), i, d)
+		}, c.M, s.Dv)
+		k.Copy(S, P)
+		k.Copy(V.Sub(b, hk, tl.Tile(j, c.N), tl.All), vs)
+		k.Gemm(P, vs, acc, tl.WithPolicy(tl.FullRow))
+	}
+	if piece == nil {
+		k.Pipelined(nKV, c.Stages, body)
+	} else {
+		lo, hi := piece(nKV)
+		k.PipelinedRange(lo, hi, c.Stages, body)
+	}
+	return attnRows{acc: acc, m: m, l: l, lse: lse, scale: scale}
+}
+
+// finalRows normalizes r.acc and stores it to O's tile bx of head h in
+// batch b (through shared memory, so the stores are 16-byte rows), with
+// the natural-log LSE; a row with no keys gets zeros and -inf.
+func finalRows(k *tl.Block, r attnRows, O, LSE *tl.Tensor, s AttnShape, c AttnConfig, b, h, bx tl.Expr) {
+	normalizeRows(k, r.acc, r.l, c.M, s.Dv)
+	k.Parallel(func(i tl.Expr) {
+		v := r.m.At(i).Mul(r.scale).Add(tl.Log2(r.l.At(i))).Mul(math.Ln2)
+		r.lse.Set(tl.Select(r.l.At(i).Eq(0), tl.NegInf(), v), i)
+	}, c.M)
+	os := k.Shared(s.DType, c.M, s.Dv).Named("os")    // reuses the operand tiles' bytes
+	k.Copy(r.acc, os)                                 // so the stores to O are 16-byte,
+	k.Copy(os, O.Sub(b, h, tl.Tile(bx, c.M), tl.All)) // coalesced rows
+	k.Copy(r.lse, LSE.Sub(b, h, tl.Tile(bx, c.M)))
+}
+
+// partialRows normalizes r.acc and leaves it, with the base-2 LSE of its
+// keys (-inf for a row it gives no key), for a combine: the f32 rows go
+// straight from the fragments to the regions oAt and lAt name.
+func partialRows(k *tl.Block, r attnRows, c AttnConfig, dv int, oAt, lAt tl.Region) {
+	normalizeRows(k, r.acc, r.l, c.M, dv)
+	k.Parallel(func(i tl.Expr) {
+		v := r.m.At(i).Mul(r.scale).Add(tl.Log2(r.l.At(i)))
+		r.lse.Set(tl.Select(r.l.At(i).Eq(0), tl.NegInf(), v), i)
+	}, c.M)
+	k.Copy(r.acc, oAt)
+	k.Copy(r.lse, lAt)
+}
