@@ -95,32 +95,9 @@ func AttnCombineTail(s AttnShape, c AttnConfig, cc AttnCombineConfig, sms, split
 		rx, q, _ := k.Idx()
 		b, h, bx := a.tile(s, q.Add(a.full))
 		row0 := bx.Mul(c.M).Add(rx.Mul(R)) // the first query row of this block
-		lp := k.Shared(tl.F32, R).Named("lse_k")
-		m := k.Shared(tl.F32, R).Named("m")
-		w := k.Shared(tl.F32, R).Named("w")
-		sum := k.Shared(tl.F32, R).Named("sum")
-		lse := k.Shared(tl.F32, R).Named("lse")
-		oi := k.Fragment(tl.F32, R, s.Dv).Named("o_k")
-		acc := k.Fragment(tl.F32, R, s.Dv).Named("acc")
-		os := k.Shared(s.DType, R, s.Dv).Named("os")
-
-		k.Fill(m, tl.NegInf())
-		k.Clear(sum)
-		k.Clear(acc)
-		k.Serial(splits, func(i tl.Expr) { // the largest LSE of each row
-			k.Copy(LP.Sub(i, q, tl.Tile(rx, R)), lp)
-			k.Parallel(func(r tl.Expr) { m.Set(tl.Max(m.At(r), lp.At(r)), r) }, R)
-		})
-		k.Serial(splits, func(i tl.Expr) {
-			k.Copy(LP.Sub(i, q, tl.Tile(rx, R)), lp)
-			k.Copy(OP.Sub(i, q, tl.Tile(rx, R), tl.All), oi)
-			mergeSplit(k, func(r tl.Expr) tl.Expr { return lp.At(r) }, oi, w, sum, m, acc, R, s.Dv)
-		})
-		normalizeRows(k, acc, sum, R, s.Dv)
-		k.Parallel(func(r tl.Expr) {
-			v := m.At(r).Add(tl.Log2(sum.At(r))).Mul(math.Ln2)
-			lse.Set(tl.Select(sum.At(r).Eq(0), tl.NegInf(), v), r)
-		}, R)
+		acc, lse, os := combinePieces(k, s, R, splits,
+			func(i tl.Expr) tl.Region { return LP.Sub(i, q, tl.Tile(rx, R)) },
+			func(i tl.Expr) tl.Region { return OP.Sub(i, q, tl.Tile(rx, R), tl.All) })
 		k.Copy(acc, os)
 		k.Copy(os, O.Sub(b, h, tl.Range(row0, R), tl.All)) // rows past Sq are not stored
 		k.Copy(lse, LSE.Sub(b, h, tl.Range(row0, R)))
