@@ -145,6 +145,10 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		add(128, 176, 256, 2)
 		add(64, 64, 128, 2)
 		add(64, 128, 128, 2)
+		if causal { // the tuner's picks at 512 causal tokens on an H100 (docs/perf.md)
+			add(64, 32, 128, 2)
+			add(128, 48, 256, 2)
+		}
 	default:
 		add(128, 64, 256, 2)
 		add(128, 80, 256, 2)
