@@ -213,6 +213,13 @@ func bind(b *Backend, p *Program, args []*tensor.Tensor, bufs []drv.Buffer) (*La
 	for _, s := range f.Syms {
 		l.args = append(l.args, int32(syms[s]))
 	}
+	if len(p.TMA) > 0 {
+		tms, err := encodeTMA(b, p, bufs, syms)
+		if err != nil {
+			return nil, err
+		}
+		l.args = append(l.args, tms...)
+	}
 	for i, g := range f.Kernel.Grid {
 		n, err := interp.EvalInt(g, syms)
 		if err != nil {

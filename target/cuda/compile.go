@@ -18,6 +18,9 @@ type Options struct {
 	// Rounding of f32 to f16/bf16 stores: "rn" (nearest even, default),
 	// "rz" (toward zero) or "ra" (ties away from zero).
 	Rounding string
+	// TMA lowers pipelined loops' prefetches to TMA on sm_90a
+	// (experimental; also TILEGO_TMA=1): see tma.go.
+	TMA bool
 }
 
 // Program is a compiled kernel: its source and how to launch it.
@@ -28,6 +31,7 @@ type Program struct {
 	Threads int
 	Shared  int // dynamic shared memory bytes
 	Layouts map[*ir.Buffer]*layout.Fragment
+	TMA     []TMASpec // tensor maps passed after the other parameters
 	smem    *smemPlan
 }
 
@@ -47,13 +51,15 @@ var passes = []pass{
 }
 
 type compilation struct {
-	f       *ir.Func
-	opts    Options
-	layouts map[*ir.Buffer]*layout.Fragment
-	warps   map[*ir.Gemm]layout.Warps
-	wgmma   map[*ir.Gemm]bool // lowered to Hopper's warpgroup MMA
-	smem    *smemPlan
-	prog    *Program
+	f        *ir.Func
+	opts     Options
+	layouts  map[*ir.Buffer]*layout.Fragment
+	warps    map[*ir.Gemm]layout.Warps
+	wgmma    map[*ir.Gemm]bool // lowered to Hopper's warpgroup MMA
+	smem     *smemPlan
+	tma      map[*ir.For]*tmaLoop // pipelined loops whose prefetches are TMA loads
+	tmaSpecs []TMASpec
+	prog     *Program
 }
 
 // Compile translates f to CUDA C++. Set TILEGO_DUMP to the program's name

@@ -26,13 +26,21 @@ func (e *emitter) pipelined(s *ir.For) {
 			rest = append(rest, st)
 		}
 	}
+	tma := e.c.tma[s]
 	issue := func(iter string) {
 		e.open("")
 		e.line("const int %s = %s;", v, iter)
+		slot := fmt.Sprintf("((%s - lo) %% %d)", v, S)
 		for _, cp := range hoisted {
-			e.stage[cp.Dst.Buf] = fmt.Sprintf("((%s - lo) %% %d)", v, S)
-			if !e.copyVector(cp, false) {
-				e.copyElems(cp, false, false) // synchronous stores; visible after the barrier
+			e.stage[cp.Dst.Buf] = slot
+		}
+		if tma != nil {
+			e.tmaIssue(tma, hoisted, slot)
+		} else {
+			for _, cp := range hoisted {
+				if !e.copyVector(cp, false) {
+					e.copyElems(cp, false, false) // synchronous stores; visible after the barrier
+				}
 			}
 		}
 		e.close()
@@ -42,6 +50,9 @@ func (e *emitter) pipelined(s *ir.For) {
 	}
 	e.open("")
 	e.line("const int lo = %s, hi = %s;", e.expr(s.Start), e.expr(s.Stop))
+	if tma != nil {
+		e.tmaInit(tma, S)
+	}
 	e.line("#pragma unroll")
 	e.open("for (int s = 0; s < %d; ++s)", S-1)
 	e.open("if (lo + s < hi)")
@@ -50,8 +61,13 @@ func (e *emitter) pipelined(s *ir.For) {
 	e.line("tl::cp_async_commit();")
 	e.close()
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
-	e.line("tl::cp_async_wait<%d>();", S-2) // also lands copies issued before the loop
-	e.dirty, e.pending = true, false        // so sync fences them for wgmma
+	if tma != nil {
+		e.line("tl::cp_async_wait<0>();") // copies issued before the loop (cp.async) have landed too
+		e.tmaWait(tma, v, S)
+	} else {
+		e.line("tl::cp_async_wait<%d>();", S-2) // also lands copies issued before the loop
+	}
+	e.dirty, e.pending = true, false // so sync fences them for wgmma
 	e.sync()
 	e.line("const int next = %s + %d;", v, S-1)
 	e.open("if (next < hi)")

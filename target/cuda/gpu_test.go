@@ -44,7 +44,13 @@ func archs(b *Backend) []string {
 // every output poisoned (all bytes 0xFF, NaN) just before the launch.
 func runPoisoned(t *testing.T, b *Backend, arch string, f *ir.Func, args []*tensor.Tensor) {
 	t.Helper()
-	p, err := Compile(f, Options{Arch: arch})
+	runPoisonedWith(t, b, Options{Arch: arch}, f, args)
+}
+
+// runPoisonedWith is runPoisoned compiling with opts; it returns the program.
+func runPoisonedWith(t *testing.T, b *Backend, opts Options, f *ir.Func, args []*tensor.Tensor) *Program {
+	t.Helper()
+	p, err := Compile(f, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +68,7 @@ func runPoisoned(t *testing.T, b *Backend, arch string, f *ir.Func, args []*tens
 	if err := l.Download(args); err != nil {
 		t.Fatal(err)
 	}
+	return p
 }
 
 func TestGPUGemm(t *testing.T) {

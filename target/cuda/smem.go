@@ -105,6 +105,7 @@ func planShared(c *compilation) error {
 		return errAt("kernel", k.P, "shared memory after pipelining is %d bytes, over the target's %d; use fewer stages or smaller tiles", p.total, ir.DefaultLimits.MaxSharedBytes)
 	}
 	c.smem = p
+	planTMA(c)
 	return nil
 }
 

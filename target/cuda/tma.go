@@ -1,0 +1,221 @@
+package cuda
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/tilego/tilego/interp"
+	"github.com/tilego/tilego/ir"
+	drv "github.com/tilego/tilego/runtime/cuda"
+)
+
+// TMA loads for pipelined loops (sm_90a, Options.TMA; experimental, off by
+// default). When every copy a pipelined loop prefetches is a whole box of a
+// global tensor, into a 128B-swizzled shared tile, one thread issues the
+// copies of an iteration as TMA loads, one per 64-element panel, and they
+// complete on that ring slot's mbarrier; the iteration waits on the
+// barrier's phase instead of on cp.async groups. The tensor maps are
+// encoded when a launch is bound to its tensors and passed by value.
+//
+// Not yet run on a GPU: the primitives it emits are tested
+// (runtime/cuda's TMA tests), the lowering is not.
+
+// TMASpec is one tensor map a program takes, after its other parameters.
+type TMASpec struct {
+	Param int      // the global parameter it describes
+	Box   []uint32 // elements per dim, innermost first
+}
+
+// tmaCopy is one prefetched copy lowered to TMA.
+type tmaCopy struct {
+	spec   int // index into the program's TMA specs
+	rank   int
+	panels int // 64-element panels of the tile's rows
+	bytes  int // the whole tile
+}
+
+// tmaLoop is a pipelined loop whose prefetches are all TMA loads.
+type tmaLoop struct {
+	bar    int // shared offset of its stages' mbarriers (8 bytes each)
+	copies map[*ir.Copy]*tmaCopy
+}
+
+// tmaEnabled: Options.TMA, or TILEGO_TMA=1 in the environment.
+func tmaEnabled(o Options) bool {
+	return o.TMA || os.Getenv("TILEGO_TMA") == "1"
+}
+
+// planTMA picks the pipelined loops whose prefetches TMA can do and gives
+// each loop's barriers shared memory after everything else.
+func planTMA(c *compilation) {
+	if c.opts.Arch != "sm_90a" || !tmaEnabled(c.opts) {
+		return
+	}
+	c.tma = map[*ir.For]*tmaLoop{}
+	ir.Walk(c.f.Kernel.Body, func(st ir.Stmt) { // in program order, so the source is deterministic
+		f, ok := st.(*ir.For)
+		cps := c.smem.hoisted[f]
+		if !ok || len(cps) == 0 || align(c.smem.total, 8)+8*f.Stages > ir.DefaultLimits.MaxSharedBytes {
+			return
+		}
+		l := &tmaLoop{copies: map[*ir.Copy]*tmaCopy{}}
+		var specs []TMASpec
+		for _, cp := range cps {
+			tc, spec, ok := c.tmaCopy(cp)
+			if !ok {
+				return
+			}
+			tc.spec = len(c.tmaSpecs) + len(specs)
+			specs = append(specs, spec)
+			l.copies[cp] = tc
+		}
+		c.tmaSpecs = append(c.tmaSpecs, specs...)
+		c.smem.total = align(c.smem.total, 8)
+		l.bar = c.smem.total
+		c.smem.total += 8 * f.Stages
+		c.tma[f] = l
+	})
+}
+
+// tmaCopy says how cp goes by TMA, if it can: a 16-bit tensor whose last
+// dim is contiguous, a region keeping exactly its last two dims, rank 2-4,
+// into a whole shared tile of ≤ 256 rows in 128-byte panels with the 128B
+// swizzle (TMA's own layout for such a box).
+func (c *compilation) tmaCopy(cp *ir.Copy) (*tmaCopy, TMASpec, bool) {
+	src, sb := cp.Src, c.smem.bufs[cp.Dst.Buf]
+	p := src.Buf
+	n := len(p.Shape)
+	if p.Scope != ir.Global || (p.DType != ir.BF16 && p.DType != ir.F16) || n < 2 || n > 4 || sb == nil {
+		return nil, TMASpec{}, false
+	}
+	if p.Strides != nil {
+		if one, ok := ir.ConstInt(p.Strides[n-1]); !ok || one != 1 {
+			return nil, TMASpec{}, false
+		}
+	}
+	for d := range n {
+		if src.Keep[d] != (d >= n-2) {
+			return nil, TMASpec{}, false
+		}
+	}
+	if sb.swizzleMode() != 1 || sb.rows > 256 || sb.cols*sb.eb%128 != 0 || sb.eb != 2 {
+		return nil, TMASpec{}, false
+	}
+	box := make([]uint32, n) // innermost first: one panel of 64 columns, the tile's rows, 1s
+	box[0], box[1] = 64, uint32(sb.rows)
+	for d := 2; d < n; d++ {
+		box[d] = 1
+	}
+	return &tmaCopy{rank: n, panels: sb.cols / 64, bytes: sb.rows * sb.cols * sb.eb}, TMASpec{Param: c.paramIndex(p), Box: box}, true
+}
+
+func (c *compilation) paramIndex(b *ir.Buffer) int {
+	for i, p := range c.f.Params {
+		if p == b {
+			return i
+		}
+	}
+	return -1
+}
+
+// tmaParams are the kernel's tensor-map parameters.
+func (e *emitter) tmaParams() []string {
+	var out []string
+	for i := range e.c.tmaSpecs {
+		out = append(out, fmt.Sprintf("const __grid_constant__ tl::TensorMap tm%d", i))
+	}
+	return out
+}
+
+// tmaInit initializes loop l's barriers (one arrival each: the issuing
+// thread's expect_tx) before its prologue.
+func (e *emitter) tmaInit(l *tmaLoop, stages int) {
+	e.open("if (tid == 0)")
+	e.line("for (int s = 0; s < %d; ++s) tl::mbar_init(tl::smem_addr(smem + %d) + 8 * s, 1);", stages, l.bar)
+	e.line("tl::fence_mbar_init();")
+	e.close()
+	e.line("__syncthreads();")
+}
+
+// tmaIssue issues iteration v's copies of loop l (v bound by the caller)
+// into ring slot `slot`.
+func (e *emitter) tmaIssue(l *tmaLoop, hoisted []*ir.Copy, slot string) {
+	total := 0
+	for _, cp := range hoisted {
+		total += l.copies[cp].bytes
+	}
+	bar := fmt.Sprintf("tl::smem_addr(smem + %d) + 8 * (%s)", l.bar, slot)
+	e.open("if (tid == 0)")
+	e.line("tl::mbar_arrive_expect_tx(%s, %d);", bar, total)
+	for _, cp := range hoisted {
+		tc := l.copies[cp]
+		sb := e.c.smem.bufs[cp.Dst.Buf]
+		starts := cp.Src.Start
+		n := tc.rank
+		for p := range tc.panels {
+			coords := []string{fmt.Sprintf("%s + %d", e.expr(starts[n-1]), 64*p)}
+			for d := n - 2; d >= 0; d-- {
+				coords = append(coords, e.expr(starts[d]))
+			}
+			dst := fmt.Sprintf("tl::smem_addr(%s) + %d", e.sharedBase(cp.Dst.Buf), p*sb.rows*128)
+			e.line("tl::tma_load_%dd(%s, &tm%d, %s, %s);", n, dst, tc.spec, strings.Join(coords, ", "), bar)
+		}
+	}
+	e.close()
+}
+
+// tmaWait waits until the copies of iteration v (ring slot i % stages,
+// the (i / stages)-th use of that slot, i = v - lo) have landed.
+func (e *emitter) tmaWait(l *tmaLoop, v string, stages int) {
+	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * ((%s - lo) %% %d), ((%s - lo) / %d) & 1);", l.bar, v, stages, v, stages)
+}
+
+// encodeTMA encodes p's tensor maps for args on their device buffers.
+func encodeTMA(b *Backend, p *Program, bufs []drv.Buffer, syms map[*ir.Var]int) ([]any, error) {
+	var out []any
+	for i, s := range p.TMA {
+		prm := p.Func.Params[s.Param]
+		n := len(prm.Shape)
+		spec := drv.TiledSpec{Global: bufs[s.Param], Box: s.Box, Swizzle: drv.Swizzle128B, L2: drv.L2Promotion128B}
+		switch prm.DType {
+		case ir.BF16:
+			spec.DType = drv.TensorBFloat16
+		case ir.F16:
+			spec.DType = drv.TensorFloat16
+		default:
+			return nil, fmt.Errorf("cuda: %s: TMA of %s", p.Name, prm.DType)
+		}
+		eb := uint64(prm.DType.Bytes())
+		dims, strides := make([]int, n), make([]int, n)
+		for d := n - 1; d >= 0; d-- {
+			v, err := interp.EvalInt(prm.Shape[d], syms)
+			if err != nil {
+				return nil, err
+			}
+			dims[d] = v
+			switch {
+			case prm.Strides != nil:
+				if strides[d], err = interp.EvalInt(prm.Strides[d], syms); err != nil {
+					return nil, err
+				}
+			case d == n-1:
+				strides[d] = 1
+			default: // row-major
+				strides[d] = strides[d+1] * dims[d+1]
+			}
+		}
+		for d := n - 1; d >= 0; d-- { // innermost first; dim 0's stride is implicit
+			spec.Dims = append(spec.Dims, uint64(dims[d]))
+			if d < n-1 {
+				spec.Strides = append(spec.Strides, uint64(strides[d])*eb)
+			}
+		}
+		tm, err := b.dev.EncodeTiled(spec)
+		if err != nil {
+			return nil, fmt.Errorf("kernel %s, tensor map %d (%s): %w", p.Name, i, prm.Name, err)
+		}
+		out = append(out, tm)
+	}
+	return out, nil
+}

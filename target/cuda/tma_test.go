@@ -1,0 +1,60 @@
+package cuda
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+)
+
+// With Options.TMA on sm_90a, FlashAttention's K and V prefetches become
+// TMA loads (one per 64-column panel) completing on the ring's mbarriers;
+// without it, or on sm_80, nothing changes.
+func TestEmitTMA(t *testing.T) {
+	s := kernels.AttnShape{B: 2, H: 4, HKV: 2, Sq: 300, Skv: 500, Dqk: 128, Dv: 128, Causal: true, BSHD: true, DType: ir.BF16}
+	f, err := kernels.FlashAttention(s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(f, Options{Arch: "sm_90a", TMA: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.TMA) != 2 || p.TMA[0].Param != 1 || p.TMA[1].Param != 2 || !slices.Equal(p.TMA[0].Box, []uint32{64, 64, 1, 1}) {
+		t.Errorf("tensor maps %+v", p.TMA)
+	}
+	src := p.Source
+	for _, want := range []string{"const __grid_constant__ tl::TensorMap tm0, const __grid_constant__ tl::TensorMap tm1)",
+		"tl::mbar_init(", "tl::mbar_arrive_expect_tx(", "tl::mbar_wait(", "&tm0, 0 + 64, (k0 * 64)"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("source lacks %q", want)
+		}
+	}
+	// Two panels each of K and V, in the prologue and in the loop.
+	if n := strings.Count(src, "tl::tma_load_4d("); n != 8 {
+		t.Errorf("%d TMA loads, want 8", n)
+	}
+	// 16 KB per K or V tile, expected on the slot's barrier per iteration.
+	if !strings.Contains(src, ", 32768);") {
+		t.Error("expect_tx is not K's and V's bytes")
+	}
+	plain, err := Compile(f, Options{Arch: "sm_90a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.TMA) != 0 || strings.Contains(plain.Source, "tma_load") {
+		t.Error("TMA without the option")
+	}
+	if plain.Shared+8*2 != p.Shared {
+		t.Errorf("shared %d with TMA, %d without: want the barriers' 16 bytes more", p.Shared, plain.Shared)
+	}
+	old, err := Compile(f, Options{Arch: "sm_80", TMA: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(old.TMA) != 0 || strings.Contains(old.Source, "tma_load") {
+		t.Error("TMA on sm_80")
+	}
+}
