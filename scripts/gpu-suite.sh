@@ -13,7 +13,8 @@
 # tuning cache, then tilego run picking the winner from it), BENCH=0 (skip
 # tilego bench), BENCH_FLAGS (more tilego bench flags, e.g. "--sms 132
 # --repeats 50"), PEERS_BUDGET_S and PEERS_IMPLS (read by scripts/peers.py).
-# Logs go to $OUT.
+# Logs go to $OUT. TILEGO_TMA=1 (read by the code generator) turns on the
+# experimental TMA loads of pipelined loops on sm_90a for everything run.
 #
 # SUITES may also name fa-short and issue 6's mla (MLA decoding) and
 # fa-tail (FlashAttention's tail split), which time a split path (impl
