@@ -47,6 +47,7 @@ type Result struct {
 	Spread  float64            `json:"spread_ms,omitempty"` // max - min of the timed launches
 	GBps    float64            `json:"gbps,omitempty"`      // when the problem declares its bytes
 	Flush   string             `json:"flush,omitempty"`     // how the timing kept L2 cold: l2, rotate, none
+	TMA     bool               `json:"tma,omitempty"`       // the fastest config's loads went by TMA (TILEGO_TMA=1)
 	Check   map[string]any     `json:"check,omitempty"`
 	Regs    int                `json:"regs,omitempty"` // the most of any step
 	Local   int                `json:"local_bytes"`
@@ -269,6 +270,10 @@ func run(b *cuda.Backend, p Point, cands []candidate, args []*tensor.Tensor, o O
 			if check.OK() && (r.MS == 0 || ms < r.MS) {
 				r.MS, r.Config, r.Regs, r.Local = ms, kernels.ConfigFields(cd.cfg), info.NumRegs, info.LocalBytes
 				r.Steps = len(cd.progs)
+				r.TMA = false
+				for _, pr := range cd.progs {
+					r.TMA = r.TMA || len(pr.TMA) > 0
+				}
 				r.Spread, r.Flush = st.Spread.Seconds()*1e3, st.Flush.String()
 				r.Check = map[string]any{"ok": true, "checked": check.Checked}
 				for k, v := range check.Errors() {
