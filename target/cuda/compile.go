@@ -21,6 +21,9 @@ type Options struct {
 	// TMA lowers pipelined loops' prefetches to TMA on sm_90a
 	// (experimental; also TILEGO_TMA=1): see tma.go.
 	TMA bool
+	// WarpSpecialize adds a producer warpgroup that issues a TMA loop's
+	// loads (experimental; also TILEGO_WS=1; needs TMA): see ws.go.
+	WarpSpecialize bool
 }
 
 // Program is a compiled kernel: its source and how to launch it.
@@ -59,6 +62,7 @@ type compilation struct {
 	smem     *smemPlan
 	tma      map[*ir.For]*tmaLoop // pipelined loops whose prefetches are TMA loads
 	tmaSpecs []TMASpec
+	ws       *wsPlan // the producer warpgroup's plan, or nil
 	prog     *Program
 }
 

@@ -35,7 +35,7 @@ func (e *emitter) pipelined(s *ir.For) {
 			e.stage[cp.Dst.Buf] = slot
 		}
 		if tma != nil {
-			e.tmaIssue(tma, hoisted, slot)
+			e.tmaIssue(tma, hoisted, slot, "tid == 0")
 		} else {
 			for _, cp := range hoisted {
 				if !e.copyVector(cp, false) {
@@ -48,18 +48,21 @@ func (e *emitter) pipelined(s *ir.For) {
 	if e.read { // the ring's buffers may still be read by earlier ops
 		e.sync()
 	}
+	ws := e.c.ws != nil && e.c.ws.loop == s // a producer warpgroup issues the loads
 	e.open("")
 	e.line("const int lo = %s, hi = %s;", e.expr(s.Start), e.expr(s.Stop))
-	if tma != nil {
+	if tma != nil && !ws {
 		e.tmaInit(tma, S)
 	}
-	e.line("#pragma unroll")
-	e.open("for (int s = 0; s < %d; ++s)", S-1)
-	e.open("if (lo + s < hi)")
-	issue("lo + s")
-	e.close()
-	e.line("tl::cp_async_commit();")
-	e.close()
+	if !ws {
+		e.line("#pragma unroll")
+		e.open("for (int s = 0; s < %d; ++s)", S-1)
+		e.open("if (lo + s < hi)")
+		issue("lo + s")
+		e.close()
+		e.line("tl::cp_async_commit();")
+		e.close()
+	}
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
 	if tma != nil {
 		e.line("tl::cp_async_wait<0>();") // copies issued before the loop (cp.async) have landed too
@@ -69,15 +72,20 @@ func (e *emitter) pipelined(s *ir.For) {
 	}
 	e.dirty, e.pending = true, false // so sync fences them for wgmma
 	e.sync()
-	e.line("const int next = %s + %d;", v, S-1)
-	e.open("if (next < hi)")
-	issue("next")
-	e.close()
-	e.line("tl::cp_async_commit();")
+	if !ws {
+		e.line("const int next = %s + %d;", v, S-1)
+		e.open("if (next < hi)")
+		issue("next")
+		e.close()
+		e.line("tl::cp_async_commit();")
+	}
 	for _, cp := range hoisted {
 		e.stage[cp.Dst.Buf] = fmt.Sprintf("((%s - lo) %% %d)", v, S)
 	}
 	e.stmts(rest)
+	if ws {
+		e.wsRelease(v)
+	}
 	e.close()
 	e.line("tl::cp_async_wait<0>();")
 	e.close()

@@ -13,42 +13,52 @@ import (
 )
 
 // FlashAttention and two-stage MLA decoding with their pipelined loads
-// lowered to TMA (Options.TMA, sm_90a only), against float64.
+// lowered to TMA (Options.TMA, sm_90a only), and FlashAttention also with a
+// producer warpgroup issuing them (Options.WarpSpecialize), against
+// float64.
 func TestGPUTMA(t *testing.T) {
 	b := openGPU(t)
 	if b.arch != "sm_90a" {
 		t.Skipf("TMA needs sm_90a; this device is %s", b.arch)
 	}
+	ws := false // set per subtest below
 	run := func(t *testing.T, f *ir.Func, args []*tensor.Tensor) {
 		t.Helper()
-		if p := runPoisonedWith(t, b, Options{Arch: b.arch, TMA: true}, f, args); len(p.TMA) == 0 {
+		p := runPoisonedWith(t, b, Options{Arch: b.arch, TMA: true, WarpSpecialize: ws}, f, args)
+		if len(p.TMA) == 0 {
 			t.Error("no TMA in the program")
+		}
+		if ws && p.Threads == f.Kernel.Threads {
+			t.Error("no producer warpgroup")
 		}
 	}
 	cfgs := []kernels.AttnConfig{{M: 128, N: 64, Stages: 2, Threads: 256}, {M: 128, N: 128, Stages: 3, Threads: 256}, {M: 64, N: 64, Stages: 2, Threads: 128}}
-	for name, s := range attnCases() {
-		if s.Dqk%64 != 0 || s.Dv%64 != 0 {
-			continue // TMA takes 64-column panels
-		}
-		for ci, c := range cfgs {
-			if s.Dqk >= 256 {
-				c.N = 32
+	for _, ws = range []bool{false, true} {
+		for name, s := range attnCases() {
+			if s.Dqk%64 != 0 || s.Dv%64 != 0 {
+				continue // TMA takes 64-column panels
 			}
-			t.Run(fmt.Sprintf("%s_cfg%d", name, ci), func(t *testing.T) {
-				f, err := kernels.FlashAttention(s, c).Build(b.Limits())
-				if err != nil {
-					t.Skip(err) // a tiling this shape cannot take
+			for ci, c := range cfgs {
+				if s.Dqk >= 256 {
+					c.N = 32
 				}
-				args := kernels.AttentionInputs(s, 21)
-				run(t, f, args)
-				var do, dl ref.Diff
-				kernels.CheckAttentionRows(s, args, kernels.AllRows(s), &do, &dl)
-				if do.Bad > 0 || dl.Bad > 0 || do.Rel() > kernels.Tolerance(s.DType) || dl.Rel() > kernels.LSETolerance {
-					t.Errorf("O: %s; LSE: %s", &do, &dl)
-				}
-			})
+				t.Run(fmt.Sprintf("ws%v/%s_cfg%d", ws, name, ci), func(t *testing.T) {
+					f, err := kernels.FlashAttention(s, c).Build(b.Limits())
+					if err != nil {
+						t.Skip(err) // a tiling this shape cannot take
+					}
+					args := kernels.AttentionInputs(s, 21)
+					run(t, f, args)
+					var do, dl ref.Diff
+					kernels.CheckAttentionRows(s, args, kernels.AllRows(s), &do, &dl)
+					if do.Bad > 0 || dl.Bad > 0 || do.Rel() > kernels.Tolerance(s.DType) || dl.Rel() > kernels.LSETolerance {
+						t.Errorf("O: %s; LSE: %s", &do, &dl)
+					}
+				})
+			}
 		}
 	}
+	ws = false
 	t.Run("mla_m32_2stages", func(t *testing.T) {
 		s := kernels.MLAShape{Hq: 32, Sq: 2, DType: ir.BF16}
 		f, err := kernels.MLADecode(s, kernels.MLAConfig{M: 32, Stages: 2, Threads: 128}).Build(b.Limits())

@@ -76,6 +76,7 @@ func planTMA(c *compilation) {
 		c.smem.total += 8 * f.Stages
 		c.tma[f] = l
 	})
+	planWS(c)
 }
 
 // tmaCopy says how cp goes by TMA, if it can: a 16-bit tensor whose last
@@ -139,14 +140,19 @@ func (e *emitter) tmaInit(l *tmaLoop, stages int) {
 }
 
 // tmaIssue issues iteration v's copies of loop l (v bound by the caller)
-// into ring slot `slot`.
-func (e *emitter) tmaIssue(l *tmaLoop, hoisted []*ir.Copy, slot string) {
+// into ring slot `slot`, from the thread guard names ("" when the caller
+// is already one thread).
+func (e *emitter) tmaIssue(l *tmaLoop, hoisted []*ir.Copy, slot, guard string) {
 	total := 0
 	for _, cp := range hoisted {
 		total += l.copies[cp].bytes
 	}
 	bar := fmt.Sprintf("tl::smem_addr(smem + %d) + 8 * (%s)", l.bar, slot)
-	e.open("if (tid == 0)")
+	if guard != "" {
+		e.open("if (%s)", guard)
+	} else {
+		e.open("")
+	}
 	e.line("tl::mbar_arrive_expect_tx(%s, %d);", bar, total)
 	for _, cp := range hoisted {
 		tc := l.copies[cp]

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -102,5 +103,63 @@ func TestTiledSpec(t *testing.T) {
 				t.Errorf("bshd %v map %d: %v", bshd, i, err)
 			}
 		}
+	}
+}
+
+// Warp specialization on top of TMA: a producer warpgroup after the
+// program's threads issues the loads; the consumers wait on full barriers,
+// free slots on empty ones, and meet on a named barrier only.
+func TestEmitWarpSpecialized(t *testing.T) {
+	s := kernels.AttnShape{B: 2, H: 4, HKV: 2, Sq: 300, Skv: 500, Dqk: 128, Dv: 128, Causal: true, BSHD: true, DType: ir.BF16}
+	for _, tc := range []struct {
+		c       kernels.AttnConfig
+		threads int
+		regs    bool
+	}{
+		{kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}, 384, true},
+		{kernels.AttnConfig{M: 64, N: 64, Stages: 3, Threads: 128}, 256, false},
+	} {
+		f, err := kernels.FlashAttention(s, tc.c).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(f, Options{Arch: "sm_90a", TMA: true, WarpSpecialize: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := p.Source
+		T := tc.c.Threads
+		if p.Threads != tc.threads || !strings.Contains(src, fmt.Sprintf("__launch_bounds__(%d, 1)", tc.threads)) {
+			t.Errorf("%+v: %d threads", tc.c, p.Threads)
+		}
+		for _, want := range []string{fmt.Sprintf("if (tid >= %d)", T), fmt.Sprintf("if (tid == %d)", T), "return;",
+			"tl::mbar_arrive(", fmt.Sprintf("tl::bar_sync(1, %d);", T), ", " + fmt.Sprint(T) + ");\n"} {
+			if !strings.Contains(src, want) {
+				t.Errorf("%+v: source lacks %q", tc.c, want)
+			}
+		}
+		if n := strings.Count(src, "__syncthreads();"); n != 1 { // the barriers' initialization, before the split
+			t.Errorf("%+v: %d __syncthreads, want 1", tc.c, n)
+		}
+		if got := strings.Contains(src, "setmaxnreg_inc<232>") && strings.Contains(src, "setmaxnreg_dec<40>"); got != tc.regs {
+			t.Errorf("%+v: setmaxnreg %v, want %v", tc.c, got, tc.regs)
+		}
+		// The producer issues each iteration once; the consumers none.
+		if n := strings.Count(src, "tl::mbar_arrive_expect_tx("); n != 1 {
+			t.Errorf("%+v: %d expect_tx, want 1", tc.c, n)
+		}
+	}
+	// MLA's loop bound reads the cache length the consumers load: no producer.
+	m := kernels.MLAShape{Hq: 32, Sq: 2, DType: ir.BF16}
+	f, err := kernels.MLADecode(m, kernels.MLAConfig{M: 32, Stages: 2, Threads: 128}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(f, Options{Arch: "sm_90a", TMA: true, WarpSpecialize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Threads != 128 || len(p.TMA) != 1 {
+		t.Errorf("MLA: %d threads, %d tensor maps; want TMA without a producer", p.Threads, len(p.TMA))
 	}
 }

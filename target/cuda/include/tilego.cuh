@@ -247,6 +247,13 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   }
 }
 
+// Synchronizes the n threads (a multiple of 32) that reach named barrier id
+// (1-15; 0 is __syncthreads'): a warp-specialized kernel's consumer
+// warpgroups, without its producer.
+__device__ __forceinline__ void bar_sync(uint32_t id, uint32_t n) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory");
+}
+
 // Orders this thread's generic-proxy shared-memory writes before later
 // async-proxy accesses (a TMA store of what threads wrote). Same instruction
 // as fence_proxy_async, which exists only in sm_90a builds.

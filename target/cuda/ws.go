@@ -1,0 +1,137 @@
+package cuda
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/tilego/tilego/ir"
+)
+
+// Warp specialization (sm_90a, Options.WarpSpecialize or TILEGO_WS=1, on
+// top of TMA; experimental, off by default). A kernel whose one top-level
+// pipelined loop prefetches by TMA gets a producer warpgroup after its
+// threads: one of its threads walks the loop's iterations, waits until the
+// consumers have freed a ring slot (the slot's "empty" mbarrier), and
+// issues the next TMA loads into it. The kernel's own threads, the
+// consumers, run the program as before except that they no longer issue
+// the prefetches: each iteration waits on its slot's "full" barrier and,
+// at the end, arrives on its "empty" one. Consumers synchronize among
+// themselves on a named barrier, since the producer has left. With two
+// consumer warpgroups the producer gives its registers to them
+// (setmaxnreg: 40 for the producer, 232 for each consumer thread).
+//
+// Not yet run on a GPU.
+
+// wsPlan is a warp-specialized kernel's plan.
+type wsPlan struct {
+	loop      *ir.For
+	consumers int // the program's threads
+	empty     int // shared offset of the loop's stages' empty barriers
+	regs      [2]int
+}
+
+func wsEnabled(o Options) bool {
+	return o.WarpSpecialize || os.Getenv("TILEGO_WS") == "1"
+}
+
+// planWS picks the loop the producer runs: the kernel's only TMA loop, a
+// statement of the kernel body itself (so it runs once, and the producer
+// knows its bounds), whose bounds and copy addresses need nothing the
+// consumers compute.
+func planWS(c *compilation) {
+	if len(c.tma) != 1 || !wsEnabled(c.opts) {
+		return
+	}
+	k := c.f.Kernel
+	var loop *ir.For
+	for _, st := range k.Body {
+		if f, ok := st.(*ir.For); ok && c.tma[f] != nil {
+			loop = f
+		}
+	}
+	if loop == nil || k.Threads%128 != 0 || k.Threads+128 > 1024 || !pureExpr(loop.Start) || !pureExpr(loop.Stop) {
+		return
+	}
+	for cp := range c.tma[loop].copies {
+		for _, e := range cp.Src.Start {
+			if !pureExpr(e) {
+				return
+			}
+		}
+	}
+	if align(c.smem.total, 8)+8*loop.Stages > ir.DefaultLimits.MaxSharedBytes {
+		return
+	}
+	c.smem.total = align(c.smem.total, 8)
+	w := &wsPlan{loop: loop, consumers: k.Threads, empty: c.smem.total}
+	c.smem.total += 8 * loop.Stages
+	if k.Threads == 256 { // 384 threads start at 168 registers: 128·40 + 256·232 fit in 64K
+		w.regs = [2]int{40, 232}
+	}
+	c.ws = w
+}
+
+// pureExpr: e reads no on-chip buffer and no output, so any thread can
+// evaluate it at any time.
+func pureExpr(e ir.Expr) bool {
+	pure := true
+	ir.WalkExpr(e, func(x ir.Expr) {
+		if l, ok := x.(*ir.Load); ok && (l.Buf.Scope != ir.Global || l.Buf.Output) {
+			pure = false
+		}
+	})
+	return pure
+}
+
+// launchThreads is the block size: the program's threads, and the
+// producer warpgroup when there is one.
+func (c *compilation) launchThreads() int {
+	if c.ws != nil {
+		return c.f.Kernel.Threads + 128
+	}
+	return c.f.Kernel.Threads
+}
+
+// wsSplit initializes the ring's barriers, then sends the producer
+// warpgroup into its loop; the consumers go on with the program.
+func (e *emitter) wsSplit() {
+	w, f := e.c.ws, e.c.ws.loop
+	l, S, T, v := e.c.tma[f], f.Stages, w.consumers, f.Var.Name
+	e.open("if (tid == 0)")
+	e.line("for (int s = 0; s < %d; ++s) tl::mbar_init(tl::smem_addr(smem + %d) + 8 * s, 1);", S, l.bar)
+	e.line("for (int s = 0; s < %d; ++s) tl::mbar_init(tl::smem_addr(smem + %d) + 8 * s, %d);", S, w.empty, T)
+	e.line("tl::fence_mbar_init();")
+	e.close()
+	e.line("__syncthreads();")
+	e.open("if (tid >= %d)", T)
+	if w.regs[0] > 0 {
+		e.line("tl::setmaxnreg_dec<%d>();", w.regs[0])
+	}
+	e.open("if (tid == %d)", T)
+	e.line("const int lo = %s, hi = %s;", e.expr(f.Start), e.expr(f.Stop))
+	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
+	slot := fmt.Sprintf("((%s - lo) %% %d)", v, S)
+	// A fresh barrier has completed the phase of parity 1, so the first
+	// round's waits pass: every slot starts free.
+	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, (((%s - lo) / %d) & 1) ^ 1);", w.empty, slot, v, S)
+	for _, cp := range e.c.smem.hoisted[f] {
+		e.stage[cp.Dst.Buf] = slot
+	}
+	e.tmaIssue(l, e.c.smem.hoisted[f], slot, "")
+	for _, cp := range e.c.smem.hoisted[f] {
+		delete(e.stage, cp.Dst.Buf)
+	}
+	e.close()
+	e.close()
+	e.line("return;")
+	e.close()
+	if w.regs[1] > 0 {
+		e.line("tl::setmaxnreg_inc<%d>();", w.regs[1])
+	}
+}
+
+// wsRelease frees iteration v's ring slot for the producer.
+func (e *emitter) wsRelease(v string) {
+	w := e.c.ws
+	e.line("tl::mbar_arrive(tl::smem_addr(smem + %d) + 8 * ((%s - lo) %% %d));", w.empty, v, w.loop.Stages)
+}
