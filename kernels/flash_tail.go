@@ -30,7 +30,12 @@ type attnTail struct {
 	nM, tiles, full, tail int
 }
 
+// tailOf is the tiling on sms SMs; all zeros (no tail split) for a
+// config or SM count that cannot be one.
 func tailOf(s AttnShape, c AttnConfig, sms int) attnTail {
+	if sms < 1 || c.M < 1 {
+		return attnTail{}
+	}
 	nM := (s.Sq + c.M - 1) / c.M
 	t := attnTail{nM: nM, tiles: s.B * s.H * nM}
 	waves := (t.tiles + sms - 1) / sms
@@ -117,8 +122,13 @@ func TailSplitFits(s AttnShape, c AttnConfig, sms int) bool {
 // LSE_partial): the kernel writes O and LSE for the whole tiles and the
 // partials for the pieces; the combine writes the rest of O and LSE.
 func FlashAttentionTailSteps(s AttnShape, c AttnConfig, sms, splits int) ([]Step, error) {
-	if splits < 2 {
+	switch {
+	case splits < 2:
 		return nil, fmt.Errorf("flash-attention: a tail split needs at least 2 splits, got %d", splits)
+	case sms < 1:
+		return nil, fmt.Errorf("flash-attention: a tail split for %d SMs; want at least 1", sms)
+	case c.M < 1:
+		return nil, fmt.Errorf("flash-attention: a tail split of %d-row tiles; want at least 1 row", c.M)
 	}
 	if !TailSplitFits(s, c, sms) {
 		return nil, fmt.Errorf("flash-attention: %d blocks of %d rows fit one wave of %d SMs: the split of every block (FlashAttentionSplitSteps) applies", tailOf(s, c, sms).tiles, c.M, sms)

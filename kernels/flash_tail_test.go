@@ -7,7 +7,6 @@ import (
 
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
-	"github.com/tilego/tilego/ref"
 	"github.com/tilego/tilego/target/cuda"
 )
 
@@ -45,35 +44,14 @@ func TestFlashAttentionTailInterp(t *testing.T) {
 			if err := RunSteps(steps, args, ir.DefaultLimits, interp.Run); err != nil {
 				t.Fatal(err)
 			}
-			var do, dl ref.Diff
-			CheckAttentionRows(s, args, AllRows(s), &do, &dl)
-			if do.Bad > 0 || dl.Bad > 0 || do.Rel() > Tolerance(s.DType) || dl.Rel() > LSETolerance {
-				t.Errorf("vs float64: O: %s; LSE: %s", &do, &dl)
-			}
-			fn, err := FlashAttention(s, cfg).Build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			one := AttentionInputs(s, 7)
-			if err := interp.Run(fn, one); err != nil {
-				t.Fatal(err)
-			}
-			var so, sl ref.Diff
-			for _, r := range AllRows(s) {
-				for d := range s.Dv {
-					so.Add(args[3].At(r.B, r.H, r.I, d), one[3].At(r.B, r.H, r.I, d))
-				}
-				sl.Add(args[4].At(r.B, r.H, r.I), one[4].At(r.B, r.H, r.I))
-			}
-			if so.Bad > 0 || sl.Bad > 0 || so.Rel() > Tolerance(s.DType)/2 || sl.Rel() > 1e-5 {
-				t.Errorf("vs single program: O: %s; LSE: %s", &so, &sl)
-			}
+			checkSplitResult(t, s, cfg, args)
 		})
 	}
 }
 
 // A grid of one wave is not a tail split's (every block is cut instead),
-// and fewer than 2 splits is no split.
+// fewer than 2 splits is no split, and a tail needs SMs and rows: each
+// gets an error, not a panic.
 func TestFlashAttentionTailRefuses(t *testing.T) {
 	s := AttnShape{B: 1, H: 2, HKV: 2, Sq: 100, Skv: 130, Dqk: 32, Dv: 32, DType: ir.BF16}
 	c := AttnConfig{M: 16, N: 16, Stages: 2, Threads: 128}
@@ -84,11 +62,22 @@ func TestFlashAttentionTailRefuses(t *testing.T) {
 		{14, 2, "fit one wave"},
 		{132, 4, "fit one wave"},
 		{4, 1, "at least 2 splits"},
+		{0, 2, "for 0 SMs"},
+		{-3, 2, "for -3 SMs"},
 	} {
 		_, err := FlashAttentionTailSteps(s, c, tc.sms, tc.splits)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%d SMs, %d splits: %v, want %q", tc.sms, tc.splits, err, tc.want)
 		}
+	}
+	if _, err := FlashAttentionTailSteps(s, AttnConfig{N: 16, Stages: 2, Threads: 128}, 4, 2); err == nil || !strings.Contains(err.Error(), "0-row tiles") {
+		t.Errorf("M 0: %v", err)
+	}
+	if TailSplitFits(s, c, 0) || len(TailSplitInputs(s, c, 0, 2, 1)) != 7 {
+		t.Error("0 SMs: a tail split, or not the split of every block")
+	}
+	if _, err := TailSplitSteps(s, c, 0, 2); err != nil {
+		t.Errorf("0 SMs: %v (the split of every block applies)", err)
 	}
 }
 

@@ -38,6 +38,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--flush: %w", err)
 	}
+	if *sms < 0 {
+		return fmt.Errorf("--sms must be at least 1 (or 0 for the device's), got %d", *sms)
+	}
 	var peerRecs []chart.Record
 	if *peers != "" {
 		if peerRecs, err = chart.ReadFiles(*peers); err != nil {

@@ -73,6 +73,7 @@ func TestErrors(t *testing.T) {
 		{2, "name a kernel", []string{"tune"}},
 		{1, "tune needs a GPU", []string{"tune", "flash-attention"}},
 		{1, "bench needs a GPU", []string{"bench"}},
+		{1, "--sms must be at least 1", []string{"bench", "--suite", "fa-tail", "--sms", "-4"}},
 	}
 	for _, c := range cases {
 		_, stderr := tilegoOut(t, c.code, c.args...)

@@ -162,9 +162,7 @@ func Prepare(b *Backend, p *Program, args []*tensor.Tensor) (*Launch, error) {
 	}
 	l, err := bind(b, p, args, bufs)
 	if err != nil {
-		for _, x := range bufs {
-			b.dev.Free(x)
-		}
+		b.free(bufs)
 		return nil, err
 	}
 	l.owned = true
@@ -182,13 +180,29 @@ func (b *Backend) upload(args []*tensor.Tensor) ([]drv.Buffer, error) {
 			err = b.dev.CopyHtoD(buf, data)
 		}
 		if err != nil {
-			for _, x := range bufs {
-				b.dev.Free(x)
-			}
+			b.free(bufs)
 			return nil, err
 		}
 	}
 	return bufs, nil
+}
+
+// free releases device buffers.
+func (b *Backend) free(bufs []drv.Buffer) {
+	for _, x := range bufs {
+		b.dev.Free(x)
+	}
+}
+
+// poison fills bufs[i] for each i of outputs with 0xFF bytes (NaN for
+// floats), so an element a kernel fails to write cannot pass a check.
+func (b *Backend) poison(bufs []drv.Buffer, outputs []int) error {
+	for _, i := range outputs {
+		if err := b.dev.MemsetD8(bufs[i], 0xff); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // bind makes a launch of p over device buffers bufs holding args (which
@@ -236,22 +250,13 @@ func (l *Launch) Free() {
 	if !l.owned {
 		return
 	}
-	for _, b := range l.bufs {
-		l.b.dev.Free(b)
-	}
+	l.b.free(l.bufs)
 	l.bufs = nil
 }
 
 // Poison fills every output with 0xFF bytes (NaN for floats), so an
 // element the kernel fails to write cannot pass a check.
-func (l *Launch) Poison() error {
-	for _, i := range l.outputs {
-		if err := l.b.dev.MemsetD8(l.bufs[i], 0xff); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (l *Launch) Poison() error { return l.b.poison(l.bufs, l.outputs) }
 
 // Once launches the kernel once and waits for it.
 func (l *Launch) Once() error {

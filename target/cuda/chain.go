@@ -57,21 +57,12 @@ func PrepareChain(b *Backend, progs []*Program, idx [][]int, args []*tensor.Tens
 
 // Free releases the device tensors.
 func (c *Chain) Free() {
-	for _, x := range c.bufs {
-		c.b.dev.Free(x)
-	}
+	c.b.free(c.bufs)
 	c.bufs = nil
 }
 
 // Poison fills every tensor any step writes with 0xFF bytes (NaN).
-func (c *Chain) Poison() error {
-	for _, i := range c.outputs {
-		if err := c.b.dev.MemsetD8(c.bufs[i], 0xff); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (c *Chain) Poison() error { return c.b.poison(c.bufs, c.outputs) }
 
 // Once runs the steps in order and waits for the last.
 func (c *Chain) Once() error {

@@ -29,9 +29,7 @@ func Upload(b *Backend, args []*tensor.Tensor) (*Tensors, error) {
 // Free releases the device copies; launches bound to them must not run
 // after.
 func (t *Tensors) Free() {
-	for _, x := range t.bufs {
-		t.b.dev.Free(x)
-	}
+	t.b.free(t.bufs)
 	t.bufs = nil
 }
 

@@ -129,15 +129,22 @@ func (e *emitter) tmaParams() []string {
 	return out
 }
 
-// tmaInit initializes loop l's barriers (one arrival each: the issuing
-// thread's expect_tx) before its prologue.
-func (e *emitter) tmaInit(l *tmaLoop, stages int) {
+// initBars initializes rings of `stages` mbarriers, ring i at shared
+// offset offs[i] expecting arrivals[i] arrivals a phase, from one thread,
+// and publishes them to the block (all its threads must get here).
+func (e *emitter) initBars(stages int, offs, arrivals []int) {
 	e.open("if (tid == 0)")
-	e.line("for (int s = 0; s < %d; ++s) tl::mbar_init(tl::smem_addr(smem + %d) + 8 * s, 1);", stages, l.bar)
+	for i, off := range offs {
+		e.line("for (int s = 0; s < %d; ++s) tl::mbar_init(tl::smem_addr(smem + %d) + 8 * s, %d);", stages, off, arrivals[i])
+	}
 	e.line("tl::fence_mbar_init();")
 	e.close()
 	e.line("__syncthreads();")
 }
+
+// tmaInit initializes loop l's barriers (one arrival each: the issuing
+// thread's expect_tx) before its prologue.
+func (e *emitter) tmaInit(l *tmaLoop, stages int) { e.initBars(stages, []int{l.bar}, []int{1}) }
 
 // tmaIssue issues iteration v's copies of loop l (v bound by the caller)
 // into ring slot `slot`, from the thread guard names ("" when the caller

@@ -97,12 +97,7 @@ func (c *compilation) launchThreads() int {
 func (e *emitter) wsSplit() {
 	w, f := e.c.ws, e.c.ws.loop
 	l, S, T, v := e.c.tma[f], f.Stages, w.consumers, f.Var.Name
-	e.open("if (tid == 0)")
-	e.line("for (int s = 0; s < %d; ++s) tl::mbar_init(tl::smem_addr(smem + %d) + 8 * s, 1);", S, l.bar)
-	e.line("for (int s = 0; s < %d; ++s) tl::mbar_init(tl::smem_addr(smem + %d) + 8 * s, %d);", S, w.empty, T)
-	e.line("tl::fence_mbar_init();")
-	e.close()
-	e.line("__syncthreads();")
+	e.initBars(S, []int{l.bar, w.empty}, []int{1, T}) // full: the producer's expect_tx; empty: every consumer
 	e.open("if (tid >= %d)", T)
 	if w.regs[0] > 0 {
 		e.line("tl::setmaxnreg_dec<%d>();", w.regs[0])
