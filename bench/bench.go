@@ -35,27 +35,28 @@ type Point struct {
 
 // Result is one point's best config, as a JSON line.
 type Result struct {
-	Suite   string             `json:"suite"`
-	Kernel  string             `json:"kernel"`
-	Impl    string             `json:"impl"`
-	Shape   kernels.Fields     `json:"shape"`
-	Config  kernels.Fields     `json:"config,omitempty"`
-	Steps   int                `json:"steps,omitempty"`  // programs per run: 2 for a split kernel and its combine
-	Splits  int                `json:"splits,omitempty"` // KV splits, for problems that have them (1: the single program)
-	MS      float64            `json:"ms"`
-	TFLOPs  float64            `json:"tflops"`
-	Spread  float64            `json:"spread_ms,omitempty"` // max - min of the timed launches
-	GBps    float64            `json:"gbps,omitempty"`      // when the problem declares its bytes
-	Flush   string             `json:"flush,omitempty"`     // how the timing kept L2 cold: l2, rotate, none
-	TMA     bool               `json:"tma,omitempty"`       // the fastest config's loads went by TMA (TILEGO_TMA=1)
-	Check   map[string]any     `json:"check,omitempty"`
-	Regs    int                `json:"regs,omitempty"` // the most of any step
-	Local   int                `json:"local_bytes"`
-	Tried   []map[string]any   `json:"tried,omitempty"`
-	Error   string             `json:"error,omitempty"`
-	Errors  map[string]float64 `json:"-"`
-	lost    bool               // a kernel faulted and took the CUDA context with it
-	elapsed time.Duration
+	Suite    string             `json:"suite"`
+	Kernel   string             `json:"kernel"`
+	Impl     string             `json:"impl"`
+	Shape    kernels.Fields     `json:"shape"`
+	Config   kernels.Fields     `json:"config,omitempty"`
+	Steps    int                `json:"steps,omitempty"`  // programs per run: 2 for a split kernel and its combine
+	Splits   int                `json:"splits,omitempty"` // KV splits, for problems that have them (1: the single program)
+	MS       float64            `json:"ms"`
+	TFLOPs   float64            `json:"tflops"`
+	Spread   float64            `json:"spread_ms,omitempty"` // max - min of the timed launches
+	GBps     float64            `json:"gbps,omitempty"`      // when the problem declares its bytes
+	Flush    string             `json:"flush,omitempty"`     // how the timing kept L2 cold: l2, rotate, none
+	TMA      bool               `json:"tma,omitempty"`       // the fastest config's loads went by TMA (sm_90a; TILEGO_TMA=0 turns it off)
+	Producer bool               `json:"producer,omitempty"`  // ... and a producer warpgroup issued them (warp specialization)
+	Check    map[string]any     `json:"check,omitempty"`
+	Regs     int                `json:"regs,omitempty"` // the most of any step
+	Local    int                `json:"local_bytes"`
+	Tried    []map[string]any   `json:"tried,omitempty"`
+	Error    string             `json:"error,omitempty"`
+	Errors   map[string]float64 `json:"-"`
+	lost     bool               // a kernel faulted and took the CUDA context with it
+	elapsed  time.Duration
 }
 
 // Options control timing.
@@ -270,9 +271,10 @@ func run(b *cuda.Backend, p Point, cands []candidate, args []*tensor.Tensor, o O
 			if check.OK() && (r.MS == 0 || ms < r.MS) {
 				r.MS, r.Config, r.Regs, r.Local = ms, kernels.ConfigFields(cd.cfg), info.NumRegs, info.LocalBytes
 				r.Steps = len(cd.progs)
-				r.TMA = false
+				r.TMA, r.Producer = false, false
 				for _, pr := range cd.progs {
 					r.TMA = r.TMA || len(pr.TMA) > 0
+					r.Producer = r.Producer || pr.Threads > pr.Func.Kernel.Threads
 				}
 				r.Spread, r.Flush = st.Spread.Seconds()*1e3, st.Flush.String()
 				r.Check = map[string]any{"ok": true, "checked": check.Checked}

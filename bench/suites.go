@@ -126,12 +126,16 @@ func gemm(SuiteOptions) ([]Point, error) {
 }
 
 // AttnConfigs are the tilings worth trying on the GPU for a head dim: on
-// Hopper, 128 query rows over two warpgroups (wgmma); 64-row tiles on one
+// Hopper, 128 query rows over two warpgroups (wgmma), with and without a
+// producer warpgroup (ws; elsewhere it is ignored); 64-row tiles on one
 // warpgroup leave room for two blocks per SM, which short sequences favour.
 func AttnConfigs(d int, causal bool) []kernels.Config {
 	var cs []kernels.Config
 	add := func(m, n, threads, stages int) {
 		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: stages, Threads: threads})
+	}
+	addWS := func(m, n, threads, stages int) {
+		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: stages, Threads: threads, WS: true})
 	}
 	switch {
 	case d <= 64:
@@ -139,10 +143,13 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		add(128, 64, 256, 2)
 		add(128, 128, 128, 2)
 		add(64, 64, 128, 2)
+		addWS(128, 128, 256, 2)
 	case d <= 128:
 		add(128, 128, 256, 2)
 		add(128, 64, 256, 2)
 		add(128, 176, 256, 2)
+		addWS(128, 128, 256, 2)
+		addWS(128, 176, 256, 2)
 		add(64, 64, 128, 2)
 		add(64, 128, 128, 2)
 		if causal { // the tuner's picks at 512 causal tokens on an H100 (docs/perf.md)
@@ -154,13 +161,19 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		add(128, 80, 256, 2)
 		add(64, 32, 128, 2)
 		add(64, 64, 128, 2)
+		addWS(128, 64, 256, 2)
+		addWS(128, 80, 256, 2)
 	}
 	return cs
 }
 
-// GemmConfigs are the tilings worth trying for large GEMMs.
+// GemmConfigs are the tilings worth trying for large GEMMs, the Hopper
+// ones with a producer warpgroup too.
 func GemmConfigs() []kernels.Config {
 	return []kernels.Config{
+		kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 4, Threads: 256, Policy: ir.Square, Raster: 8, WS: true},
+		kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8, WS: true},
+		kernels.GemmConfig{BM: 256, BN: 128, BK: 64, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8, WS: true},
 		kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8},
 		kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 4, Threads: 256, Policy: ir.Square, Raster: 8},
 		kernels.GemmConfig{BM: 128, BN: 128, BK: 64, Stages: 4, Threads: 256, Policy: ir.Square, Raster: 8},

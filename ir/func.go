@@ -18,6 +18,10 @@ type Kernel struct {
 	Allocs  []*Buffer
 	Body    []Stmt
 	Raster  *Raster
+	// Producer asks for warp specialization: a producer warpgroup issues
+	// the pipelined loop's loads while the kernel's threads compute. A
+	// hint: a backend that cannot (no TMA loop, not Hopper) ignores it.
+	Producer bool
 }
 
 // Func is a whole program: its tensor parameters, its symbolic sizes and

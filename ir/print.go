@@ -43,6 +43,9 @@ func (f *Func) String() string {
 			}
 			p.line("rasterize panel(%d) %s", k.Raster.Panel, order)
 		}
+		if k.Producer {
+			p.line("producer warpgroup")
+		}
 		for _, b := range k.Allocs {
 			sw := ""
 			if b.Scope == Shared && b.Swizzle != SwizzleAuto {

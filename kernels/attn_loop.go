@@ -20,6 +20,9 @@ type attnRows struct {
 // in a Pipelined loop.
 func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, bx tl.Expr, piece func(nKV tl.Expr) (lo, hi tl.Expr)) attnRows {
 	scale := s.SoftmaxScale() * math.Log2E // softmax in base 2
+	if c.WS {
+		k.WarpSpecialize()
+	}
 	hk := h.Div(s.H / s.HKV)
 	qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
 	ks := k.Shared(s.DType, c.N, s.Dqk).Named("ks")

@@ -2,6 +2,8 @@ package kernels
 
 import (
 	"math/rand/v2"
+	"runtime"
+	"sync"
 
 	"github.com/tilego/tilego/ref"
 	"github.com/tilego/tilego/tensor"
@@ -53,15 +55,30 @@ func SampleRows(s AttnShape, n int, seed uint64) []Row {
 	return rows
 }
 
-// CheckAttentionRows compares O and LSE of the given rows with float64.
+// CheckAttentionRows compares O and LSE of the given rows with float64, on
+// every core: checking every row of a multi-wave grid takes a minute on one.
 func CheckAttentionRows(s AttnShape, args []*tensor.Tensor, rows []Row, o, lse *ref.Diff) {
 	p := ref.Attn{Causal: s.Causal, Scale: s.SoftmaxScale()}
-	for _, r := range rows {
-		want, wl := p.AttentionRow(args[0], args[1], args[2], r.B, r.H, r.I)
-		for d, w := range want {
-			o.Add(args[3].At(r.B, r.H, r.I, d), w)
-		}
-		lse.Add(args[4].At(r.B, r.H, r.I), wl)
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(rows)/64))
+	part := make([][2]ref.Diff, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			do, dl := &part[w][0], &part[w][1]
+			for i := w; i < len(rows); i += workers {
+				r := rows[i]
+				want, wl := p.AttentionRow(args[0], args[1], args[2], r.B, r.H, r.I)
+				for d, v := range want {
+					do.Add(args[3].At(r.B, r.H, r.I, d), v)
+				}
+				dl.Add(args[4].At(r.B, r.H, r.I), wl)
+			}
+		})
+	}
+	wg.Wait()
+	for _, p := range part {
+		o.Merge(p[0])
+		lse.Merge(p[1])
 	}
 }
 

@@ -23,6 +23,9 @@ type AttnConfig struct {
 	M, N    int // query rows and key rows per tile
 	Stages  int
 	Threads int
+	// WS asks for warp specialization: a producer warpgroup loads K and V
+	// (Hopper, by TMA) while the Threads compute.
+	WS bool
 }
 
 // SoftmaxScale is the scale applied to Q·Kᵀ.

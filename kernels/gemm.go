@@ -21,6 +21,9 @@ type GemmConfig struct {
 	Threads    int
 	Policy     ir.Policy
 	Raster     int // panel size of the block swizzle; 0 for none
+	// WS asks for warp specialization: a producer warpgroup loads the A and
+	// B tiles (Hopper, by TMA) while the Threads compute.
+	WS bool
 }
 
 // Gemm is a tiled matrix multiply: each block owns a BM×BN tile of C and
@@ -46,6 +49,9 @@ func Gemm(s GemmShape, c GemmConfig) *tl.Func {
 	}
 	f.Kernel(tl.Grid(tl.CeilDiv(s.N, c.BN), tl.CeilDiv(s.M, c.BM)), c.Threads, func(k *tl.Block) {
 		bx, by, _ := k.Idx()
+		if c.WS {
+			k.WarpSpecialize()
+		}
 		if c.Raster > 0 {
 			k.Rasterize(c.Raster, false)
 		}

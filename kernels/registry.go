@@ -249,7 +249,8 @@ func (fs Fields) MarshalJSON() ([]byte, error) {
 }
 
 // ConfigFields lists a config struct's fields, lower-cased; values with a
-// String method (dtypes, policies) show as their names.
+// String method (dtypes, policies) show as their names. A false bool (a
+// choice not taken, such as WS) is left out.
 func ConfigFields(c Config) Fields {
 	v := reflect.ValueOf(c)
 	if v.Kind() != reflect.Struct {
@@ -262,6 +263,9 @@ func ConfigFields(c Config) Fields {
 			continue
 		}
 		x := v.Field(i).Interface()
+		if b, ok := x.(bool); ok && !b {
+			continue
+		}
 		if s, ok := x.(fmt.Stringer); ok {
 			x = s.String()
 		}

@@ -86,7 +86,9 @@ func Candidates(p Problem) []Config {
 			for _, n := range attnNs {
 				for _, st := range attnStages {
 					for _, t := range attnThreads {
-						cs = append(cs, AttnConfig{M: m, N: n, Stages: st, Threads: t})
+						for _, ws := range []bool{false, true} {
+							cs = append(cs, AttnConfig{M: m, N: n, Stages: st, Threads: t, WS: ws})
+						}
 					}
 				}
 			}
@@ -98,7 +100,9 @@ func Candidates(p Problem) []Config {
 					for _, st := range gemmStages {
 						for _, t := range gemmThreads {
 							for _, r := range gemmRasters {
-								cs = append(cs, GemmConfig{BM: bm, BN: bn, BK: bk, Stages: st, Threads: t, Policy: ir.Square, Raster: r})
+								for _, ws := range []bool{false, true} {
+									cs = append(cs, GemmConfig{BM: bm, BN: bn, BK: bk, Stages: st, Threads: t, Policy: ir.Square, Raster: r, WS: ws})
+								}
 							}
 						}
 					}
@@ -213,7 +217,10 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 	}
 	qs, os := tileBytes(c.M, s.Dqk, eb), tileBytes(c.M, s.Dv, eb)
 	ks, vs := tileBytes(c.N, s.Dqk, eb), tileBytes(c.N, s.Dv, eb)
-	e.SharedBytes = max(qs+st*(ks+vs), os) // os reuses the loop's bytes
+	tma := tmaBarriers(arch, eb, c.Stages, [][2]int{{c.N, s.Dqk}, {c.N, s.Dv}}, []int{s.Dqk, s.Dv})
+	e.SharedBytes = max(qs+st*(ks+vs), os) + tma
+	ws := checkWS(c.WS, tma, c.Threads)
+	e.SharedBytes += ws.shared
 	e.DeclaredShared = max(c.M*s.Dqk+c.N*s.Dqk+c.N*s.Dv, c.M*s.Dv) * eb
 	if c.Threads > 0 {
 		e.Regs = (c.M*c.N+c.M*s.Dv)/c.Threads + attnRegOverhead // S and acc (P takes S's registers)
@@ -236,9 +243,33 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 		bad(!e.WGMMA && !mma, "%d threads cannot split %d×%d tiles: wgmma needs M %% (64·threads/128) == 0, mma.sync M %% (16·warps) == 0", c.Threads, c.M, c.N),
 		bad(e.SharedBytes > MaxSharedBytes, "shared memory %d bytes (tiles × stages) is over %d", e.SharedBytes, MaxSharedBytes),
 		bad(e.DeclaredShared > MaxSharedBytes, "the tiles declare %d bytes of shared memory, over %d", e.DeclaredShared, MaxSharedBytes),
-		regsOver(e.Regs, c.Threads),
+		ws.reject,
+		regsOverBudget(e.Regs, c.Threads, ws.regs),
 	)
 	return e
+}
+
+// wsCost is what warp specialization (a config's WS) adds: the empty
+// barriers' shared memory and the consumers' register budget (setmaxnreg
+// gives two consumer warpgroups 232 registers each; otherwise the 128
+// producer threads count against the block's 64K).
+type wsCost struct {
+	shared, regs int
+	reject       string
+}
+
+// checkWS mirrors target/cuda's planWS: a producer needs the loop loaded
+// by TMA (tma: that loop's barrier bytes) and whole warpgroups.
+func checkWS(ws bool, tma, threads int) wsCost {
+	switch {
+	case !ws:
+		return wsCost{}
+	case tma == 0 || threads%128 != 0 || threads+128 > 1024:
+		return wsCost{reject: "ws: a producer warpgroup needs a loop loaded by TMA (sm_90a) and whole consumer warpgroups"}
+	case threads == 256:
+		return wsCost{shared: tma, regs: 232}
+	}
+	return wsCost{shared: tma, regs: regBudget(threads + 128)}
 }
 
 // regBudget is the registers a thread may hold without spilling: 255, or
@@ -255,8 +286,14 @@ func regBudget(threads int) int {
 // configs spill (the wgmma accumulators among them), and on the H100 on
 // 2026-11-22 a FlashAttention config at M 192, N 128, 384 threads (168
 // registers) even faulted.
-func regsOver(regs, threads int) string {
-	lim := regBudget(threads) - RegMargin
+func regsOver(regs, threads int) string { return regsOverBudget(regs, threads, 0) }
+
+// regsOverBudget is regsOver with the budget given (0: the thread count's).
+func regsOverBudget(regs, threads, budget int) string {
+	if budget == 0 {
+		budget = regBudget(threads)
+	}
+	lim := budget - RegMargin
 	return bad(regs > lim, "about %d registers per thread, over %d (%d threads)", regs, lim, threads)
 }
 
@@ -268,7 +305,23 @@ func gemmEstimate(s GemmShape, c GemmConfig, arch string) Estimate {
 		st = c.Stages
 	}
 	as, bs, cs := tileBytes(c.BM, c.BK, eb), tileBytes(c.BK, c.BN, eb), tileBytes(c.BM, c.BN, ob)
-	e.SharedBytes = max(st*(as+bs), cs) // cs reuses the loop's bytes
+	ar, ac, br, bc := c.BM, c.BK, c.BK, c.BN
+	if s.TransA {
+		ar, ac = ac, ar
+	}
+	if s.TransB {
+		br, bc = bc, br
+	}
+	aRow, bRow := s.K, s.N // the stored rows' lengths
+	if s.TransA {
+		aRow = s.M
+	}
+	if s.TransB {
+		bRow = s.K
+	}
+	tma := tmaBarriers(arch, eb, c.Stages, [][2]int{{ar, ac}, {br, bc}}, []int{aRow, bRow})
+	ws := checkWS(c.WS, tma, c.Threads)
+	e.SharedBytes = max(st*(as+bs), cs) + tma + ws.shared
 	e.DeclaredShared = max((c.BM*c.BK+c.BK*c.BN)*eb, c.BM*c.BN*ob)
 	if c.Threads > 0 {
 		e.Regs = c.BM*c.BN/c.Threads + gemmRegOverhead
@@ -293,9 +346,33 @@ func gemmEstimate(s GemmShape, c GemmConfig, arch string) Estimate {
 		bad(!e.WGMMA && !squareWarpsOK(c.BM, c.BN, c.Threads/32), "%d warps cannot tile a %d×%d output in 16×8 pieces", c.Threads/32, c.BM, c.BN),
 		bad(e.SharedBytes > MaxSharedBytes, "shared memory %d bytes (tiles × stages) is over %d", e.SharedBytes, MaxSharedBytes),
 		bad(e.DeclaredShared > MaxSharedBytes, "the tiles declare %d bytes of shared memory, over %d", e.DeclaredShared, MaxSharedBytes),
-		regsOver(e.Regs, c.Threads),
+		ws.reject,
+		regsOverBudget(e.Regs, c.Threads, ws.regs),
 	)
 	return e
+}
+
+// tmaBarriers is the shared memory of the mbarriers (8 bytes a stage, after
+// the tiles; the tiles' rounding keeps them aligned) that sm_90a gives a
+// pipelined loop whose ring tiles ([rows, cols]) it loads by TMA: 16-bit
+// tiles of at most 256 rows in whole 128-byte panels, from tensors whose
+// stored rows (rowLens elements) are multiples of 16 bytes (target/cuda's
+// tmaCopy).
+func tmaBarriers(arch string, eb, stages int, tiles [][2]int, rowLens []int) int {
+	if arch != "sm_90a" || stages < 2 || eb != 2 {
+		return 0
+	}
+	for _, t := range tiles {
+		if t[0] > 256 || t[1]*eb%128 != 0 {
+			return 0
+		}
+	}
+	for _, n := range rowLens {
+		if n*eb%16 != 0 {
+			return 0
+		}
+	}
+	return 8 * stages
 }
 
 // tileBytes is a rows×cols shared tile's bytes as the backend places it.

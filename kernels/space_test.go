@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -37,11 +38,11 @@ func sweepPoint(t *testing.T, d, seq int, causal bool) Problem {
 }
 
 func TestCandidates(t *testing.T) {
-	if n := len(Candidates(attnP(t, nil))); n != 3*15*3*3 {
-		t.Errorf("attention: %d candidates, want 405", n)
+	if n := len(Candidates(attnP(t, nil))); n != 3*15*3*3*2 {
+		t.Errorf("attention: %d candidates, want 810", n)
 	}
-	if n := len(Candidates(gemmP(t, nil))); n != 3*3*2*3*2*2 {
-		t.Errorf("gemm: %d candidates, want 216", n)
+	if n := len(Candidates(gemmP(t, nil))); n != 3*3*2*3*2*2*2 {
+		t.Errorf("gemm: %d candidates, want 432", n)
 	}
 }
 
@@ -232,5 +233,27 @@ func TestBytes(t *testing.T) {
 	g := gemmP(t, map[string]string{"m": "10", "n": "20", "k": "30", "out-dtype": "bf16"})
 	if got := g.(byter).Bytes(); got != (10*30+30*20)*2+10*20*2 {
 		t.Errorf("gemm bytes %v", got)
+	}
+}
+
+// On Hopper the spaces offer warp-specialized configs (a producer
+// warpgroup needs TMA loads); elsewhere none.
+func TestSpaceWS(t *testing.T) {
+	for _, p := range []Problem{sweepPoint(t, 128, 4096, false), gemmP(t, map[string]string{"m": "8192", "n": "8192", "k": "8192"})} {
+		count := func(arch string) int {
+			n := 0
+			for _, c := range Space(p, arch) {
+				if v := reflect.ValueOf(c); v.FieldByName("WS").Bool() {
+					n++
+				}
+			}
+			return n
+		}
+		if n := count("sm_90a"); n == 0 {
+			t.Errorf("%s sm_90a: no WS configs", p.Kernel())
+		}
+		if n := count("sm_80"); n != 0 {
+			t.Errorf("%s sm_80: %d WS configs", p.Kernel(), n)
+		}
 	}
 }

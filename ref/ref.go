@@ -126,6 +126,16 @@ func (d *Diff) Add(got, want float64) {
 	d.MaxAbs = max(d.MaxAbs, math.Abs(e))
 }
 
+// Merge adds the comparisons counted in e (from another goroutine's share
+// of the elements).
+func (d *Diff) Merge(e Diff) {
+	d.sumSq += e.sumSq
+	d.refSq += e.refSq
+	d.MaxAbs = max(d.MaxAbs, e.MaxAbs)
+	d.N += e.N
+	d.Bad += e.Bad
+}
+
 // Rel is ‖got − ref‖ / ‖ref‖ over the finite elements (Inf if any is bad).
 func (d *Diff) Rel() float64 {
 	if d.Bad > 0 {

@@ -13,8 +13,9 @@
 # tuning cache, then tilego run picking the winner from it), BENCH=0 (skip
 # tilego bench), BENCH_FLAGS (more tilego bench flags, e.g. "--sms 132
 # --repeats 50"), PEERS_BUDGET_S and PEERS_IMPLS (read by scripts/peers.py).
-# Logs go to $OUT. TILEGO_TMA=1 (read by the code generator) turns on the
-# experimental TMA loads of pipelined loops on sm_90a for everything run.
+# Logs go to $OUT. TILEGO_TMA=0 and TILEGO_WS=0/1 (read by the code
+# generator) turn TMA loads off, or warp specialization off or on, for
+# everything run.
 #
 # SUITES may also name fa-short and issue 6's mla (MLA decoding) and
 # fa-tail (FlashAttention's tail split), which time a split path (impl
@@ -54,8 +55,8 @@ run() {
 	summary=()
 	if [ "${TESTS:-1}" = 1 ]; then
 		for t in runtime jit cuda_backend autotune bench; do
-			# The experimental TMA/warp-specialized kernels run apart, with a
-			# short timeout: a wrong barrier phase hangs rather than fails.
+			# The TMA/warp-specialized variants run apart, with a short
+			# timeout: a wrong barrier phase hangs rather than fails.
 			./bin/$t.test -test.v -test.timeout 600s -test.skip '^TestGPUTMA$' >"$OUT/test-$t.log" 2>&1
 			rc=$?
 			pass=$(grep -c -- '--- PASS' "$OUT/test-$t.log")
@@ -65,10 +66,12 @@ run() {
 		done
 		timeout 150 ./bin/cuda_backend.test -test.v -test.run '^TestGPUTMA$' >"$OUT/test-tma.log" 2>&1
 		rc=$?
-		summary+=("tests tma (experimental): $(grep -c -- '--- PASS' "$OUT/test-tma.log") passed, $(grep -c -- '--- FAIL' "$OUT/test-tma.log") failed (exit $rc; 124 = hung)")
+		summary+=("tests tma/ws: $(grep -c -- '--- PASS' "$OUT/test-tma.log") passed, $(grep -c -- '--- FAIL' "$OUT/test-tma.log") failed (exit $rc; 124 = hung)")
 	fi
 	if [ "${SAN:-0}" = 1 ]; then
-		small='^(TestGPUFlashAttention|TestGPUGemm)$/^sm_90a?$/^(mha_cfg0|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0)$'
+		# FlashAttention and GEMM on both paths (sm_90a: TMA), and with a
+		# producer warpgroup.
+		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA)$/^(sm_90a?|wstrue|gemm_ws)$/^(mha_cfg0|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16)$'
 		for tool in memcheck racecheck synccheck; do
 			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.v -test.run "$small" >"$OUT/san-$tool.log" 2>&1
 			summary+=("compute-sanitizer $tool: exit $?, $(grep -c -- '--- PASS' "$OUT/san-$tool.log") tests passed ($(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.log" | sed 's/=* *//'))")
@@ -84,7 +87,7 @@ run() {
 	fi
 	if [ "${TUNE:-0}" = 1 ]; then
 		tune_cache=$(mktemp -d)
-		for shape in "--batch 32 --heads 32 --dim 64" "--batch 32 --heads 16 --dim 128"; do
+		for shape in "--batch 32 --heads 32 --dim 64" "--batch 32 --heads 16 --dim 128" "--batch 32 --heads 8 --dim 256"; do
 			args=(flash-attention $shape --seq-q 512 --causal --layout bshd)
 			t0=$(date +%s.%N)
 			TILEGO_CACHE=$tune_cache ./bin/tilego tune "${args[@]}" --budget 0 --patience 0 --max 0 >>"$OUT/tune.log" 2>&1

@@ -148,6 +148,11 @@ func (k *Block) ReduceAbsMax(src, dst *Tensor, dim int, opts ...ReduceOpt) {
 	k.reduce(ir.ReduceAbsMax, src, dst, dim, opts)
 }
 
+// WarpSpecialize asks for a producer warpgroup that issues the pipelined
+// loop's loads while the kernel's threads compute (Hopper, where the loop
+// loads by TMA; elsewhere the hint is ignored).
+func (k *Block) WarpSpecialize() { k.k.Producer = true }
+
 // Rasterize sets the threadblock swizzle: blocks walk panels of panel
 // blocks, row- or column-major, for L2 reuse.
 func (k *Block) Rasterize(panel int, colMajor bool) {

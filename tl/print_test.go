@@ -17,7 +17,7 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/*.golden with the current output")
 
 // pipelinedGemm is C = A·B with 64×64×32 tiles, a 2-stage pipeline over K,
-// a rasterized grid and a swizzled B tile.
+// a rasterized grid, a producer warpgroup and a swizzled B tile.
 func pipelinedGemm() *tl.Func {
 	f := tl.NewFunc("gemm")
 	m, n := f.Sym("M"), f.Sym("N")
@@ -27,6 +27,7 @@ func pipelinedGemm() *tl.Func {
 	f.Kernel(tl.Grid(tl.CeilDiv(n, 64), tl.CeilDiv(m, 64)), 128, func(k *tl.Block) {
 		bx, by, _ := k.Idx()
 		k.Rasterize(8, true)
+		k.WarpSpecialize()
 		as := k.Shared(tl.F16, 64, 32).Named("as")
 		bs := k.Shared(tl.F16, 32, 64).Named("bs").Swizzled(ir.Swizzle128B)
 		acc := k.Fragment(tl.F32, 64, 64).Named("acc")

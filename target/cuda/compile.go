@@ -18,11 +18,13 @@ type Options struct {
 	// Rounding of f32 to f16/bf16 stores: "rn" (nearest even, default),
 	// "rz" (toward zero) or "ra" (ties away from zero).
 	Rounding string
-	// TMA lowers pipelined loops' prefetches to TMA on sm_90a
-	// (experimental; also TILEGO_TMA=1): see tma.go.
-	TMA bool
+	// NoTMA keeps pipelined loops' prefetches on cp.async on sm_90a,
+	// which otherwise loads them by TMA where it can (also TILEGO_TMA=0):
+	// see tma.go.
+	NoTMA bool
 	// WarpSpecialize adds a producer warpgroup that issues a TMA loop's
-	// loads (experimental; also TILEGO_WS=1; needs TMA): see ws.go.
+	// loads to every program, not only those that ask (TILEGO_WS=1 too;
+	// TILEGO_WS=0 turns it off for all): see ws.go.
 	WarpSpecialize bool
 }
 
@@ -54,16 +56,17 @@ var passes = []pass{
 }
 
 type compilation struct {
-	f        *ir.Func
-	opts     Options
-	layouts  map[*ir.Buffer]*layout.Fragment
-	warps    map[*ir.Gemm]layout.Warps
-	wgmma    map[*ir.Gemm]bool // lowered to Hopper's warpgroup MMA
-	smem     *smemPlan
-	tma      map[*ir.For]*tmaLoop // pipelined loops whose prefetches are TMA loads
-	tmaSpecs []TMASpec
-	ws       *wsPlan // the producer warpgroup's plan, or nil
-	prog     *Program
+	f         *ir.Func
+	opts      Options
+	layouts   map[*ir.Buffer]*layout.Fragment
+	warps     map[*ir.Gemm]layout.Warps
+	wgmma     map[*ir.Gemm]bool // lowered to Hopper's warpgroup MMA
+	smem      *smemPlan
+	tma       map[*ir.For]*tmaLoop // pipelined loops whose prefetches are TMA loads
+	tmaSpecs  []TMASpec
+	tmaStores map[*ir.Copy]*tmaCopy // epilogue copies stored by TMA
+	ws        *wsPlan               // the producer warpgroup's plan, or nil
+	prog      *Program
 }
 
 // Compile translates f to CUDA C++. Set TILEGO_DUMP to the program's name

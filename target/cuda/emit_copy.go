@@ -27,6 +27,8 @@ func (e *emitter) copy(s *ir.Copy, atomic bool) {
 		if dst.Buf.Scope == ir.Shared {
 			e.sync()
 		}
+	case e.c.tmaStores[s] != nil:
+		e.tmaStore(s, e.c.tmaStores[s])
 	default:
 		e.syncIfDirty(src.Buf.Scope == ir.Shared)
 		if dst.Buf.Scope == ir.Shared {

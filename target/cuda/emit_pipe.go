@@ -63,15 +63,30 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.line("tl::cp_async_commit();")
 		e.close()
 	}
+	// With a producer, the ring's slots are guarded by the full and empty
+	// barriers alone; unless the body writes shared memory of its own, the
+	// consumers meet once, before the loop (for copies issued before it),
+	// and their warpgroups then run free of each other.
+	free := ws && !e.writesShared(rest)
+	if free {
+		e.line("tl::cp_async_wait<0>();")
+		e.dirty, e.pending = true, false
+		e.sync()
+	}
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
-	if tma != nil {
+	switch {
+	case free:
+		e.tmaWait(tma, v, S)
+	case tma != nil:
 		e.line("tl::cp_async_wait<0>();") // copies issued before the loop (cp.async) have landed too
 		e.tmaWait(tma, v, S)
-	} else {
+	default:
 		e.line("tl::cp_async_wait<%d>();", S-2) // also lands copies issued before the loop
 	}
-	e.dirty, e.pending = true, false // so sync fences them for wgmma
-	e.sync()
+	if !free {
+		e.dirty, e.pending = true, false // so sync fences them for wgmma
+		e.sync()
+	}
 	if !ws {
 		e.line("const int next = %s + %d;", v, S-1)
 		e.open("if (next < hi)")

@@ -132,7 +132,7 @@ func TestEmitPartialPassCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Compile(f, Options{Arch: "sm_90a"})
+	p, err := Compile(f, Options{Arch: "sm_90a", NoTMA: true}) // cp.async, not TMA, for K and V
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,5 +142,35 @@ func TestEmitPartialPassCopy(t *testing.T) {
 	}
 	if strings.Contains(p.Source, "_r + 96 < 128") {
 		t.Error("a whole pass is guarded")
+	}
+}
+
+// On Hopper the launch bounds ask for as many blocks per SM as shared
+// memory allows, while each thread keeps at least 128 registers.
+func TestLaunchBounds(t *testing.T) {
+	for _, tc := range []struct {
+		d    int
+		c    kernels.AttnConfig
+		arch string
+		want string
+	}{
+		{128, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}, "sm_90a", "__launch_bounds__(256, 2)"}, // 97 KB: two blocks
+		{128, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256}, "sm_90a", "__launch_bounds__(256)"},   // 161 KB: one
+		{64, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}, "sm_90a", "__launch_bounds__(128, 4)"},   // 41 KB: five, but 128 registers
+		{128, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}, "sm_80", "__launch_bounds__(256)"},
+		{128, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true}, "sm_90a", "__launch_bounds__(384, 1)"},
+	} {
+		s := kernels.AttnShape{B: 1, H: 2, HKV: 2, Sq: 1024, Skv: 1024, Dqk: tc.d, Dv: tc.d, DType: ir.BF16}
+		f, err := kernels.FlashAttention(s, tc.c).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(f, Options{Arch: tc.arch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(p.Source, tc.want+" flash_attention(") {
+			t.Errorf("d%d %+v %s: want %s (shared %d)", tc.d, tc.c, tc.arch, tc.want, p.Shared)
+		}
 	}
 }

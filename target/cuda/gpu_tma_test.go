@@ -24,7 +24,7 @@ func TestGPUTMA(t *testing.T) {
 	ws := false // set per subtest below
 	run := func(t *testing.T, f *ir.Func, args []*tensor.Tensor) {
 		t.Helper()
-		p := runPoisonedWith(t, b, Options{Arch: b.arch, TMA: true, WarpSpecialize: ws}, f, args)
+		p := runPoisonedWith(t, b, Options{Arch: b.arch, WarpSpecialize: ws}, f, args)
 		if len(p.TMA) == 0 {
 			t.Error("no TMA in the program")
 		}
@@ -44,8 +44,11 @@ func TestGPUTMA(t *testing.T) {
 				}
 				t.Run(fmt.Sprintf("ws%v/%s_cfg%d", ws, name, ci), func(t *testing.T) {
 					f, err := kernels.FlashAttention(s, c).Build(b.Limits())
+					if err == nil {
+						_, err = Compile(f, Options{Arch: b.arch})
+					}
 					if err != nil {
-						t.Skip(err) // a tiling this shape cannot take
+						t.Skip(err) // a tiling this shape cannot take, with or without TMA
 					}
 					args := kernels.AttentionInputs(s, 21)
 					run(t, f, args)
@@ -56,6 +59,24 @@ func TestGPUTMA(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+	// GEMMs whose config asks for a producer warpgroup (WS), odd sizes and
+	// transposes included (row pitches stay multiples of 16 bytes).
+	for _, s := range []kernels.GemmShape{{M: 200, N: 136, K: 96}, {M: 256, N: 384, K: 200, TransA: true}, {M: 72, N: 264, K: 520, TransB: true}} {
+		for _, dt := range []ir.DType{ir.BF16, ir.F16} {
+			s.DType, s.OutDType = dt, dt
+			c := kernels.GemmConfig{BM: 128, BN: 128, BK: 64, Stages: 3, Threads: 256, Raster: 4, WS: true}
+			t.Run(fmt.Sprintf("gemm_ws/%dx%dx%d_ta%v_tb%v_%s", s.M, s.N, s.K, s.TransA, s.TransB, dt), func(t *testing.T) {
+				f, err := kernels.Gemm(s, c).Build()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p, err := Compile(f, Options{Arch: b.arch}); err != nil || p.Threads != 384 || len(p.TMA) != 3 {
+					t.Fatalf("want a producer warpgroup and three tensor maps (A, B, C): %v", err)
+				}
+				checkGemmGPU(t, b, b.arch, s, c)
+			})
 		}
 	}
 	ws = false

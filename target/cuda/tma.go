@@ -10,16 +10,13 @@ import (
 	drv "github.com/tilego/tilego/runtime/cuda"
 )
 
-// TMA loads for pipelined loops (sm_90a, Options.TMA; experimental, off by
-// default). When every copy a pipelined loop prefetches is a whole box of a
+// TMA loads for pipelined loops (sm_90a; Options.NoTMA or TILEGO_TMA=0
+// turn them off). When every copy a pipelined loop prefetches is a whole box of a
 // global tensor, into a 128B-swizzled shared tile, one thread issues the
 // copies of an iteration as TMA loads, one per 64-element panel, and they
 // complete on that ring slot's mbarrier; the iteration waits on the
 // barrier's phase instead of on cp.async groups. The tensor maps are
 // encoded when a launch is bound to its tensors and passed by value.
-//
-// Not yet run on a GPU: the primitives it emits are tested
-// (runtime/cuda's TMA tests), the lowering is not.
 
 // TMASpec is one tensor map a program takes, after its other parameters.
 type TMASpec struct {
@@ -41,9 +38,9 @@ type tmaLoop struct {
 	copies map[*ir.Copy]*tmaCopy
 }
 
-// tmaEnabled: Options.TMA, or TILEGO_TMA=1 in the environment.
+// tmaEnabled: unless Options.NoTMA, or TILEGO_TMA=0 in the environment.
 func tmaEnabled(o Options) bool {
-	return o.TMA || os.Getenv("TILEGO_TMA") == "1"
+	return !o.NoTMA && os.Getenv("TILEGO_TMA") != "0"
 }
 
 // planTMA picks the pipelined loops whose prefetches TMA can do and gives
@@ -76,16 +73,22 @@ func planTMA(c *compilation) {
 		c.smem.total += 8 * f.Stages
 		c.tma[f] = l
 	})
+	planTMAStores(c)
 	planWS(c)
 }
 
-// tmaCopy says how cp goes by TMA, if it can: a 16-bit tensor whose last
-// dim is contiguous, a region keeping exactly its last two dims, rank 2-4,
-// into a whole shared tile of ≤ 256 rows in 128-byte panels with the 128B
-// swizzle (TMA's own layout for such a box).
+// tmaCopy says how cp (global to shared) goes by TMA, if it can.
 func (c *compilation) tmaCopy(cp *ir.Copy) (*tmaCopy, TMASpec, bool) {
-	src, sb := cp.Src, c.smem.bufs[cp.Dst.Buf]
-	p := src.Buf
+	return c.tmaBox(cp.Src, c.smem.bufs[cp.Dst.Buf])
+}
+
+// tmaBox says how the global region g and the shared tile sb move as TMA
+// boxes, if they can: a 16-bit tensor whose last dim is contiguous and
+// whose rows step in multiples of 16 bytes, a region keeping exactly its
+// last two dims, rank 2-4, and a whole tile of ≤ 256 rows in 128-byte
+// panels with the 128B swizzle (TMA's own layout for such a box).
+func (c *compilation) tmaBox(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool) {
+	p := g.Buf
 	n := len(p.Shape)
 	if p.Scope != ir.Global || (p.DType != ir.BF16 && p.DType != ir.F16) || n < 2 || n > 4 || sb == nil {
 		return nil, TMASpec{}, false
@@ -96,11 +99,25 @@ func (c *compilation) tmaCopy(cp *ir.Copy) (*tmaCopy, TMASpec, bool) {
 		}
 	}
 	for d := range n {
-		if src.Keep[d] != (d >= n-2) {
+		if g.Keep[d] != (d >= n-2) {
+			return nil, TMASpec{}, false
+		}
+	}
+	// A tensor whose rows are not a multiple of 16 bytes (77 bf16 columns,
+	// say) stays on cp.async.
+	rowSteps := []ir.Expr{p.Shape[n-1]} // row-major: every outer stride is a multiple of the row's length
+	if p.Strides != nil {
+		rowSteps = p.Strides[:n-1]
+	}
+	for _, st := range rowSteps {
+		if multipleOf(st)%int64(16/p.DType.Bytes()) != 0 {
 			return nil, TMASpec{}, false
 		}
 	}
 	if sb.swizzleMode() != 1 || sb.rows > 256 || sb.cols*sb.eb%128 != 0 || sb.eb != 2 {
+		return nil, TMASpec{}, false
+	}
+	if g.Extent[n-2] != sb.rows || g.Extent[n-1] != sb.cols {
 		return nil, TMASpec{}, false
 	}
 	box := make([]uint32, n) // innermost first: one panel of 64 columns, the tile's rows, 1s
@@ -109,6 +126,16 @@ func (c *compilation) tmaCopy(cp *ir.Copy) (*tmaCopy, TMASpec, bool) {
 		box[d] = 1
 	}
 	return &tmaCopy{rank: n, panels: sb.cols / 64, bytes: sb.rows * sb.cols * sb.eb}, TMASpec{Param: c.paramIndex(p), Box: box}, true
+}
+
+// tmaCoords are panel p's box coordinates in region g, innermost first.
+func (e *emitter) tmaCoords(g ir.Region, p int) string {
+	n := len(g.Start)
+	coords := []string{fmt.Sprintf("%s + %d", e.expr(g.Start[n-1]), 64*p)}
+	for d := n - 2; d >= 0; d-- {
+		coords = append(coords, e.expr(g.Start[d]))
+	}
+	return strings.Join(coords, ", ")
 }
 
 func (c *compilation) paramIndex(b *ir.Buffer) int {
@@ -164,15 +191,9 @@ func (e *emitter) tmaIssue(l *tmaLoop, hoisted []*ir.Copy, slot, guard string) {
 	for _, cp := range hoisted {
 		tc := l.copies[cp]
 		sb := e.c.smem.bufs[cp.Dst.Buf]
-		starts := cp.Src.Start
-		n := tc.rank
 		for p := range tc.panels {
-			coords := []string{fmt.Sprintf("%s + %d", e.expr(starts[n-1]), 64*p)}
-			for d := n - 2; d >= 0; d-- {
-				coords = append(coords, e.expr(starts[d]))
-			}
 			dst := fmt.Sprintf("tl::smem_addr(%s) + %d", e.sharedBase(cp.Dst.Buf), p*sb.rows*128)
-			e.line("tl::tma_load_%dd(%s, &tm%d, %s, %s);", n, dst, tc.spec, strings.Join(coords, ", "), bar)
+			e.line("tl::tma_load_%dd(%s, &tm%d, %s, %s);", tc.rank, dst, tc.spec, e.tmaCoords(cp.Src, p), bar)
 		}
 	}
 	e.close()

@@ -7,20 +7,19 @@ import (
 	"github.com/tilego/tilego/ir"
 )
 
-// Warp specialization (sm_90a, Options.WarpSpecialize or TILEGO_WS=1, on
-// top of TMA; experimental, off by default). A kernel whose one top-level
+// Warp specialization (sm_90a, on top of TMA), where the program asks for
+// it (tl's WarpSpecialize, the kernels' WS config field) or
+// Options.WarpSpecialize does. A kernel whose one top-level
 // pipelined loop prefetches by TMA gets a producer warpgroup after its
 // threads: one of its threads walks the loop's iterations, waits until the
 // consumers have freed a ring slot (the slot's "empty" mbarrier), and
 // issues the next TMA loads into it. The kernel's own threads, the
 // consumers, run the program as before except that they no longer issue
 // the prefetches: each iteration waits on its slot's "full" barrier and,
-// at the end, arrives on its "empty" one. Consumers synchronize among
+// at the end, each warp arrives on its "empty" one. Consumers synchronize among
 // themselves on a named barrier, since the producer has left. With two
 // consumer warpgroups the producer gives its registers to them
 // (setmaxnreg: 40 for the producer, 232 for each consumer thread).
-//
-// Not yet run on a GPU.
 
 // wsPlan is a warp-specialized kernel's plan.
 type wsPlan struct {
@@ -30,8 +29,16 @@ type wsPlan struct {
 	regs      [2]int
 }
 
-func wsEnabled(o Options) bool {
-	return o.WarpSpecialize || os.Getenv("TILEGO_WS") == "1"
+// wsWanted: the program asks (ir.Kernel.Producer, a config's WS) or
+// Options.WarpSpecialize does; TILEGO_WS=1 or 0 overrides both.
+func wsWanted(c *compilation) bool {
+	switch os.Getenv("TILEGO_WS") {
+	case "1":
+		return true
+	case "0":
+		return false
+	}
+	return c.opts.WarpSpecialize || c.f.Kernel.Producer
 }
 
 // planWS picks the loop the producer runs: the kernel's only TMA loop, a
@@ -39,7 +46,7 @@ func wsEnabled(o Options) bool {
 // knows its bounds), whose bounds and copy addresses need nothing the
 // consumers compute.
 func planWS(c *compilation) {
-	if len(c.tma) != 1 || !wsEnabled(c.opts) {
+	if len(c.tma) != 1 || !wsWanted(c) {
 		return
 	}
 	k := c.f.Kernel
@@ -97,7 +104,7 @@ func (c *compilation) launchThreads() int {
 func (e *emitter) wsSplit() {
 	w, f := e.c.ws, e.c.ws.loop
 	l, S, T, v := e.c.tma[f], f.Stages, w.consumers, f.Var.Name
-	e.initBars(S, []int{l.bar, w.empty}, []int{1, T}) // full: the producer's expect_tx; empty: every consumer
+	e.initBars(S, []int{l.bar, w.empty}, []int{1, T / 32}) // full: the producer's expect_tx; empty: one lane per consumer warp
 	e.open("if (tid >= %d)", T)
 	if w.regs[0] > 0 {
 		e.line("tl::setmaxnreg_dec<%d>();", w.regs[0])
@@ -125,8 +132,11 @@ func (e *emitter) wsSplit() {
 	}
 }
 
-// wsRelease frees iteration v's ring slot for the producer.
+// wsRelease frees iteration v's ring slot for the producer: one arrival
+// per warp, once all its lanes are done (256 arrivals on one word would
+// queue behind each other every iteration).
 func (e *emitter) wsRelease(v string) {
 	w := e.c.ws
-	e.line("tl::mbar_arrive(tl::smem_addr(smem + %d) + 8 * ((%s - lo) %% %d));", w.empty, v, w.loop.Stages)
+	e.line("__syncwarp();")
+	e.line("if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + %d) + 8 * ((%s - lo) %% %d));", w.empty, v, w.loop.Stages)
 }
