@@ -49,6 +49,7 @@ type Result struct {
 	Flush    string             `json:"flush,omitempty"`     // how the timing kept L2 cold: l2, rotate, none
 	TMA      bool               `json:"tma,omitempty"`       // the fastest config's loads went by TMA (sm_90a; TILEGO_TMA=0 turns it off)
 	Producer bool               `json:"producer,omitempty"`  // ... and a producer warpgroup issued them (warp specialization)
+	PingPong bool               `json:"pingpong,omitempty"`  // ... and the consumer warpgroups took turns at the tensor cores
 	Check    map[string]any     `json:"check,omitempty"`
 	Regs     int                `json:"regs,omitempty"` // the most of any step
 	Local    int                `json:"local_bytes"`
@@ -271,10 +272,11 @@ func run(b *cuda.Backend, p Point, cands []candidate, args []*tensor.Tensor, o O
 			if check.OK() && (r.MS == 0 || ms < r.MS) {
 				r.MS, r.Config, r.Regs, r.Local = ms, kernels.ConfigFields(cd.cfg), info.NumRegs, info.LocalBytes
 				r.Steps = len(cd.progs)
-				r.TMA, r.Producer = false, false
+				r.TMA, r.Producer, r.PingPong = false, false, false
 				for _, pr := range cd.progs {
 					r.TMA = r.TMA || len(pr.TMA) > 0
 					r.Producer = r.Producer || pr.Threads > pr.Func.Kernel.Threads
+					r.PingPong = r.PingPong || pr.PingPong
 				}
 				r.Spread, r.Flush = st.Spread.Seconds()*1e3, st.Flush.String()
 				r.Check = map[string]any{"ok": true, "checked": check.Checked}

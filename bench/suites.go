@@ -127,8 +127,10 @@ func gemm(SuiteOptions) ([]Point, error) {
 
 // AttnConfigs are the tilings worth trying on the GPU for a head dim: on
 // Hopper, 128 query rows over two warpgroups (wgmma), with and without a
-// producer warpgroup (ws; elsewhere it is ignored); 64-row tiles on one
-// warpgroup leave room for two blocks per SM, which short sequences favour.
+// producer warpgroup (ws; elsewhere it is ignored), and with the two
+// warpgroups taking turns at the tensor cores (pingpong); 64-row tiles on
+// one warpgroup leave room for two blocks per SM, which short sequences
+// favour.
 func AttnConfigs(d int, causal bool) []kernels.Config {
 	var cs []kernels.Config
 	add := func(m, n, threads, stages int) {
@@ -137,6 +139,9 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 	addWS := func(m, n, threads, stages int) {
 		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: stages, Threads: threads, WS: true})
 	}
+	addPP := func(m, n, stages int) {
+		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: stages, Threads: 256, WS: true, PingPong: true})
+	}
 	switch {
 	case d <= 64:
 		add(128, 128, 256, 2)
@@ -144,12 +149,17 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		add(128, 128, 128, 2)
 		add(64, 64, 128, 2)
 		addWS(128, 128, 256, 2)
+		addPP(128, 128, 2)
+		addPP(128, 64, 2)
 	case d <= 128:
 		add(128, 128, 256, 2)
 		add(128, 64, 256, 2)
 		add(128, 176, 256, 2)
 		addWS(128, 128, 256, 2)
 		addWS(128, 176, 256, 2)
+		addPP(128, 128, 2)
+		addPP(128, 176, 2)
+		addPP(128, 64, 2)
 		add(64, 64, 128, 2)
 		add(64, 128, 128, 2)
 		if causal { // the tuner's picks at 512 causal tokens on an H100 (docs/perf.md)
@@ -163,6 +173,10 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		add(64, 64, 128, 2)
 		addWS(128, 64, 256, 2)
 		addWS(128, 80, 256, 2)
+		addPP(128, 64, 2)
+		addPP(128, 80, 2)
+		addWS(64, 32, 128, 2) // 96 KB of shared memory: two blocks per SM
+		addWS(64, 64, 128, 2)
 	}
 	return cs
 }

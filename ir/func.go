@@ -22,6 +22,11 @@ type Kernel struct {
 	// the pipelined loop's loads while the kernel's threads compute. A
 	// hint: a backend that cannot (no TMA loop, not Hopper) ignores it.
 	Producer bool
+	// PingPong asks the consumer warpgroups of a warp-specialized kernel to
+	// take turns issuing the pipelined loop's matrix multiplies, so that one
+	// warpgroup's element-wise work (a softmax) runs under the other's
+	// tensor-core work. A hint, like Producer.
+	PingPong bool
 }
 
 // Func is a whole program: its tensor parameters, its symbolic sizes and

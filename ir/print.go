@@ -46,6 +46,9 @@ func (f *Func) String() string {
 		if k.Producer {
 			p.line("producer warpgroup")
 		}
+		if k.PingPong {
+			p.line("ping-pong warpgroups")
+		}
 		for _, b := range k.Allocs {
 			sw := ""
 			if b.Scope == Shared && b.Swizzle != SwizzleAuto {

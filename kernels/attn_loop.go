@@ -23,6 +23,9 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 	if c.WS {
 		k.WarpSpecialize()
 	}
+	if c.PingPong {
+		k.PingPong()
+	}
 	hk := h.Div(s.H / s.HKV)
 	qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
 	ks := k.Shared(s.DType, c.N, s.Dqk).Named("ks")

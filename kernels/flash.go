@@ -26,6 +26,10 @@ type AttnConfig struct {
 	// WS asks for warp specialization: a producer warpgroup loads K and V
 	// (Hopper, by TMA) while the Threads compute.
 	WS bool
+	// PingPong (with WS and 256 threads) has the two consumer warpgroups
+	// take turns at the tensor cores, so one's softmax runs under the
+	// other's GEMMs (tl's PingPong).
+	PingPong bool
 }
 
 // SoftmaxScale is the scale applied to Q·Kᵀ.

@@ -89,6 +89,9 @@ func Candidates(p Problem) []Config {
 						for _, ws := range []bool{false, true} {
 							cs = append(cs, AttnConfig{M: m, N: n, Stages: st, Threads: t, WS: ws})
 						}
+						if t == 256 { // two consumer warpgroups to take turns
+							cs = append(cs, AttnConfig{M: m, N: n, Stages: st, Threads: t, WS: true, PingPong: true})
+						}
 					}
 				}
 			}
@@ -244,6 +247,7 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 		bad(e.SharedBytes > MaxSharedBytes, "shared memory %d bytes (tiles × stages) is over %d", e.SharedBytes, MaxSharedBytes),
 		bad(e.DeclaredShared > MaxSharedBytes, "the tiles declare %d bytes of shared memory, over %d", e.DeclaredShared, MaxSharedBytes),
 		ws.reject,
+		bad(c.PingPong && (!c.WS || c.Threads != 256), "pingpong: the consumers taking turns need a producer (ws) and two warpgroups (256 threads)"),
 		regsOverBudget(e.Regs, c.Threads, ws.regs),
 	)
 	return e

@@ -38,8 +38,10 @@ func sweepPoint(t *testing.T, d, seq int, causal bool) Problem {
 }
 
 func TestCandidates(t *testing.T) {
-	if n := len(Candidates(attnP(t, nil))); n != 3*15*3*3*2 {
-		t.Errorf("attention: %d candidates, want 810", n)
+	// M × N × stages × threads × (no producer, producer), plus a ping-pong
+	// config for each M × N × stages at 256 threads.
+	if n := len(Candidates(attnP(t, nil))); n != 3*15*3*3*2+3*15*3 {
+		t.Errorf("attention: %d candidates, want 945", n)
 	}
 	if n := len(Candidates(gemmP(t, nil))); n != 3*3*2*3*2*2*2 {
 		t.Errorf("gemm: %d candidates, want 432", n)
@@ -100,6 +102,8 @@ func TestRejectKnownBad(t *testing.T) {
 		{"M beyond the queries", small, AttnConfig{M: 128, N: 64, Stages: 2, Threads: 128}, "sm_90a", "smaller tile covers the 40 query rows", true},
 		{"N beyond the keys", small, AttnConfig{M: 64, N: 128, Stages: 1, Threads: 128}, "sm_90a", "smaller tile covers the 100 keys", true},
 		{"stages beyond the tiles", small, AttnConfig{M: 64, N: 64, Stages: 3, Threads: 128}, "sm_90a", "fewer tiles", true},
+		{"ping-pong without a producer", d128, AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, PingPong: true}, "sm_90a", "pingpong", true},
+		{"ping-pong on one warpgroup", d128, AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128, WS: true, PingPong: true}, "sm_90a", "pingpong", true},
 		{"f32 C 256×256", g, GemmConfig{BM: 256, BN: 256, BK: 32, Stages: 2, Threads: 256, Policy: ir.Square}, "sm_90a", "shared memory", false},
 		{"4 stages of 256×256×64", g, GemmConfig{BM: 256, BN: 256, BK: 64, Stages: 4, Threads: 256, Policy: ir.Square}, "sm_90a", "shared memory", false},
 		{"128×256 over 4 warps", g, GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 3, Threads: 128, Policy: ir.Square}, "sm_90a", "registers", true},

@@ -7,15 +7,17 @@
 #
 # Knobs (environment): SUITES (default fa-sweep,extra,gemm), QUICK=1 (fewer
 # points), SAN=1 (compute-sanitizer memcheck+racecheck on small shapes),
-# TESTS=0 (skip the tests), PEERS=0 (skip torch), SASS=1 (resource report
+# TESTS=0 (skip the tests; TEST_PKGS="cuda_backend" runs only those test
+# binaries before the TMA/warp-specialization test), PEERS=0 (skip torch), SASS=1 (resource report
 # and SASS histogram of the default GPU kernels), TUNE=1 (full searches of
 # the FlashAttention configs at the short causal sweep points with a fresh
 # tuning cache, then tilego run picking the winner from it), BENCH=0 (skip
 # tilego bench), BENCH_FLAGS (more tilego bench flags, e.g. "--sms 132
 # --repeats 50"), PEERS_BUDGET_S and PEERS_IMPLS (read by scripts/peers.py).
-# Logs go to $OUT. TILEGO_TMA=0 and TILEGO_WS=0/1 (read by the code
-# generator) turn TMA loads off, or warp specialization off or on, for
-# everything run.
+# Logs go to $OUT (records and tables as files, the logs in logs.tgz).
+# TILEGO_TMA=0, TILEGO_WS=0/1 and TILEGO_PINGPONG=0/1 (read by the code
+# generator) turn TMA loads off, or warp specialization or the consumers'
+# ping-pong off or on, for everything run.
 #
 # SUITES may also name fa-short and issue 6's mla (MLA decoding) and
 # fa-tail (FlashAttention's tail split), which time a split path (impl
@@ -54,7 +56,7 @@ run() {
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
 	summary=()
 	if [ "${TESTS:-1}" = 1 ]; then
-		for t in runtime jit cuda_backend autotune bench; do
+		for t in ${TEST_PKGS-runtime jit cuda_backend autotune bench}; do
 			# The TMA/warp-specialized variants run apart, with a short
 			# timeout: a wrong barrier phase hangs rather than fails.
 			./bin/$t.test -test.v -test.timeout 600s -test.skip '^TestGPUTMA$' >"$OUT/test-$t.log" 2>&1
@@ -64,14 +66,14 @@ run() {
 			summary+=("tests $t: $pass passed, $fail failed (exit $rc)")
 			grep -- '--- FAIL' "$OUT/test-$t.log" | head -20
 		done
-		timeout 150 ./bin/cuda_backend.test -test.v -test.run '^TestGPUTMA$' >"$OUT/test-tma.log" 2>&1
+		timeout 240 ./bin/cuda_backend.test -test.v -test.run '^TestGPUTMA$' >"$OUT/test-tma.log" 2>&1
 		rc=$?
 		summary+=("tests tma/ws: $(grep -c -- '--- PASS' "$OUT/test-tma.log") passed, $(grep -c -- '--- FAIL' "$OUT/test-tma.log") failed (exit $rc; 124 = hung)")
 	fi
 	if [ "${SAN:-0}" = 1 ]; then
 		# FlashAttention and GEMM on both paths (sm_90a: TMA), and with a
 		# producer warpgroup.
-		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA)$/^(sm_90a?|wstrue|gemm_ws)$/^(mha_cfg0|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16)$'
+		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA)$/^(sm_90a?|wstrue|pingpong|gemm_ws)$/^(mha_cfg0|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16)$'
 		for tool in memcheck racecheck synccheck; do
 			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.v -test.run "$small" >"$OUT/san-$tool.log" 2>&1
 			summary+=("compute-sanitizer $tool: exit $?, $(grep -c -- '--- PASS' "$OUT/san-$tool.log") tests passed ($(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.log" | sed 's/=* *//'))")
@@ -122,7 +124,12 @@ run() {
 		python3 scripts/table.py "$OUT/tilego.jsonl" "$OUT/peers.jsonl" | tee "$OUT/table.txt"
 		python3 scripts/table.py --md "$OUT/tilego.jsonl" "$OUT/peers.jsonl" >"$OUT/table.md"
 	fi
-	printf '%s\n' "${summary[@]}"
+	printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"
+	# The device tool brings back at most 8 files: the records and tables
+	# as they are, every log in one archive.
+	list=$(mktemp)
+	(cd "$OUT" && find . -maxdepth 1 -type f ! -name '*.jsonl' ! -name 'table.*' ! -name chart.svg ! -name summary.txt ! -name logs.tgz -print0 >"$list" &&
+		tar czf logs.tgz --null -T "$list" --remove-files)
 }
 
 case "${1:-}" in

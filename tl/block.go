@@ -153,6 +153,13 @@ func (k *Block) ReduceAbsMax(src, dst *Tensor, dim int, opts ...ReduceOpt) {
 // loads by TMA; elsewhere the hint is ignored).
 func (k *Block) WarpSpecialize() { k.k.Producer = true }
 
+// PingPong asks that, with a producer warpgroup (WarpSpecialize) and two
+// consumer warpgroups that each own their rows, the consumers take turns
+// issuing the pipelined loop's matrix multiplies: one's softmax then runs
+// while the other's multiplies keep the tensor cores busy. A hint, ignored
+// where it cannot apply (see docs/language.md).
+func (k *Block) PingPong() { k.k.PingPong = true }
+
 // Rasterize sets the threadblock swizzle: blocks walk panels of panel
 // blocks, row- or column-major, for L2 reuse.
 func (k *Block) Rasterize(panel int, colMajor bool) {

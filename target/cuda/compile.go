@@ -37,7 +37,10 @@ type Program struct {
 	Shared  int // dynamic shared memory bytes
 	Layouts map[*ir.Buffer]*layout.Fragment
 	TMA     []TMASpec // tensor maps passed after the other parameters
-	smem    *smemPlan
+	// PingPong: the consumer warpgroups take turns issuing the loop's
+	// wgmmas (pingpong.go).
+	PingPong bool
+	smem     *smemPlan
 }
 
 // pass is one step of compilation; passes run in the order of the table.
@@ -66,6 +69,7 @@ type compilation struct {
 	tmaSpecs  []TMASpec
 	tmaStores map[*ir.Copy]*tmaCopy // epilogue copies stored by TMA
 	ws        *wsPlan               // the producer warpgroup's plan, or nil
+	pingPong  bool                  // the consumer warpgroups take turns (pingpong.go)
 	prog      *Program
 }
 

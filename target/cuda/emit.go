@@ -24,6 +24,7 @@ type emitter struct {
 	global   map[*ir.Buffer]bool // globals needing 64-bit offsets
 	funcs    map[string]bool     // device functions generated for this kernel
 	preamble []string            // their definitions
+	turns    *turnState          // the ping-pong loop being emitted (pingpong.go)
 }
 
 // parCtx is the Parallel loop being emitted when a fragment drives it.
@@ -42,7 +43,7 @@ func emitPass(c *compilation) error {
 	if e.err != nil {
 		return e.err
 	}
-	c.prog = &Program{Func: c.f, Name: c.f.Name, Source: src, Threads: c.launchThreads(), Shared: c.smem.total, Layouts: c.layouts, TMA: c.tmaSpecs, smem: c.smem}
+	c.prog = &Program{Func: c.f, Name: c.f.Name, Source: src, Threads: c.launchThreads(), Shared: c.smem.total, Layouts: c.layouts, TMA: c.tmaSpecs, PingPong: c.pingPong, smem: c.smem}
 	return nil
 }
 
@@ -312,6 +313,7 @@ func (e *emitter) loopEndSync(body []ir.Stmt) {
 }
 
 func (e *emitter) sync() {
+	e.noBarrierInTurns()
 	if e.dirty && e.c.opts.Arch == "sm_90a" { // plain writes before wgmma/TMA reads
 		e.line("tl::fence_proxy_async();")
 	}

@@ -73,6 +73,10 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.dirty, e.pending = true, false
 		e.sync()
 	}
+	turns := free && e.pingPong(rest)
+	if turns {
+		e.line("if (tid >= 128) tl::bar_arrive(%d, 256); // warpgroup 0 takes the first turn", turnBar)
+	}
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
 	switch {
 	case free:
@@ -97,11 +101,18 @@ func (e *emitter) pipelined(s *ir.For) {
 	for _, cp := range hoisted {
 		e.stage[cp.Dst.Buf] = fmt.Sprintf("((%s - lo) %% %d)", v, S)
 	}
-	e.stmts(rest)
+	if turns {
+		e.turnStmts(s, rest)
+	} else {
+		e.stmts(rest)
+	}
 	if ws {
 		e.wsRelease(v)
 	}
 	e.close()
+	if turns {
+		e.line("if (tid < 128) tl::bar_sync(%d, 256); // warpgroup 1's last turn, so no arrival is left over", turnBar)
+	}
 	e.line("tl::cp_async_wait<0>();")
 	e.close()
 	for _, cp := range hoisted {

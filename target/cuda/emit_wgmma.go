@@ -69,6 +69,7 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 		da = e.newDesc(g.A, "da", !g.TransA)
 	}
 	db = e.newDesc(g.B, "db", g.TransB)
+	e.turnBegin(g)
 	e.line("tl::wgmma_fence();")
 	for mt := range MT {
 		for kk := range K / 16 {
@@ -88,6 +89,7 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 		}
 	}
 	e.line("tl::wgmma_commit();")
+	e.turnEnd(g)
 	e.line("tl::wgmma_wait<0>();")
 	e.close()
 	e.read = true

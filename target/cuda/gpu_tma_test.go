@@ -61,6 +61,38 @@ func TestGPUTMA(t *testing.T) {
 			}
 		}
 	}
+	// The two consumer warpgroups taking turns at the tensor cores
+	// (configs asking for WS and PingPong).
+	ws = false // the configs ask
+	for name, s := range attnCases() {
+		if s.Dqk%64 != 0 || s.Dv%64 != 0 {
+			continue
+		}
+		for ci, c := range cfgs[:2] {
+			c.WS, c.PingPong = true, true
+			if s.Dqk >= 256 {
+				c.N = 32
+			}
+			t.Run(fmt.Sprintf("pingpong/%s_cfg%d", name, ci), func(t *testing.T) {
+				f, err := kernels.FlashAttention(s, c).Build(b.Limits())
+				if err == nil {
+					_, err = Compile(f, Options{Arch: b.arch})
+				}
+				if err != nil {
+					t.Skip(err)
+				}
+				args := kernels.AttentionInputs(s, 22)
+				if p := runPoisonedWith(t, b, Options{Arch: b.arch}, f, args); !p.PingPong {
+					t.Error("the consumer warpgroups did not take turns")
+				}
+				var do, dl ref.Diff
+				kernels.CheckAttentionRows(s, args, kernels.AllRows(s), &do, &dl)
+				if do.Bad > 0 || dl.Bad > 0 || do.Rel() > kernels.Tolerance(s.DType) || dl.Rel() > kernels.LSETolerance {
+					t.Errorf("O: %s; LSE: %s", &do, &dl)
+				}
+			})
+		}
+	}
 	// GEMMs whose config asks for a producer warpgroup (WS), odd sizes and
 	// transposes included (row pitches stay multiples of 16 bytes).
 	for _, s := range []kernels.GemmShape{{M: 200, N: 136, K: 96}, {M: 256, N: 384, K: 200, TransA: true}, {M: 72, N: 264, K: 520, TransB: true}} {
