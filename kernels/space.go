@@ -122,10 +122,11 @@ func Candidates(p Problem) []Config {
 // p.GPUConfig() first (distance in log2 of every numeric field).
 func Space(p Problem, arch string) []Config {
 	type ranked struct {
-		c     Config
-		slow  bool
-		dist  float64
-		index int
+		c        Config
+		slow     bool
+		pingPong bool
+		dist     float64
+		index    int
 	}
 	ref := p.GPUConfig()
 	var rs []ranked
@@ -134,15 +135,26 @@ func Space(p Problem, arch string) []Config {
 		if e.Reject != "" {
 			continue
 		}
-		rs = append(rs, ranked{c, arch == "sm_90a" && !e.WGMMA, ConfigDistance(c, ref), i})
+		// Ping-pong lost to the same tiles without it at 35 of the 36
+		// sweep points on an H100 (docs/perf.md): it comes after the rest.
+		pp := false
+		if a, ok := c.(AttnConfig); ok {
+			pp = a.PingPong
+		}
+		rs = append(rs, ranked{c, arch == "sm_90a" && !e.WGMMA, pp, ConfigDistance(c, ref), i})
+	}
+	later := func(a, b bool) int {
+		if a {
+			return 1
+		}
+		return -1
 	}
 	slices.SortStableFunc(rs, func(a, b ranked) int {
 		switch {
 		case a.slow != b.slow:
-			if a.slow {
-				return 1
-			}
-			return -1
+			return later(a.slow, b.slow)
+		case a.pingPong != b.pingPong:
+			return later(a.pingPong, b.pingPong)
 		case a.dist != b.dist:
 			if a.dist < b.dist {
 				return -1
