@@ -77,6 +77,9 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 	case *ir.For:
 		slot := c.varSlot(s.Var)
 		lo, hi := c.expr(s.Start), c.expr(s.Stop)
+		if s.Kind == ir.Pipelined && hasDeferred(s) {
+			return c.lateFor(s, slot, lo, hi)
+		}
 		body := c.stmts(s.Body)
 		return func(st *state) {
 			end := hi(st)
@@ -85,6 +88,10 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 				body(st)
 			}
 		}
+	case *ir.Deferred:
+		// lateFor runs the legal ones; the verifier rejects the rest.
+		c.errorf("interp: %s: defer: only a statement of a Pipelined loop's body may be deferred", s.P)
+		return func(*state) {}
 	case *ir.While:
 		cond, body := c.expr(s.Cond), c.stmts(s.Body)
 		return func(st *state) {
@@ -104,6 +111,64 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 	}
 	c.errorf("interp: unknown statement %T", s)
 	return func(*state) {}
+}
+
+// hasDeferred says whether f has Deferred statements of its own.
+func hasDeferred(f *ir.For) bool {
+	for _, s := range f.Body {
+		if _, ok := s.(*ir.Deferred); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// lateFor runs a Pipelined loop with Deferred statements: iteration i runs
+// each Deferred body at its place with the loop variable set to i-1 (none
+// in the first iteration), and the last iteration's Deferred bodies run
+// after the loop, in body order. Kept apart from the plain loop so that one
+// without Deferred statements pays nothing for them.
+func (c *compiler) lateFor(f *ir.For, slot int, lo, hi eval) exec {
+	type part struct {
+		run  exec
+		late bool
+	}
+	parts := make([]part, len(f.Body))
+	for i, s := range f.Body {
+		if d, ok := s.(*ir.Deferred); ok {
+			parts[i] = part{c.stmts(d.Body), true}
+		} else {
+			parts[i] = part{c.stmt(s), false}
+		}
+	}
+	return func(st *state) {
+		end := hi(st)
+		start := lo(st)
+		for i := start; i < end && st.err == nil; i++ {
+			st.vars[slot] = i
+			for _, p := range parts {
+				if st.err != nil {
+					return
+				}
+				if !p.late {
+					p.run(st)
+				} else if i > start {
+					st.vars[slot] = i - 1
+					p.run(st)
+					st.vars[slot] = i
+				}
+			}
+		}
+		if end <= start {
+			return
+		}
+		st.vars[slot] = end - 1
+		for _, p := range parts {
+			if p.late && st.err == nil {
+				p.run(st)
+			}
+		}
+	}
 }
 
 // tile is a compiled region: it visits the region's elements in row-major

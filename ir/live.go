@@ -40,6 +40,10 @@ func LiveRanges(body []Stmt) map[*Buffer]Span {
 				kids, loop = st.Body, true
 			case *Parallel:
 				kids = st.Body
+			case *Deferred:
+				// Its enclosing loop spans it; the last iteration's run right
+				// after the loop needs no more, as nothing runs in between.
+				kids = st.Body
 			case *If:
 				kids = append(append([]Stmt{}, st.Then...), st.Else...)
 			}

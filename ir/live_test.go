@@ -20,6 +20,7 @@ func TestPeakSharedBytes(t *testing.T) {
 		{"sequential", []Stmt{fill(a), fill(b), fill(c)}, 4096},
 		{"overlapping", []Stmt{fill(a), fill(b), fill(a), fill(c)}, 8192},
 		{"loop keeps both live", []Stmt{&For{Var: loopVar, Start: IntConst(0), Stop: IntConst(2), Body: []Stmt{fill(a), fill(b)}}, fill(c)}, 8192},
+		{"deferred use spans its loop", []Stmt{&For{Var: loopVar, Start: IntConst(0), Stop: IntConst(2), Kind: Pipelined, Stages: 2, Body: []Stmt{fill(a), &Deferred{Body: []Stmt{fill(b)}}}}, fill(c)}, 8192},
 		{"unused tile counts throughout", []Stmt{fill(b)}, 4096 + 4096 + 1024},
 	}
 	for _, tc := range cases {

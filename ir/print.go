@@ -149,6 +149,8 @@ func (p *printer) stmt(s Stmt) {
 			head += fmt.Sprintf(" stages(%d)", s.Stages)
 		}
 		p.block(head, s.Body)
+	case *Deferred:
+		p.block("deferred", s.Body)
 	case *While:
 		p.block("while "+ExprString(s.Cond), s.Body)
 	case *If:

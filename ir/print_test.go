@@ -91,7 +91,7 @@ func TestPrintStmts(t *testing.T) {
 	c := &Buffer{Name: "c", DType: F32, Scope: Fragment, Shape: []Expr{IntConst(16), IntConst(16)}}
 	r := &Buffer{Name: "r", DType: F32, Scope: Fragment, Shape: []Expr{IntConst(16)}}
 	bx := &Var{Name: "bx", Kind: BlockIdx}
-	i, j, k := &Var{Name: "i"}, &Var{Name: "j"}, &Var{Name: "k"}
+	i, j, k, kk := &Var{Name: "i"}, &Var{Name: "j"}, &Var{Name: "k"}, &Var{Name: "kk"}
 	row := Region{Buf: a, Start: []Expr{bin(Mul, bx, IntConst(16)), IntConst(0)}, Extent: []int{16, 64}, Keep: []bool{true, true}}
 	f := &Func{Name: "demo", Params: []*Buffer{a, o}, Syms: []*Var{n}, Kernel: &Kernel{
 		Grid: []Expr{bin(Div, n, IntConst(16))}, Threads: 128, Idx: []*Var{bx},
@@ -109,6 +109,10 @@ func TestPrintStmts(t *testing.T) {
 						}},
 					}},
 				}},
+			}},
+			&For{Var: kk, Start: IntConst(1), Stop: n, Kind: Pipelined, Stages: 2, Body: []Stmt{
+				&Copy{Src: row, Dst: Whole(s)},
+				&Deferred{Body: []Stmt{&Gemm{A: Whole(s), B: Whole(u), C: Whole(c)}}},
 			}},
 			&Fill{Dst: Region{Buf: r, Start: []Expr{IntConst(4)}, Extent: []int{8}, Keep: []bool{true}}, Value: &Const{T: F32, F: 1}},
 			&AtomicAdd{Src: Whole(r), Dst: Region{Buf: o, Start: []Expr{bin(Mul, bx, IntConst(16))}, Extent: []int{16}, Keep: []bool{true}}},
@@ -133,6 +137,12 @@ func TestPrintStmts(t *testing.T) {
           c[i, j] = 0
         }
       }
+    }
+  }
+  for kk in [1, n) pipelined stages(2) {
+    copy A[(bx * 16):+16, 0:+64] -> s
+    deferred {
+      gemm s, u -> c (square)
     }
   }
   fill r[4:+8] = 1f

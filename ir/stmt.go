@@ -117,6 +117,18 @@ type For struct {
 	Body        []Stmt
 }
 
+// Deferred is a statement of a Pipelined loop's body that runs one
+// iteration late: the Body built in iteration j runs in iteration j+1, at
+// the Deferred's place among that iteration's statements, with the loop
+// variable still j; the last iteration's runs after the loop. It lets a
+// program order its loop as a software pipeline of two stages (TileLang's
+// order and stage), e.g. FlashAttention-3's P·V of tile j issued after the
+// Q·Kᵀ of tile j+1, so that the softmax of tile j+1 runs under it.
+type Deferred struct {
+	At
+	Body []Stmt
+}
+
 // While runs Body as long as Cond holds.
 type While struct {
 	At
@@ -139,6 +151,8 @@ func Walk(body []Stmt, fn func(Stmt)) {
 		case *Parallel:
 			Walk(s.Body, fn)
 		case *For:
+			Walk(s.Body, fn)
+		case *Deferred:
 			Walk(s.Body, fn)
 		case *While:
 			Walk(s.Body, fn)

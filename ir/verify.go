@@ -19,12 +19,13 @@ func Verify(f *Func, lim Limits) error {
 }
 
 type verifier struct {
-	f     *Func
-	lim   Limits
-	errs  ErrorList
-	known map[*Buffer]bool
-	bound map[*Var]bool
-	inPar int // depth of enclosing Parallel loops
+	f       *Func
+	lim     Limits
+	errs    ErrorList
+	known   map[*Buffer]bool
+	bound   map[*Var]bool
+	inPar   int // depth of enclosing Parallel loops
+	inDefer int // depth of enclosing Deferred bodies
 }
 
 func (v *verifier) errorf(op string, pos Pos, format string, args ...any) {
@@ -195,7 +196,16 @@ func (v *verifier) stmt(s Stmt) {
 		if s.Kind == Pipelined && s.Stages < 1 {
 			v.errorf(op, pos, "stages = %d; want at least 1", s.Stages)
 		}
-		v.scoped([]*Var{s.Var}, func() { v.stmts(s.Body) })
+		v.scoped([]*Var{s.Var}, func() { v.loopBody(s) })
+	case *Deferred:
+		// Reached only where a Deferred is misplaced: loopBody checks
+		// those of a Pipelined loop's body itself.
+		if v.inDefer > 0 {
+			v.errorf("defer", pos, "a deferred body may not defer again: it already runs one iteration late")
+		} else {
+			v.errorf("defer", pos, "only a statement of a Pipelined loop's body may be deferred")
+		}
+		v.deferred(s)
 	case *While:
 		v.cond("while", pos, s.Cond)
 		v.stmts(s.Body)
@@ -204,6 +214,27 @@ func (v *verifier) stmt(s Stmt) {
 		v.stmts(s.Then)
 		v.stmts(s.Else)
 	}
+}
+
+// loopBody checks a For's body. Its direct Deferred statements are legal
+// when the loop is Pipelined (there is a next iteration to run them in) and
+// not inside a deferred body: one deferral deep is the two-stage pipeline
+// the backends build.
+func (v *verifier) loopBody(f *For) {
+	for _, s := range f.Body {
+		if d, ok := s.(*Deferred); ok && f.Kind == Pipelined && v.inDefer == 0 {
+			v.deferred(d)
+			continue
+		}
+		v.stmt(s)
+	}
+}
+
+// deferred checks a Deferred body's statements as those of the loop body.
+func (v *verifier) deferred(d *Deferred) {
+	v.inDefer++
+	v.stmts(d.Body)
+	v.inDefer--
 }
 
 // scoped runs check with vars bound, as inside the loop that binds them,
@@ -244,6 +275,8 @@ func opName(s Stmt) string {
 		return "parallel"
 	case *For:
 		return s.Kind.String()
+	case *Deferred:
+		return "defer"
 	case *While:
 		return "while"
 	}

@@ -48,17 +48,25 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 	if s.Causal {
 		nKV = tl.Max(0, tl.Min(nKV, tl.CeilDiv(diag.Add(c.M), c.N)))
 	}
+	pv := func(j tl.Expr) {
+		k.Copy(V.Sub(b, hk, tl.Tile(j, c.N), tl.All), vs)
+		k.Gemm(P, vs, acc, tl.WithPolicy(tl.FullRow))
+	}
 	body := func(j tl.Expr) {
 		k.Copy(K.Sub(b, hk, tl.Tile(j, c.N), tl.All), ks)
 		k.Gemm(qs, ks, S, tl.TransB, tl.ClearAccum, tl.WithPolicy(tl.FullRow))
+		if c.Overlap { // tile j-1's P·V computes while tile j's softmax runs
+			k.Defer(func() { pv(j) })
+		}
 		maskScores(k, S, s, c, j, diag)
 		onlineSoftmax(k, S, m, mOld, l, scale, c.M, c.N)
 		k.Parallel(func(i, d tl.Expr) {
 			acc.Set(acc.At(i, d).Mul(mOld.At(i)), i, d)
 		}, c.M, s.Dv)
 		k.Copy(S, P)
-		k.Copy(V.Sub(b, hk, tl.Tile(j, c.N), tl.All), vs)
-		k.Gemm(P, vs, acc, tl.WithPolicy(tl.FullRow))
+		if !c.Overlap {
+			pv(j)
+		}
 	}
 	if piece == nil {
 		k.Pipelined(nKV, c.Stages, body)

@@ -30,6 +30,11 @@ type AttnConfig struct {
 	// take turns at the tensor cores, so one's softmax runs under the
 	// other's GEMMs (tl's PingPong).
 	PingPong bool
+	// Overlap defers each tile's P·V to the next iteration, after that
+	// tile's Q·Kᵀ (tl's Defer), so the softmax runs under it on the tensor
+	// cores (FlashAttention-3's intra-warpgroup overlap). Its K/V ring takes
+	// one buffer more than the stages.
+	Overlap bool
 }
 
 // SoftmaxScale is the scale applied to Q·Kᵀ.

@@ -92,6 +92,7 @@ func Candidates(p Problem) []Config {
 						if t == 256 { // two consumer warpgroups to take turns
 							cs = append(cs, AttnConfig{M: m, N: n, Stages: st, Threads: t, WS: true, PingPong: true})
 						}
+						cs = append(cs, AttnConfig{M: m, N: n, Stages: st, Threads: t, WS: true, Overlap: true})
 					}
 				}
 			}
@@ -229,16 +230,22 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 	st := 1
 	if c.Stages >= 2 { // a pipelined loop gives its K and V tiles one buffer per stage
 		st = c.Stages
+		if c.Overlap { // and one more while the deferred P·V reads the last V
+			st++
+		}
 	}
 	qs, os := tileBytes(c.M, s.Dqk, eb), tileBytes(c.M, s.Dv, eb)
 	ks, vs := tileBytes(c.N, s.Dqk, eb), tileBytes(c.N, s.Dv, eb)
-	tma := tmaBarriers(arch, eb, c.Stages, [][2]int{{c.N, s.Dqk}, {c.N, s.Dv}}, []int{s.Dqk, s.Dv})
+	tma := tmaBarriers(arch, eb, st, [][2]int{{c.N, s.Dqk}, {c.N, s.Dv}}, []int{s.Dqk, s.Dv})
 	e.SharedBytes = max(qs+st*(ks+vs), os) + tma
 	ws := checkWS(c.WS, tma, c.Threads)
 	e.SharedBytes += ws.shared
 	e.DeclaredShared = max(c.M*s.Dqk+c.N*s.Dqk+c.N*s.Dv, c.M*s.Dv) * eb
 	if c.Threads > 0 {
 		e.Regs = (c.M*c.N+c.M*s.Dv)/c.Threads + attnRegOverhead // S and acc (P takes S's registers)
+		if c.Overlap { // P of tile j-1 lives beside S of tile j (two 16-bit values a register)
+			e.Regs += c.M * c.N / 2 / c.Threads
+		}
 	}
 	// S = Q·Kᵀ (A = qs, B = ks transposed) and acc += P·V (A = P in
 	// registers, B = vs) must take the same path: P gets S's layout.

@@ -59,21 +59,21 @@ run() {
 		for t in ${TEST_PKGS-runtime jit cuda_backend autotune bench}; do
 			# The TMA/warp-specialized variants run apart, with a short
 			# timeout: a wrong barrier phase hangs rather than fails.
-			./bin/$t.test -test.v -test.timeout 600s -test.skip '^TestGPUTMA$' >"$OUT/test-$t.log" 2>&1
+			./bin/$t.test -test.v -test.timeout 600s -test.skip '^(TestGPUTMA|TestGPUDeferred)$' >"$OUT/test-$t.log" 2>&1
 			rc=$?
 			pass=$(grep -c -- '--- PASS' "$OUT/test-$t.log")
 			fail=$(grep -c -- '--- FAIL' "$OUT/test-$t.log")
 			summary+=("tests $t: $pass passed, $fail failed (exit $rc)")
 			grep -- '--- FAIL' "$OUT/test-$t.log" | head -20
 		done
-		timeout 240 ./bin/cuda_backend.test -test.v -test.run '^TestGPUTMA$' >"$OUT/test-tma.log" 2>&1
+		timeout 240 ./bin/cuda_backend.test -test.v -test.run '^(TestGPUTMA|TestGPUDeferred)$' >"$OUT/test-tma.log" 2>&1
 		rc=$?
-		summary+=("tests tma/ws: $(grep -c -- '--- PASS' "$OUT/test-tma.log") passed, $(grep -c -- '--- FAIL' "$OUT/test-tma.log") failed (exit $rc; 124 = hung)")
+		summary+=("tests tma/ws/deferred: $(grep -c -- '--- PASS' "$OUT/test-tma.log") passed, $(grep -c -- '--- FAIL' "$OUT/test-tma.log") failed (exit $rc; 124 = hung)")
 	fi
 	if [ "${SAN:-0}" = 1 ]; then
 		# FlashAttention and GEMM on both paths (sm_90a: TMA), and with a
 		# producer warpgroup.
-		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA)$/^(sm_90a?|wstrue|pingpong|gemm_ws)$/^(mha_cfg0|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16)$'
+		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA|TestGPUDeferred)$/^(sm_90a?|wstrue|pingpong|gemm_ws)$/^(mha_cfg0|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16)$'
 		for tool in memcheck racecheck synccheck; do
 			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.v -test.run "$small" >"$OUT/san-$tool.log" 2>&1
 			summary+=("compute-sanitizer $tool: exit $?, $(grep -c -- '--- PASS' "$OUT/san-$tool.log") tests passed ($(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.log" | sed 's/=* *//'))")

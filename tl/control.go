@@ -76,6 +76,22 @@ func (k *Block) PipelinedRange(start, stop any, stages int, body func(i Expr)) {
 	k.loop(ir.Pipelined, start, stop, stages, body)
 }
 
+// Defer, inside a Pipelined loop's body, builds the ops of body as stage 1
+// of a two-stage software pipeline: those built in iteration i run one
+// iteration later, at this place among iteration i+1's statements, still
+// seeing the loop variable as i; the last iteration's run after the loop.
+// They read tiles as they are at that moment, so the author orders the loop
+// by hand, e.g. FlashAttention's P·V of tile j issued after the Q·Kᵀ of
+// tile j+1, so that the softmax of tile j+1 overlaps it. Anywhere else (at
+// kernel top level, in another loop kind, under If or While, inside another
+// Defer) Build reports an error.
+func (k *Block) Defer(body func()) {
+	pos := callerPos()
+	d := &ir.Deferred{At: ir.At{P: pos}}
+	k.f.nest(&d.Body, body)
+	k.f.emit("defer", pos, d)
+}
+
 // While runs body while cond holds; cond is re-evaluated each time, so it
 // should read a variable the body assigns.
 func (k *Block) While(cond any, body func()) {

@@ -547,6 +547,87 @@ var errCases = []errCase{
 		},
 	},
 	{
+		name: "Defer at kernel top level", op: "defer", phrase: "only a statement of a Pipelined loop's body may be deferred",
+		build: func(f *tl.Func) {
+			kernel1(f, func(k *tl.Block) {
+				l := k.Local(tl.F32, 4)
+				k.Defer(mark(func() { l.Set(0, 0) }))
+			})
+		},
+	},
+	{
+		name: "Defer in a Serial loop", op: "defer", phrase: "only a statement of a Pipelined loop's body may be deferred",
+		build: func(f *tl.Func) {
+			kernel1(f, func(k *tl.Block) {
+				l := k.Local(tl.F32, 4)
+				k.Serial(4, func(i tl.Expr) {
+					k.Defer(mark(func() { l.Set(0, i) }))
+				})
+			})
+		},
+	},
+	{
+		name: "Defer in an Unrolled loop", op: "defer", phrase: "only a statement of a Pipelined loop's body may be deferred",
+		build: func(f *tl.Func) {
+			kernel1(f, func(k *tl.Block) {
+				l := k.Local(tl.F32, 4)
+				k.Unrolled(4, func(i tl.Expr) {
+					k.Defer(mark(func() { l.Set(0, i) }))
+				})
+			})
+		},
+	},
+	{
+		name: "Defer under an If in a Pipelined loop", op: "defer", phrase: "only a statement of a Pipelined loop's body may be deferred",
+		build: func(f *tl.Func) {
+			kernel1(f, func(k *tl.Block) {
+				l := k.Local(tl.F32, 4)
+				k.Pipelined(4, 2, func(i tl.Expr) {
+					k.If(i.Gt(0), func() {
+						k.Defer(mark(func() { l.Set(0, i) }))
+					})
+				})
+			})
+		},
+	},
+	{
+		name: "Defer inside a Defer", op: "defer", phrase: "a deferred body may not defer again",
+		build: func(f *tl.Func) {
+			kernel1(f, func(k *tl.Block) {
+				l := k.Local(tl.F32, 4)
+				k.Pipelined(4, 2, func(i tl.Expr) {
+					k.Defer(func() {
+						k.Defer(mark(func() { l.Set(0, i) }))
+					})
+				})
+			})
+		},
+	},
+	{
+		name: "Defer in a Parallel body", op: "defer", phrase: "only element stores and if may appear inside a Parallel loop",
+		build: func(f *tl.Func) {
+			kernel1(f, func(k *tl.Block) {
+				l := k.Local(tl.F32, 4)
+				k.Pipelined(4, 2, func(i tl.Expr) {
+					k.Parallel(func(j tl.Expr) {
+						k.Defer(mark(func() { l.Set(0, j) }))
+					}, 4)
+				})
+			})
+		},
+	},
+	{
+		name: "bad op in a legal Defer body", op: "store", phrase: "index 70 is outside dim 0 of l0 (size 4)",
+		build: func(f *tl.Func) {
+			kernel1(f, func(k *tl.Block) {
+				l := k.Local(tl.F32, 4)
+				k.Pipelined(4, 2, func(i tl.Expr) {
+					k.Defer(func() { l.Set(mark(1.0), 70) })
+				})
+			})
+		},
+	},
+	{
 		name: "float loop bound", op: "serial", phrase: "loop bounds must be integers, got i32 and f32",
 		build: func(f *tl.Func) {
 			kernel1(f, func(k *tl.Block) {

@@ -76,8 +76,8 @@ func withFakeGPU(t *testing.T) *fakeGPU {
 func TestTuneSavesWinnerForRun(t *testing.T) {
 	f := withFakeGPU(t)
 	shape := []string{"--heads", "2", "--seq-q", "512", "--dim", "64"}
-	out, stderr := tilegoOut(t, 0, append([]string{"tune", "flash-attention", "--max", "14", "--progress", "--patience", "0"}, shape...)...)
-	for _, want := range []string{"tuned flash-attention", "Fake GPU", "14 timed", "pruned", "first 14 candidates measured", "rank", "1       1.0005", "m=128 n=96 stages=2 threads=256"} {
+	out, stderr := tilegoOut(t, 0, append([]string{"tune", "flash-attention", "--max", "20", "--progress", "--patience", "0"}, shape...)...)
+	for _, want := range []string{"tuned flash-attention", "Fake GPU", "20 timed", "pruned", "first 20 candidates measured", "rank", "1       1.0005", "m=128 n=96 stages=2 threads=256"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
@@ -87,8 +87,8 @@ func TestTuneSavesWinnerForRun(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%q", want, stderr)
 		}
 	}
-	if f.ran != 14 {
-		t.Errorf("%d configs run, want 14 (--max)", f.ran)
+	if f.ran != 20 {
+		t.Errorf("%d configs run, want 20 (--max)", f.ran)
 	}
 	entries, _ := filepath.Glob(filepath.Join(os.Getenv("TILEGO_CACHE"), "tune", "flash-attention", "*.json"))
 	if len(entries) != 1 {

@@ -25,6 +25,7 @@ type emitter struct {
 	funcs    map[string]bool     // device functions generated for this kernel
 	preamble []string            // their definitions
 	turns    *turnState          // the ping-pong loop being emitted (pingpong.go)
+	lazy     *lazyState          // wgmma groups in flight in a loop with Deferred statements
 }
 
 // parCtx is the Parallel loop being emitted when a fragment drives it.
@@ -276,6 +277,10 @@ func (e *emitter) stmt(s ir.Stmt) {
 func (e *emitter) forLoop(s *ir.For) {
 	if s.Kind == ir.Pipelined && len(e.c.smem.hoisted[s]) > 0 {
 		e.pipelined(s)
+		return
+	}
+	if hasDeferred(s) {
+		e.lateLoop(s)
 		return
 	}
 	if s.Kind == ir.Unrolled {

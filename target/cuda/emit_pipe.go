@@ -14,7 +14,7 @@ import (
 // next prefetch overwrites), issues the prefetch, then computes.
 func (e *emitter) pipelined(s *ir.For) {
 	hoisted := e.c.smem.hoisted[s]
-	S := s.Stages
+	S, R := s.Stages, ringSize(s) // prefetch distance S-1 over a ring of R buffers
 	v := s.Var.Name
 	isHoisted := map[ir.Stmt]bool{}
 	for _, cp := range hoisted {
@@ -30,7 +30,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	issue := func(iter string) {
 		e.open("")
 		e.line("const int %s = %s;", v, iter)
-		slot := fmt.Sprintf("((%s - lo) %% %d)", v, S)
+		slot := fmt.Sprintf("((%s - lo) %% %d)", v, R)
 		for _, cp := range hoisted {
 			e.stage[cp.Dst.Buf] = slot
 		}
@@ -52,7 +52,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	e.open("")
 	e.line("const int lo = %s, hi = %s;", e.expr(s.Start), e.expr(s.Stop))
 	if tma != nil && !ws {
-		e.tmaInit(tma, S)
+		e.tmaInit(tma, R)
 	}
 	if !ws {
 		e.line("#pragma unroll")
@@ -80,10 +80,10 @@ func (e *emitter) pipelined(s *ir.For) {
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
 	switch {
 	case free:
-		e.tmaWait(tma, v, S)
+		e.tmaWait(tma, v, R)
 	case tma != nil:
 		e.line("tl::cp_async_wait<0>();") // copies issued before the loop (cp.async) have landed too
-		e.tmaWait(tma, v, S)
+		e.tmaWait(tma, v, R)
 	default:
 		e.line("tl::cp_async_wait<%d>();", S-2) // also lands copies issued before the loop
 	}
@@ -99,19 +99,34 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.line("tl::cp_async_commit();")
 	}
 	for _, cp := range hoisted {
-		e.stage[cp.Dst.Buf] = fmt.Sprintf("((%s - lo) %% %d)", v, S)
+		e.stage[cp.Dst.Buf] = fmt.Sprintf("((%s - lo) %% %d)", v, R)
 	}
-	if turns {
+	late := hasDeferred(s)
+	switch {
+	case late:
+		e.lazy = &lazyState{}
+		e.lazyStmts(v, rest, isHoisted)
+		e.retireAll()
+	case turns:
 		e.turnStmts(s, rest)
-	} else {
+	default:
 		e.stmts(rest)
 	}
-	if ws {
-		e.wsRelease(v)
+	switch {
+	case ws && late: // the Deferred statements read iteration v-1's slot until now
+		e.open("if (%s)", deferredGuard(v))
+		e.wsRelease(v+" - 1", R)
+		e.close()
+	case ws:
+		e.wsRelease(v, R)
 	}
 	e.close()
 	if turns {
 		e.line("if (tid < 128) tl::bar_sync(%d, 256); // warpgroup 1's last turn, so no arrival is left over", turnBar)
+	}
+	if late {
+		e.deferredTail(s, isHoisted)
+		e.lazy = nil
 	}
 	e.line("tl::cp_async_wait<0>();")
 	e.close()

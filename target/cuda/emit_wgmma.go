@@ -90,7 +90,11 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 	}
 	e.line("tl::wgmma_commit();")
 	e.turnEnd(g)
-	e.line("tl::wgmma_wait<0>();")
+	if e.lazy != nil { // waited for where its results are used (deferred.go)
+		e.lazyNote(g)
+	} else {
+		e.line("tl::wgmma_wait<0>();")
+	}
 	e.close()
 	e.read = true
 }

@@ -47,7 +47,7 @@ func pingPongWanted(c *compilation) bool {
 // warpgroups, and a wgmma is a statement of the body itself (one nested in
 // an If could be skipped by one warpgroup and not the other).
 func (e *emitter) pingPong(rest []ir.Stmt) bool {
-	if !pingPongWanted(e.c) || e.c.ws.consumers != 256 {
+	if !pingPongWanted(e.c) || e.c.ws.consumers != 256 || hasDeferred(e.c.ws.loop) {
 		return false
 	}
 	for _, st := range rest {

@@ -59,7 +59,7 @@ func planShared(c *compilation) error {
 		}
 		for _, cp := range hoistable(f) {
 			p.hoisted[f] = append(p.hoisted[f], cp)
-			stages[cp.Dst.Buf] = max(stages[cp.Dst.Buf], f.Stages)
+			stages[cp.Dst.Buf] = max(stages[cp.Dst.Buf], ringSize(f))
 		}
 	})
 	// Tiles whose lifetimes do not overlap share bytes (first fit), e.g. an
@@ -127,7 +127,8 @@ func hoistable(f *ir.For) []*ir.Copy {
 			first[b] = s
 		}
 	}
-	for _, top := range f.Body {
+	items := loopItems(f) // a Deferred copy loads its own iteration's tile too
+	for _, top := range items {
 		ir.Walk([]ir.Stmt{top}, func(s ir.Stmt) {
 			switch s := s.(type) {
 			case *ir.Copy:
@@ -145,7 +146,7 @@ func hoistable(f *ir.For) []*ir.Copy {
 			copies[cp.Dst.Buf]++
 		}
 	})
-	for _, s := range f.Body {
+	for _, s := range items {
 		cp, ok := s.(*ir.Copy)
 		if !ok || cp.Src.Buf.Scope != ir.Global || cp.Dst.Buf.Scope != ir.Shared || first[cp.Dst.Buf] != s || copies[cp.Dst.Buf] != 1 || !cp.Dst.IsWhole() {
 			continue

@@ -53,7 +53,7 @@ func planTMA(c *compilation) {
 	ir.Walk(c.f.Kernel.Body, func(st ir.Stmt) { // in program order, so the source is deterministic
 		f, ok := st.(*ir.For)
 		cps := c.smem.hoisted[f]
-		if !ok || len(cps) == 0 || align(c.smem.total, 8)+8*f.Stages > ir.DefaultLimits.MaxSharedBytes {
+		if !ok || len(cps) == 0 || align(c.smem.total, 8)+8*ringSize(f) > ir.DefaultLimits.MaxSharedBytes {
 			return
 		}
 		l := &tmaLoop{copies: map[*ir.Copy]*tmaCopy{}}
@@ -70,7 +70,7 @@ func planTMA(c *compilation) {
 		c.tmaSpecs = append(c.tmaSpecs, specs...)
 		c.smem.total = align(c.smem.total, 8)
 		l.bar = c.smem.total
-		c.smem.total += 8 * f.Stages
+		c.smem.total += 8 * ringSize(f)
 		c.tma[f] = l
 	})
 	planTMAStores(c)

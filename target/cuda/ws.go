@@ -66,12 +66,12 @@ func planWS(c *compilation) {
 			}
 		}
 	}
-	if align(c.smem.total, 8)+8*loop.Stages > ir.DefaultLimits.MaxSharedBytes {
+	if align(c.smem.total, 8)+8*ringSize(loop) > ir.DefaultLimits.MaxSharedBytes {
 		return
 	}
 	c.smem.total = align(c.smem.total, 8)
 	w := &wsPlan{loop: loop, consumers: k.Threads, empty: c.smem.total}
-	c.smem.total += 8 * loop.Stages
+	c.smem.total += 8 * ringSize(loop)
 	if k.Threads == 256 { // 384 threads start at 168 registers: 128·40 + 256·232 fit in 64K
 		w.regs = [2]int{40, 232}
 	}
@@ -103,7 +103,7 @@ func (c *compilation) launchThreads() int {
 // warpgroup into its loop; the consumers go on with the program.
 func (e *emitter) wsSplit() {
 	w, f := e.c.ws, e.c.ws.loop
-	l, S, T, v := e.c.tma[f], f.Stages, w.consumers, f.Var.Name
+	l, S, T, v := e.c.tma[f], ringSize(f), w.consumers, f.Var.Name
 	e.initBars(S, []int{l.bar, w.empty}, []int{1, T / 32}) // full: the producer's expect_tx; empty: one lane per consumer warp
 	e.open("if (tid >= %d)", T)
 	if w.regs[0] > 0 {
@@ -132,11 +132,11 @@ func (e *emitter) wsSplit() {
 	}
 }
 
-// wsRelease frees iteration v's ring slot for the producer: one arrival
-// per warp, once all its lanes are done (256 arrivals on one word would
-// queue behind each other every iteration).
-func (e *emitter) wsRelease(v string) {
+// wsRelease frees iteration iter's slot of a ring of R for the producer:
+// one arrival per warp, once all its lanes are done (256 arrivals on one
+// word would queue behind each other every iteration).
+func (e *emitter) wsRelease(iter string, R int) {
 	w := e.c.ws
 	e.line("__syncwarp();")
-	e.line("if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + %d) + 8 * ((%s - lo) %% %d));", w.empty, v, w.loop.Stages)
+	e.line("if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + %d) + 8 * ((%s - lo) %% %d));", w.empty, iter, R)
 }

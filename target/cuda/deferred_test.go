@@ -1,0 +1,63 @@
+package cuda
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+)
+
+// FlashAttention with its P·V deferred (AttnConfig.Overlap): the K/V ring
+// has one buffer more than the stages; the deferred block runs under
+// `if (k0 > lo)` for iteration k0-1 and once more after the loop; on the
+// wgmma path the Q·Kᵀ is not waited for until the mask reads S, with one
+// group (the deferred P·V) left in flight when the guard committed it, and
+// a producer's slot is freed one iteration late.
+func TestEmitDeferred(t *testing.T) {
+	s := kernels.AttnShape{B: 2, H: 4, HKV: 2, Sq: 300, Skv: 500, Dqk: 128, Dv: 128, Causal: true, BSHD: true, DType: ir.BF16}
+	for _, tc := range []struct {
+		name string
+		c    kernels.AttnConfig
+		arch string
+		want []string
+	}{
+		{"ws sm_90a", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true}, "sm_90a", []string{
+			"% 3)", "if (k0 > lo)", "const int k0_late = k0 - 1;", "const int k0 = k0_late;",
+			"if (k0 > lo) tl::wgmma_wait<1>(); else tl::wgmma_wait<0>();",
+			"tl::mbar_arrive(tl::smem_addr(smem + ", "((k0 - 1 - lo) % 3)", "if (hi > lo)", "const int k0_late = hi - 1;",
+		}},
+		{"sm_90a", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Overlap: true}, "sm_90a", []string{
+			"% 3)", "const int next = k0 + 1;", "if (k0 > lo) tl::wgmma_wait<1>(); else tl::wgmma_wait<0>();", "const int k0_late = hi - 1;",
+		}},
+		{"sm_80", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Overlap: true}, "sm_80", []string{
+			"% 3)", "const int next = k0 + 1;", "const int k0 = k0_late;", "const int k0_late = hi - 1;",
+		}},
+		{"one stage", kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128, Overlap: true}, "sm_90a", []string{
+			"const int lo = ", "const int k0 = k0_late;", "const int k0_late = hi - 1;", "tl::wgmma_wait<0>();",
+		}},
+	} {
+		f, err := kernels.FlashAttention(s, tc.c).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(f, Options{Arch: tc.arch})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(p.Source, w) {
+				t.Errorf("%s: source lacks %q", tc.name, w)
+			}
+		}
+		if tc.arch == "sm_80" && strings.Contains(p.Source, "wgmma") {
+			t.Errorf("%s: wgmma on sm_80", tc.name)
+		}
+		// Every wgmma group committed is waited for: each iteration ends
+		// with none in flight, so the deferred Q·Kᵀ wait above is the only
+		// one with a group left over.
+		if n := strings.Count(p.Source, "tl::wgmma_wait<1>()"); tc.arch == "sm_90a" && tc.c.Stages == 2 && n != 1 {
+			t.Errorf("%s: %d waits leave a group in flight, want 1", tc.name, n)
+		}
+	}
+}
