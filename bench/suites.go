@@ -142,8 +142,8 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 	addPP := func(m, n, stages int) {
 		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: stages, Threads: 256, WS: true, PingPong: true})
 	}
-	addOV := func(m, n, stages int) { // P·V deferred under the next softmax, K/V ring of stages+1
-		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: stages, Threads: 256, WS: true, Overlap: true})
+	addOV := func(m, n, threads, stages int) { // P·V deferred under the next softmax, K/V ring of stages+1
+		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: stages, Threads: threads, WS: true, Overlap: true})
 	}
 	switch {
 	case d <= 64:
@@ -154,8 +154,10 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		addWS(128, 128, 256, 2)
 		addPP(128, 128, 2)
 		addPP(128, 64, 2)
-		addOV(128, 128, 2)
-		addOV(128, 64, 2)
+		addOV(128, 128, 256, 2)
+		addOV(128, 64, 256, 2)
+		addWS(64, 128, 128, 2) // one consumer warpgroup: two blocks an SM
+		addOV(64, 128, 128, 2)
 	case d <= 128:
 		add(128, 128, 256, 2)
 		add(128, 64, 256, 2)
@@ -165,9 +167,11 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		addPP(128, 128, 2)
 		addPP(128, 176, 2)
 		addPP(128, 64, 2)
-		addOV(128, 128, 2)
-		addOV(128, 64, 2)
-		addOV(128, 96, 2)
+		addOV(128, 128, 256, 2)
+		addOV(128, 64, 256, 2)
+		addOV(128, 96, 256, 2)
+		addWS(64, 64, 128, 2) // one consumer warpgroup: two blocks an SM
+		addOV(64, 64, 128, 2)
 		add(64, 64, 128, 2)
 		add(64, 128, 128, 2)
 		if causal { // the tuner's picks at 512 causal tokens on an H100 (docs/perf.md)
@@ -185,8 +189,8 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		addPP(128, 80, 2)
 		addWS(64, 32, 128, 2) // 96 KB of shared memory: two blocks per SM
 		addWS(64, 64, 128, 2)
-		addOV(128, 48, 2)
-		addOV(128, 32, 2)
+		addOV(128, 48, 256, 2)
+		addOV(128, 32, 256, 2)
 	}
 	return cs
 }

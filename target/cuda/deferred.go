@@ -55,6 +55,20 @@ func loopItems(f *ir.For) []ir.Stmt {
 	return out
 }
 
+// ownStmts lists body's statements with Deferred bodies flattened and the
+// ring's hoisted copies left out: what the loop's threads do themselves.
+func ownStmts(body []ir.Stmt, hoisted map[ir.Stmt]bool) []ir.Stmt {
+	var out []ir.Stmt
+	for _, st := range body {
+		if d, ok := st.(*ir.Deferred); ok {
+			out = append(out, ownStmts(d.Body, hoisted)...)
+		} else if !hoisted[st] {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
 // wgGroup is a committed wgmma group not yet waited for: the accumulator
 // it writes, its register A operand (nil when A is shared), and the
 // condition under which it was committed ("" for always).

@@ -142,8 +142,8 @@ func (e *emitter) kernel() string {
 	e.line("#include \"tilego.cuh\"")
 	e.line("")
 	bounds := fmt.Sprint(k.Threads)
-	if e.c.ws != nil { // one block an SM, so setmaxnreg can hand out registers
-		bounds = fmt.Sprintf("%d, 1", e.c.launchThreads())
+	if e.c.ws != nil { // the blocks an SM setmaxnreg's budget was made for
+		bounds = fmt.Sprintf("%d, %d", e.c.launchThreads(), max(1, e.c.ws.blocks))
 	} else if n := e.c.minBlocks(); n > 1 {
 		bounds = fmt.Sprintf("%d, %d", k.Threads, n)
 	}
@@ -427,6 +427,12 @@ func (c *compilation) minBlocks() int {
 	if !strings.HasPrefix(c.opts.Arch, "sm_90") || c.smem.total == 0 {
 		return 1
 	}
+	return max(1, min(blocksBySharedMem(c.smem.total), 512/c.f.Kernel.Threads))
+}
+
+// blocksBySharedMem is how many blocks of a kernel using shared bytes of
+// shared memory fit on one Hopper SM (228 KB, 1 KB of it reserved a block).
+func blocksBySharedMem(shared int) int {
 	const smShared, reserved = 228 * 1024, 1024
-	return max(1, min(smShared/(c.smem.total+reserved), 512/c.f.Kernel.Threads))
+	return smShared / (shared + reserved)
 }

@@ -67,7 +67,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	// barriers alone; unless the body writes shared memory of its own, the
 	// consumers meet once, before the loop (for copies issued before it),
 	// and their warpgroups then run free of each other.
-	free := ws && !e.writesShared(rest)
+	free := ws && !e.writesShared(ownStmts(rest, isHoisted))
 	if free {
 		e.line("tl::cp_async_wait<0>();")
 		e.dirty, e.pending = true, false

@@ -23,6 +23,7 @@ func TestGPUDeferred(t *testing.T) {
 		{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Overlap: true},
 		{M: 128, N: 64, Stages: 2, Threads: 256, Overlap: true},
 		{M: 64, N: 64, Stages: 1, Threads: 128, Overlap: true},
+		{M: 64, N: 64, Stages: 2, Threads: 128, WS: true, Overlap: true}, // two blocks an SM, setmaxnreg 24/232
 	}
 	for name, s := range attnCases() {
 		for ci, c := range cfgs {

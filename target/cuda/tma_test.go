@@ -117,10 +117,12 @@ func TestEmitWarpSpecialized(t *testing.T) {
 	for _, tc := range []struct {
 		c       kernels.AttnConfig
 		threads int
-		regs    bool
+		blocks  int    // the launch bounds' blocks an SM
+		regs    [2]int // setmaxnreg dec, inc (0: none)
 	}{
-		{kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}, 384, true},
-		{kernels.AttnConfig{M: 64, N: 64, Stages: 3, Threads: 128}, 256, false},
+		{kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}, 384, 1, [2]int{40, 232}},
+		{kernels.AttnConfig{M: 64, N: 64, Stages: 3, Threads: 128}, 256, 2, [2]int{24, 232}}, // 113 KB: two blocks
+		{kernels.AttnConfig{M: 64, N: 128, Stages: 3, Threads: 128}, 256, 1, [2]int{}},       // 209 KB: one
 	} {
 		f, err := kernels.FlashAttention(s, tc.c).Build()
 		if err != nil {
@@ -132,8 +134,8 @@ func TestEmitWarpSpecialized(t *testing.T) {
 		}
 		src := p.Source
 		T := tc.c.Threads
-		if p.Threads != tc.threads || !strings.Contains(src, fmt.Sprintf("__launch_bounds__(%d, 1)", tc.threads)) {
-			t.Errorf("%+v: %d threads", tc.c, p.Threads)
+		if p.Threads != tc.threads || !strings.Contains(src, fmt.Sprintf("__launch_bounds__(%d, %d)", tc.threads, tc.blocks)) {
+			t.Errorf("%+v: %d threads, want %d in %d blocks an SM", tc.c, p.Threads, tc.threads, tc.blocks)
 		}
 		for _, want := range []string{fmt.Sprintf("if (tid >= %d)", T), fmt.Sprintf("if (tid == %d)", T), "return;",
 			"tl::mbar_arrive(", fmt.Sprintf("tl::bar_sync(1, %d);", T), fmt.Sprintf("+ 8 * s, %d);", T/32), "if (lane == 0) tl::mbar_arrive("} {
@@ -144,8 +146,9 @@ func TestEmitWarpSpecialized(t *testing.T) {
 		if n := strings.Count(src, "__syncthreads();"); n != 1 { // the barriers' initialization, before the split
 			t.Errorf("%+v: %d __syncthreads, want 1", tc.c, n)
 		}
-		if got := strings.Contains(src, "setmaxnreg_inc<232>") && strings.Contains(src, "setmaxnreg_dec<40>"); got != tc.regs {
-			t.Errorf("%+v: setmaxnreg %v, want %v", tc.c, got, tc.regs)
+		dec, inc := strings.Contains(src, fmt.Sprintf("setmaxnreg_dec<%d>", tc.regs[0])), strings.Contains(src, fmt.Sprintf("setmaxnreg_inc<%d>", tc.regs[1]))
+		if any := strings.Contains(src, "setmaxnreg"); any != (tc.regs[0] > 0) || (any && !(dec && inc)) {
+			t.Errorf("%+v: setmaxnreg (dec %v, inc %v), want %v", tc.c, dec, inc, tc.regs)
 		}
 		// The loop body writes no shared memory: the consumers meet before
 		// the loop, not in it, so their warpgroups drift apart.
