@@ -18,7 +18,7 @@ import (
 	"github.com/tilego/tilego/target/cuda"
 )
 
-// fakeGPU is a Runner whose timings favour 128×96 attention tiles; the
+// fakeGPU is a Runner whose timings favour 128×112 attention tiles (the nearest to the default, so always among the first measured); the
 // code is really generated (so fingerprints are real), nothing runs.
 type fakeGPU struct {
 	mu    sync.Mutex
@@ -48,7 +48,7 @@ func (f *fakeGPU) Run(ctx context.Context, p kernels.Problem, c kernels.Config, 
 	m.Diff.Add(1, 1)
 	ms := 1.0
 	if a, ok := c.(kernels.AttnConfig); ok {
-		ms += float64(abs(a.M-128))/100 + float64(abs(a.N-96))/1000 + float64(a.Stages)/1e4 + float64(a.Threads)/1e6
+		ms += float64(abs(a.M-128))/100 + float64(abs(a.N-112))/1000 + float64(a.Stages)/1e4 + float64(a.Threads)/1e6
 	}
 	d := time.Duration(ms * 1e6)
 	return autotune.Measurement{Report: kernels.Report{Measures: []kernels.Measure{m}, Checked: "all"},
@@ -77,7 +77,7 @@ func TestTuneSavesWinnerForRun(t *testing.T) {
 	f := withFakeGPU(t)
 	shape := []string{"--heads", "2", "--seq-q", "512", "--dim", "64"}
 	out, stderr := tilegoOut(t, 0, append([]string{"tune", "flash-attention", "--max", "20", "--progress", "--patience", "0"}, shape...)...)
-	for _, want := range []string{"tuned flash-attention", "Fake GPU", "20 timed", "pruned", "first 20 candidates measured", "rank", "1       1.0005", "m=128 n=96 stages=2 threads=256"} {
+	for _, want := range []string{"tuned flash-attention", "Fake GPU", "20 timed", "pruned", "first 20 candidates measured", "rank", "1       1.0005", "m=128 n=112 stages=2 threads=256"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
@@ -99,7 +99,7 @@ func TestTuneSavesWinnerForRun(t *testing.T) {
 	e, _ := kernels.Lookup("flash-attention")
 	p, _ := e.Problem(map[string]string{"heads": "2", "seq-q": "512", "dim": "64"})
 	cfg, from := lookupTuned(autotune.DefaultCache(), p, f.Target(), ir.DefaultLimits)
-	if from != "tuned (cache)" || cfg != (kernels.AttnConfig{M: 128, N: 96, Stages: 2, Threads: 256}) {
+	if from != "tuned (cache)" || cfg != (kernels.AttnConfig{M: 128, N: 112, Stages: 2, Threads: 256}) {
 		t.Errorf("lookup: %+v %q", cfg, from)
 	}
 	other := f.Target()
