@@ -156,8 +156,6 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		addPP(128, 64, 2)
 		addOV(128, 128, 256, 2)
 		addOV(128, 64, 256, 2)
-		addWS(64, 128, 128, 2) // one consumer warpgroup: two blocks an SM
-		addOV(64, 128, 128, 2)
 	case d <= 128:
 		add(128, 128, 256, 2)
 		add(128, 64, 256, 2)
@@ -170,8 +168,6 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		addOV(128, 128, 256, 2)
 		addOV(128, 64, 256, 2)
 		addOV(128, 96, 256, 2)
-		addWS(64, 64, 128, 2) // one consumer warpgroup: two blocks an SM
-		addOV(64, 64, 128, 2)
 		add(64, 64, 128, 2)
 		add(64, 128, 128, 2)
 		if causal { // the tuner's picks at 512 causal tokens on an H100 (docs/perf.md)

@@ -238,7 +238,7 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 	ks, vs := tileBytes(c.N, s.Dqk, eb), tileBytes(c.N, s.Dv, eb)
 	tma := tmaBarriers(arch, eb, st, [][2]int{{c.N, s.Dqk}, {c.N, s.Dv}}, []int{s.Dqk, s.Dv})
 	e.SharedBytes = max(qs+st*(ks+vs), os) + tma
-	ws := checkWS(c.WS, tma, e.SharedBytes, c.Threads)
+	ws := checkWS(c.WS, tma, c.Threads)
 	e.SharedBytes += ws.shared
 	e.DeclaredShared = max(c.M*s.Dqk+c.N*s.Dqk+c.N*s.Dv, c.M*s.Dv) * eb
 	if c.Threads > 0 {
@@ -282,24 +282,18 @@ type wsCost struct {
 }
 
 // checkWS mirrors target/cuda's planWS: a producer needs the loop loaded
-// by TMA (tma: that loop's barrier bytes) and whole warpgroups. One
-// consumer warpgroup whose block (shared: its bytes so far) leaves room for
-// two an SM gets 232 registers too.
-func checkWS(ws bool, tma, shared, threads int) wsCost {
+// by TMA (tma: that loop's barrier bytes) and whole warpgroups.
+func checkWS(ws bool, tma, threads int) wsCost {
 	switch {
 	case !ws:
 		return wsCost{}
 	case tma == 0 || threads%128 != 0 || threads+128 > 1024:
 		return wsCost{reject: "ws: a producer warpgroup needs a loop loaded by TMA (sm_90a) and whole consumer warpgroups"}
-	case threads == 256, threads == 128 && blocksPerSM(shared+tma) >= 2:
+	case threads == 256:
 		return wsCost{shared: tma, regs: 232}
 	}
 	return wsCost{shared: tma, regs: regBudget(threads + 128)}
 }
-
-// blocksPerSM is how many blocks of shared bytes fit on a Hopper SM's
-// 228 KB (1 KB reserved a block), as target/cuda counts them.
-func blocksPerSM(shared int) int { return 228 * 1024 / (shared + 1024) }
 
 // regBudget is the registers a thread may hold without spilling: 255, or
 // fewer where the block's threads would outgrow the SM's 64K registers
@@ -350,7 +344,7 @@ func gemmEstimate(s GemmShape, c GemmConfig, arch string) Estimate {
 	}
 	tma := tmaBarriers(arch, eb, c.Stages, [][2]int{{ar, ac}, {br, bc}}, []int{aRow, bRow})
 	e.SharedBytes = max(st*(as+bs), cs) + tma
-	ws := checkWS(c.WS, tma, e.SharedBytes, c.Threads)
+	ws := checkWS(c.WS, tma, c.Threads)
 	e.SharedBytes += ws.shared
 	e.DeclaredShared = max((c.BM*c.BK+c.BK*c.BN)*eb, c.BM*c.BN*ob)
 	if c.Threads > 0 {

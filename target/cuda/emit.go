@@ -142,8 +142,8 @@ func (e *emitter) kernel() string {
 	e.line("#include \"tilego.cuh\"")
 	e.line("")
 	bounds := fmt.Sprint(k.Threads)
-	if e.c.ws != nil { // the blocks an SM setmaxnreg's budget was made for
-		bounds = fmt.Sprintf("%d, %d", e.c.launchThreads(), max(1, e.c.ws.blocks))
+	if e.c.ws != nil { // one block an SM, so setmaxnreg can hand out registers
+		bounds = fmt.Sprintf("%d, 1", e.c.launchThreads())
 	} else if n := e.c.minBlocks(); n > 1 {
 		bounds = fmt.Sprintf("%d, %d", k.Threads, n)
 	}

@@ -19,10 +19,7 @@ import (
 // at the end, each warp arrives on its "empty" one. Consumers synchronize among
 // themselves on a named barrier, since the producer has left. With two
 // consumer warpgroups the producer gives its registers to them
-// (setmaxnreg: 40 for the producer, 232 for each consumer thread); with
-// one, when shared memory leaves room for two blocks an SM, each block
-// starts at 128 registers a thread and the producer's go to the consumers
-// (24 and 232).
+// (setmaxnreg: 40 for the producer, 232 for each consumer thread).
 
 // wsPlan is a warp-specialized kernel's plan.
 type wsPlan struct {
@@ -30,7 +27,6 @@ type wsPlan struct {
 	consumers int    // the program's threads
 	empty     int    // shared offset of the loop's stages' empty barriers
 	regs      [2]int // setmaxnreg of the producer and the consumers (0: none)
-	blocks    int    // blocks an SM the launch bounds ask for (0: one)
 }
 
 // wsWanted: the program asks (ir.Kernel.Producer, a config's WS) or
@@ -76,14 +72,12 @@ func planWS(c *compilation) {
 	c.smem.total = align(c.smem.total, 8)
 	w := &wsPlan{loop: loop, consumers: k.Threads, empty: c.smem.total}
 	c.smem.total += 8 * ringSize(loop)
-	switch {
-	case k.Threads == 256: // 384 threads start at 168 registers: 128·40 + 256·232 fit in 64K
+	// One block an SM. Two blocks of one consumer warpgroup each (launch
+	// bounds 256, 2; setmaxnreg 24/232) were measured on an H100 on
+	// 2026-11-23 and lost at every short sweep point (docs/perf.md), and
+	// ptxas kept such kernels to 128 registers, too few for d256's wgmma.
+	if k.Threads == 256 { // 384 threads start at 168 registers: 128·40 + 256·232 fit in 64K
 		w.regs = [2]int{40, 232}
-	case k.Threads == 128 && blocksBySharedMem(c.smem.total) >= 2:
-		// Two blocks an SM, each starting at 128 registers a thread: the
-		// producer's 24 and the consumers' 232 make the same 256 per pair,
-		// so one block's prologue and epilogue run under the other's loop.
-		w.regs, w.blocks = [2]int{24, 232}, 2
 	}
 	c.ws = w
 }
