@@ -145,6 +145,9 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 	addOV := func(m, n, threads, stages int) { // P·V deferred under the next softmax, K/V ring of stages+1
 		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: stages, Threads: threads, WS: true, Overlap: true})
 	}
+	addOVPP := func(m, n int) { // both: FlashAttention-3's schedule
+		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true})
+	}
 	switch {
 	case d <= 64:
 		add(128, 128, 256, 2)
@@ -156,6 +159,8 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		addPP(128, 64, 2)
 		addOV(128, 128, 256, 2)
 		addOV(128, 64, 256, 2)
+		addOVPP(128, 128)
+		addOVPP(128, 64)
 	case d <= 128:
 		add(128, 128, 256, 2)
 		add(128, 64, 256, 2)
@@ -168,6 +173,9 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		addOV(128, 128, 256, 2)
 		addOV(128, 64, 256, 2)
 		addOV(128, 96, 256, 2)
+		addOVPP(128, 128)
+		addOVPP(128, 96)
+		addOVPP(128, 64)
 		add(64, 64, 128, 2)
 		add(64, 128, 128, 2)
 		if causal { // the tuner's picks at 512 causal tokens on an H100 (docs/perf.md)
@@ -187,6 +195,8 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		addWS(64, 64, 128, 2)
 		addOV(128, 48, 256, 2)
 		addOV(128, 32, 256, 2)
+		addOVPP(128, 48)
+		addOVPP(128, 32)
 	}
 	return cs
 }

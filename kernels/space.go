@@ -90,7 +90,8 @@ func Candidates(p Problem) []Config {
 							cs = append(cs, AttnConfig{M: m, N: n, Stages: st, Threads: t, WS: ws})
 						}
 						if t == 256 { // two consumer warpgroups to take turns
-							cs = append(cs, AttnConfig{M: m, N: n, Stages: st, Threads: t, WS: true, PingPong: true})
+							cs = append(cs, AttnConfig{M: m, N: n, Stages: st, Threads: t, WS: true, PingPong: true},
+								AttnConfig{M: m, N: n, Stages: st, Threads: t, WS: true, PingPong: true, Overlap: true})
 						}
 						cs = append(cs, AttnConfig{M: m, N: n, Stages: st, Threads: t, WS: true, Overlap: true})
 					}

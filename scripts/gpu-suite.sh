@@ -73,7 +73,7 @@ run() {
 	if [ "${SAN:-0}" = 1 ]; then
 		# FlashAttention and GEMM on both paths (sm_90a: TMA), and with a
 		# producer warpgroup.
-		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA|TestGPUDeferred)$/^(sm_90a?|wstrue|pingpong|gemm_ws)$/^(mha_cfg0|mha_cfg2|mha_cfg4|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16)$'
+		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA|TestGPUDeferred)$/^(sm_90a?|wstrue|pingpong|gemm_ws)$/^(mha_cfg0|mha_cfg4|mha_cfg5|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16)$'
 		for tool in memcheck racecheck synccheck; do
 			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.v -test.run "$small" >"$OUT/san-$tool.log" 2>&1
 			summary+=("compute-sanitizer $tool: exit $?, $(grep -c -- '--- PASS' "$OUT/san-$tool.log") tests passed ($(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.log" | sed 's/=* *//'))")

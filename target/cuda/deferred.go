@@ -90,12 +90,13 @@ func deferredGuard(v string) string { return fmt.Sprintf("%s > lo", v) }
 // lazyStmts emits a loop body's statements (hoisted copies left out) with
 // lazy wgmma waits, each Deferred one guarded and for iteration v-1.
 func (e *emitter) lazyStmts(v string, rest []ir.Stmt, hoisted map[ir.Stmt]bool) {
-	for _, st := range rest {
+	for i, st := range rest {
 		if e.err != nil {
 			return
 		}
 		d, ok := st.(*ir.Deferred)
 		if !ok {
+			e.turnNext(rest, i)
 			e.waitFor(st)
 			e.stmt(st)
 			continue
@@ -106,6 +107,7 @@ func (e *emitter) lazyStmts(v string, rest []ir.Stmt, hoisted map[ir.Stmt]bool) 
 		e.deferredBody(v, v+" - 1", d, guard, hoisted)
 		e.close()
 		e.merge(before) // the first iteration skips it
+		e.turnAfterDeferred(rest, i)
 	}
 }
 

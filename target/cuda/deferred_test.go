@@ -27,6 +27,14 @@ func TestEmitDeferred(t *testing.T) {
 			"if (k0 > lo) tl::wgmma_wait<1>(); else tl::wgmma_wait<0>();",
 			"tl::mbar_arrive(tl::smem_addr(smem + ", "((k0 - 1 - lo) % 3)", "if (hi > lo)", "const int k0_late = hi - 1;",
 		}},
+		{"ws pingpong sm_90a", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true}, "sm_90a", []string{
+			// One turn issues Q·Kᵀ and the deferred P·V; the hand-over
+			// follows the guarded block, so it happens in every iteration.
+			"tl::bar_sync(2 + tid / 128, 256); // this warpgroup's turn",
+			"tl::wgmma_commit();\n      }\n      if (k0 > lo) {",
+			"tl::wgmma_commit();\n          }\n        }\n      }\n      tl::bar_arrive(3 - tid / 128, 256); // the other's turn\n      if (k0 > lo) tl::wgmma_wait<1>(); else tl::wgmma_wait<0>();",
+			"if (tid < 128) tl::bar_sync(2, 256); // warpgroup 1's last turn",
+		}},
 		{"sm_90a", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Overlap: true}, "sm_90a", []string{
 			"% 3)", "const int next = k0 + 1;", "if (k0 > lo) tl::wgmma_wait<1>(); else tl::wgmma_wait<0>();", "const int k0_late = hi - 1;",
 		}},
@@ -59,5 +67,16 @@ func TestEmitDeferred(t *testing.T) {
 		if n := strings.Count(p.Source, "tl::wgmma_wait<1>()"); tc.arch == "sm_90a" && tc.c.Stages == 2 && n != 1 {
 			t.Errorf("%s: %d waits leave a group in flight, want 1", tc.name, n)
 		}
+		// A turn taken is handed over once an iteration.
+		if turns, overs := strings.Count(p.Source, "// this warpgroup's turn"), strings.Count(p.Source, "// the other's turn"); turns != overs || turns != btoi(tc.c.PingPong) {
+			t.Errorf("%s: %d turns taken, %d handed over, want %d", tc.name, turns, overs, btoi(tc.c.PingPong))
+		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

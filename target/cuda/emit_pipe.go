@@ -105,7 +105,12 @@ func (e *emitter) pipelined(s *ir.For) {
 	switch {
 	case late:
 		e.lazy = &lazyState{}
+		if turns {
+			e.turns = &turnState{loop: s}
+			e.c.pingPong = true
+		}
 		e.lazyStmts(v, rest, isHoisted)
+		e.turns = nil
 		e.retireAll()
 	case turns:
 		e.turnStmts(s, rest)

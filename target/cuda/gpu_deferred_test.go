@@ -12,7 +12,8 @@ import (
 
 // FlashAttention with each tile's P·V deferred to the next iteration
 // (AttnConfig.Overlap, tl's Defer), against float64: with a producer
-// warpgroup and lazy wgmma waits (sm_90a), with the consumers issuing the
+// warpgroup and lazy wgmma waits (sm_90a), with its two consumer
+// warpgroups taking turns (PingPong), with the consumers issuing the
 // ring's loads (TMA on sm_90a, cp.async with mma.sync on sm_90), and with
 // one stage (no ring). Runs apart under a timeout with TestGPUTMA: a wrong
 // slot release would hang the producer.
@@ -23,7 +24,9 @@ func TestGPUDeferred(t *testing.T) {
 		{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Overlap: true},
 		{M: 128, N: 64, Stages: 2, Threads: 256, Overlap: true},
 		{M: 64, N: 64, Stages: 1, Threads: 128, Overlap: true},
-		{M: 64, N: 64, Stages: 2, Threads: 128, WS: true, Overlap: true}, // two blocks an SM, setmaxnreg 24/232
+		{M: 64, N: 64, Stages: 2, Threads: 128, WS: true, Overlap: true},
+		{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true},
+		{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true},
 	}
 	for name, s := range attnCases() {
 		for ci, c := range cfgs {

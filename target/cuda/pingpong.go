@@ -23,11 +23,17 @@ import (
 // the arrivals match.
 const turnBar = 2 // 0 is __syncthreads', 1 the consumers' (ws.go)
 
+// In a loop with Deferred statements (tl's Defer) a turn lasts from a
+// top-level wgmma through the Deferred statements right after it, so a
+// warpgroup issues Q·Kᵀ of tile j and the deferred P·V of tile j-1 in one
+// turn, as FlashAttention-3 does, and its softmax runs under the other's.
+
 // turnState is the ping-pong loop being emitted and the Gemm in it (if
 // any) that takes a turn now.
 type turnState struct {
 	loop *ir.For
 	gemm *ir.Gemm
+	hold bool // the turn goes on through the Deferred statements after gemm
 }
 
 // pingPongWanted: the program asks (ir.Kernel.PingPong, a config's
@@ -47,7 +53,7 @@ func pingPongWanted(c *compilation) bool {
 // warpgroups, and a wgmma is a statement of the body itself (one nested in
 // an If could be skipped by one warpgroup and not the other).
 func (e *emitter) pingPong(rest []ir.Stmt) bool {
-	if !pingPongWanted(e.c) || e.c.ws.consumers != 256 || hasDeferred(e.c.ws.loop) {
+	if !pingPongWanted(e.c) || e.c.ws.consumers != 256 {
 		return false
 	}
 	for _, st := range rest {
@@ -80,9 +86,43 @@ func (e *emitter) turnBegin(g *ir.Gemm) {
 }
 
 func (e *emitter) turnEnd(g *ir.Gemm) {
-	if e.turns != nil && e.turns.gemm == g {
-		e.line("tl::bar_arrive(%d - tid / 128, 256); // the other's turn", turnBar+1)
+	if e.turns != nil && e.turns.gemm == g && !e.turns.hold {
+		e.turnHandOver()
 	}
+}
+
+func (e *emitter) turnHandOver() {
+	e.line("tl::bar_arrive(%d - tid / 128, 256); // the other's turn", turnBar+1)
+}
+
+// turnNext notes the top-level statement of a loop with Deferred
+// statements about to be emitted, body[i]: a wgmma takes a turn, held
+// through the Deferred statements that follow it.
+func (e *emitter) turnNext(body []ir.Stmt, i int) {
+	if e.turns == nil {
+		return
+	}
+	g, _ := body[i].(*ir.Gemm)
+	e.turns.gemm = g
+	e.turns.hold = false
+	if g != nil && i+1 < len(body) {
+		_, e.turns.hold = body[i+1].(*ir.Deferred)
+	}
+}
+
+// turnAfterDeferred hands the turn over after the Deferred statements that
+// followed a wgmma, once the next statement is not one of them.
+func (e *emitter) turnAfterDeferred(body []ir.Stmt, i int) {
+	if e.turns == nil || !e.turns.hold {
+		return
+	}
+	if i+1 < len(body) {
+		if _, more := body[i+1].(*ir.Deferred); more {
+			return
+		}
+	}
+	e.turnHandOver()
+	e.turns.gemm, e.turns.hold = nil, false
 }
 
 // noBarrierInTurns fails the compilation where a ping-pong loop's body
