@@ -46,6 +46,9 @@ build() {
 			name=$(echo "$k" | tr ' ' '_' | tr -d -)
 			go run ./cmd/tilego emit $k --seq-q 4096 --target sm_90a >"bin/src/$name.cu" 2>/dev/null ||
 				go run ./cmd/tilego emit $k --target sm_90a >"bin/src/$name.cu"
+		done &&
+		for cfg in "ws overlap" "ws overlap pingpong"; do # the Hopper schedules, d128 4k
+			go run ./cmd/tilego emit flash-attention --dim 128 --seq-q 4096 --target sm_90a --config "$cfg" >"bin/src/flashattention_dim_128_$(echo "$cfg" | tr ' ' '_').cu"
 		done
 }
 
@@ -82,7 +85,8 @@ run() {
 	if [ "${SASS:-0}" = 1 ]; then
 		for f in bin/src/*.cu; do
 			n=$(basename "$f" .cu)
-			nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -std=c++17 -Xptxas -v -Ibin/src -o "/tmp/$n.cubin" "$f" 2>&1 | grep -E 'registers|spill' | sed "s/^/$n: /"
+			# C7514: ptxas serialized the kernel's wgmmas (pingpong.go says when)
+			nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -std=c++17 -Xptxas -v -Ibin/src -o "/tmp/$n.cubin" "$f" 2>&1 | grep -E 'registers|spill|C7514' | sed "s/^/$n: /"
 			cuobjdump -sass "/tmp/$n.cubin" >"$OUT/$n.sass" 2>&1
 			echo "$n: $(grep -cE 'HGMMA' "$OUT/$n.sass") HGMMA, $(grep -cE ' HMMA' "$OUT/$n.sass") HMMA, $(grep -cE 'LDSM' "$OUT/$n.sass") LDSM, $(grep -cE 'LDGSTS' "$OUT/$n.sass") LDGSTS, $(grep -cE 'LDL|STL' "$OUT/$n.sass") LDL/STL, $(grep -cE 'MUFU.EX2' "$OUT/$n.sass") EX2"
 		done

@@ -14,17 +14,18 @@ var emitCmd = &command{
 	main: emitMain, usage: emitUsage,
 }
 
-func defineEmitFlags(k *kernelFlags) *string {
-	return k.fs.String("target", "ir", "what to emit: ir (or cpu) is the program the interpreter runs; sm_80 or sm_90a is the CUDA C++ for that GPU")
+func defineEmitFlags(k *kernelFlags) (target, config *string) {
+	return k.fs.String("target", "ir", "what to emit: ir (or cpu) is the program the interpreter runs; sm_80 or sm_90a is the CUDA C++ for that GPU"),
+		k.fs.String("config", "", "config fields to change from the target's default, as name=value pairs (e.g. \"n=64 ws=true overlap=true\"; names as run --json prints them)")
 }
 
 func emitUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: tilego emit KERNEL [shape flags] [--target T]
+	fmt.Fprint(w, `Usage: tilego emit KERNEL [shape flags] [--target T] [--config PAIRS]
 
 Builds KERNEL for the shape the flags give and prints the code the target
 gets: the IR text for ir (with the interpreter's default config), CUDA C++
-for sm_80 (mma.sync) or sm_90a (wgmma) (with the GPU config). No GPU is
-needed. TILEGO_DUMP=<program name> also prints every compiler pass.
+for sm_80 (mma.sync) or sm_90a (wgmma) (with the GPU config); --config
+changes fields of that config. No GPU is needed. TILEGO_DUMP=<program name> also prints every compiler pass.
 
 Emit flags:
 `)
@@ -50,7 +51,7 @@ func emit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	tgt := defineEmitFlags(k)
+	tgt, config := defineEmitFlags(k)
 	usage := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: tilego emit %s [flags]\n\n", k.entry.Name)
 		printKernel(w, k.entry)
@@ -81,6 +82,9 @@ func emit(args []string, stdout, stderr io.Writer) error {
 	cfg := p.DefaultConfig()
 	if be.Name() == "cuda" {
 		cfg = p.GPUConfig()
+	}
+	if cfg, err = kernels.ParseConfig(cfg, *config); err != nil {
+		return usageErr(fmt.Errorf("--config: %w", err))
 	}
 	fn, err := kernels.Build(p, cfg, be.Limits())
 	if err != nil {

@@ -120,3 +120,17 @@ func TestEmitCUDA(t *testing.T) {
 		}
 	}
 }
+
+// emit --config changes fields of the target's config; a bad one is a
+// usage error (exit 2) naming the fields there are.
+func TestEmitConfig(t *testing.T) {
+	plain, _ := tilegoOut(t, 0, "emit", "flash-attention", "--target", "sm_90a")
+	out, _ := tilegoOut(t, 0, "emit", "flash-attention", "--target", "sm_90a", "--config", "n=64 ws overlap pingpong")
+	if strings.Contains(plain, "// the other's turn") || !strings.Contains(out, "// the other's turn") || !strings.Contains(out, "const int k0_late") {
+		t.Errorf("--config did not turn on the producer, deferred P·V and ping-pong")
+	}
+	_, stderr := tilegoOut(t, 2, "emit", "flash-attention", "--config", "q=1")
+	if !strings.Contains(stderr, `no field "q"`) || !strings.Contains(stderr, "overlap") {
+		t.Errorf("bad --config: %s", stderr)
+	}
+}

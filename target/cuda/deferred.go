@@ -203,6 +203,7 @@ func (e *emitter) waitUpTo(last int) {
 	} else {
 		e.line("if (%s) tl::wgmma_wait<%d>(); else tl::wgmma_wait<%d>();", guard, always+guarded, always)
 	}
+	e.turnPaid()
 	for _, g := range l.pending[:last+1] {
 		e.fenceRegs(g.c)
 		if g.a != nil {

@@ -29,10 +29,12 @@ func TestEmitDeferred(t *testing.T) {
 		}},
 		{"ws pingpong sm_90a", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true}, "sm_90a", []string{
 			// One turn issues Q·Kᵀ and the deferred P·V; the hand-over
-			// follows the guarded block, so it happens in every iteration.
+			// follows the wait for Q·Kᵀ after the guarded block, so it
+			// happens in every iteration (and not between an issue and
+			// its wait, where ptxas would serialize the wgmmas).
 			"tl::bar_sync(2 + tid / 128, 256); // this warpgroup's turn",
 			"tl::wgmma_commit();\n      }\n      if (k0 > lo) {",
-			"tl::wgmma_commit();\n          }\n        }\n      }\n      tl::bar_arrive(3 - tid / 128, 256); // the other's turn\n      if (k0 > lo) tl::wgmma_wait<1>(); else tl::wgmma_wait<0>();",
+			"tl::wgmma_commit();\n          }\n        }\n      }\n      if (k0 > lo) tl::wgmma_wait<1>(); else tl::wgmma_wait<0>();\n      tl::bar_arrive(3 - tid / 128, 256); // the other's turn\n",
 			"if (tid < 128) tl::bar_sync(2, 256); // warpgroup 1's last turn",
 		}},
 		{"sm_90a", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Overlap: true}, "sm_90a", []string{

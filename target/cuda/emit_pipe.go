@@ -110,8 +110,9 @@ func (e *emitter) pipelined(s *ir.For) {
 			e.c.pingPong = true
 		}
 		e.lazyStmts(v, rest, isHoisted)
-		e.turns = nil
 		e.retireAll()
+		e.turnPaid()
+		e.turns = nil
 	case turns:
 		e.turnStmts(s, rest)
 	default:

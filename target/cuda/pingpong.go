@@ -27,6 +27,11 @@ const turnBar = 2 // 0 is __syncthreads', 1 the consumers' (ws.go)
 // top-level wgmma through the Deferred statements right after it, so a
 // warpgroup issues Q·Kᵀ of tile j and the deferred P·V of tile j-1 in one
 // turn, as FlashAttention-3 does, and its softmax runs under the other's.
+// The turn is handed over after the next wgmma wait (of Q·Kᵀ), not right
+// after the issue: with the bar.arrive between the P·V's issue and that
+// wait, ptxas (CUDA 13.0) serialized every wgmma of the kernel (C7514,
+// seen on the H100 on 2026-11-23), which made the schedule 1.2-1.9×
+// slower than without turns.
 
 // turnState is the ping-pong loop being emitted and the Gemm in it (if
 // any) that takes a turn now.
@@ -34,6 +39,7 @@ type turnState struct {
 	loop *ir.For
 	gemm *ir.Gemm
 	hold bool // the turn goes on through the Deferred statements after gemm
+	owed bool // the turn is handed over after the next wgmma wait
 }
 
 // pingPongWanted: the program asks (ir.Kernel.PingPong, a config's
@@ -110,8 +116,9 @@ func (e *emitter) turnNext(body []ir.Stmt, i int) {
 	}
 }
 
-// turnAfterDeferred hands the turn over after the Deferred statements that
-// followed a wgmma, once the next statement is not one of them.
+// turnAfterDeferred ends the turn after the Deferred statements that
+// followed a wgmma, once the next statement is not one of them: it is
+// handed over at the next wait (turnPaid).
 func (e *emitter) turnAfterDeferred(body []ir.Stmt, i int) {
 	if e.turns == nil || !e.turns.hold {
 		return
@@ -121,8 +128,16 @@ func (e *emitter) turnAfterDeferred(body []ir.Stmt, i int) {
 			return
 		}
 	}
-	e.turnHandOver()
-	e.turns.gemm, e.turns.hold = nil, false
+	e.turns.gemm, e.turns.hold, e.turns.owed = nil, false, true
+}
+
+// turnPaid hands an owed turn over (after a wgmma wait, or at the end of
+// the body when none came).
+func (e *emitter) turnPaid() {
+	if e.turns != nil && e.turns.owed {
+		e.turnHandOver()
+		e.turns.owed = false
+	}
 }
 
 // noBarrierInTurns fails the compilation where a ping-pong loop's body
