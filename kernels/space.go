@@ -138,7 +138,8 @@ func Space(p Problem, arch string) []Config {
 			continue
 		}
 		// Ping-pong lost to the same tiles without it at 35 of the 36
-		// sweep points on an H100 (docs/perf.md): it comes after the rest.
+		// sweep points on an H100, and with the deferred P·V it only tied
+		// (docs/perf.md): it comes after the rest.
 		pp := false
 		if a, ok := c.(AttnConfig); ok {
 			pp = a.PingPong
