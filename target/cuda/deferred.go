@@ -41,22 +41,10 @@ func ringSize(f *ir.For) int {
 	return f.Stages
 }
 
-// loopItems lists f's statements with Deferred bodies flattened: the
-// statements that act on one iteration's tiles.
-func loopItems(f *ir.For) []ir.Stmt {
-	var out []ir.Stmt
-	for _, st := range f.Body {
-		if d, ok := st.(*ir.Deferred); ok {
-			out = append(out, d.Body...)
-		} else {
-			out = append(out, st)
-		}
-	}
-	return out
-}
-
 // ownStmts lists body's statements with Deferred bodies flattened and the
-// ring's hoisted copies left out: what the loop's threads do themselves.
+// ring's hoisted copies (if any) left out: with hoisted nil, the statements
+// that act on one iteration's tiles; else what the loop's threads do
+// themselves.
 func ownStmts(body []ir.Stmt, hoisted map[ir.Stmt]bool) []ir.Stmt {
 	var out []ir.Stmt
 	for _, st := range body {
@@ -127,7 +115,7 @@ func (e *emitter) deferredTail(f *ir.For, hoisted map[ir.Stmt]bool) {
 }
 
 // lateLoop emits a loop with Deferred statements whose copies are not
-// prefetched (a Serial loop's, or a Pipelined one's with one stage).
+// prefetched (a Pipelined one with one stage).
 func (e *emitter) lateLoop(f *ir.For) {
 	e.syncIfDirty(e.readsShared(f.Body) || e.writesShared(f.Body))
 	v := f.Var.Name

@@ -127,7 +127,7 @@ func hoistable(f *ir.For) []*ir.Copy {
 			first[b] = s
 		}
 	}
-	items := loopItems(f) // a Deferred copy loads its own iteration's tile too
+	items := ownStmts(f.Body, nil) // a Deferred copy loads its own iteration's tile too
 	for _, top := range items {
 		ir.Walk([]ir.Stmt{top}, func(s ir.Stmt) {
 			switch s := s.(type) {
