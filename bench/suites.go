@@ -148,12 +148,19 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 	addOVPP := func(m, n int) { // both: FlashAttention-3's schedule
 		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true})
 	}
+	pf := func() { // the config just added, prefetching the next wave's tiles into L2
+		c := cs[len(cs)-1].(kernels.AttnConfig)
+		c.Prefetch = true
+		cs = append(cs, c)
+	}
 	switch {
 	case d <= 64:
 		add(128, 128, 256, 2)
+		pf()
 		add(128, 64, 256, 2)
 		add(128, 128, 128, 2)
 		add(64, 64, 128, 2)
+		pf()
 		addWS(128, 128, 256, 2)
 		addPP(128, 128, 2)
 		addPP(128, 64, 2)
@@ -164,6 +171,7 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 	case d <= 128:
 		add(128, 128, 256, 2)
 		add(128, 64, 256, 2)
+		pf()
 		add(128, 176, 256, 2)
 		addWS(128, 128, 256, 2)
 		addWS(128, 176, 256, 2)
@@ -174,22 +182,27 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		addOV(128, 64, 256, 2)
 		addOV(128, 96, 256, 2)
 		addOVPP(128, 128)
+		pf()
 		addOVPP(128, 96)
 		addOVPP(128, 64)
 		add(64, 64, 128, 2)
 		add(64, 128, 128, 2)
 		if causal { // the tuner's picks at 512 causal tokens on an H100 (docs/perf.md)
 			add(64, 32, 128, 2)
+			pf()
 			add(128, 48, 256, 2)
 		}
 	default:
 		add(128, 64, 256, 2)
+		pf()
 		add(128, 80, 256, 2)
 		add(64, 32, 128, 2)
 		add(64, 64, 128, 2)
 		addWS(128, 64, 256, 2)
+		pf()
 		addWS(128, 80, 256, 2)
 		addPP(128, 64, 2)
+		pf()
 		addPP(128, 80, 2)
 		addWS(64, 32, 128, 2) // 96 KB of shared memory: two blocks per SM
 		addWS(64, 64, 128, 2)

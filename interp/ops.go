@@ -28,6 +28,8 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 		return c.copy(s.P, s.Src, s.Dst, false)
 	case *ir.AtomicAdd:
 		return c.copy(s.P, s.Src, s.Dst, true)
+	case *ir.Prefetch: // a cache hint: nothing to do
+		return func(*state) {}
 	case *ir.Gemm:
 		return c.gemm(s)
 	case *ir.Fill:

@@ -21,10 +21,14 @@ const (
 	LoopVar  VarKind = iota // bound by For, Parallel
 	BlockIdx                // the block's coordinate along one grid axis
 	SymSize                 // a named size bound when the kernel is launched
+	// SMCount is the number of multiprocessors of the GPU the kernel runs
+	// on (1 in the interpreter). Always bound; meant for hints such as
+	// which tile a block one wave later will read.
+	SMCount
 )
 
-// Var is a named integer value: a loop index, a block index or a symbolic
-// size. Vars are compared by pointer.
+// Var is a named integer value: a loop index, a block index, a symbolic
+// size or the SM count. Vars are compared by pointer.
 type Var struct {
 	Name string
 	Kind VarKind

@@ -84,6 +84,8 @@ func directUses(st Stmt) []*Buffer {
 	case *AtomicAdd:
 		region(st.Src)
 		region(st.Dst)
+	case *Prefetch:
+		region(st.Src)
 	case *Gemm:
 		region(st.A)
 		region(st.B)

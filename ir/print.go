@@ -115,6 +115,8 @@ func (p *printer) stmt(s Stmt) {
 		p.line("copy %s -> %s", RegionString(s.Src), RegionString(s.Dst))
 	case *AtomicAdd:
 		p.line("atomic_add %s -> %s", RegionString(s.Src), RegionString(s.Dst))
+	case *Prefetch:
+		p.line("prefetch %s", RegionString(s.Src))
 	case *Gemm:
 		opts := []string{s.Policy.String()}
 		if s.TransA {

@@ -96,6 +96,14 @@ type AtomicAdd struct {
 	Src, Dst Region
 }
 
+// Prefetch asks that a global region be fetched into L2 because a block
+// will soon read it. A hint with no effect on results: parts past the
+// tensor's edge are skipped, and a backend may ignore it.
+type Prefetch struct {
+	At
+	Src Region
+}
+
 // LoopKind says how a For may be scheduled.
 type LoopKind uint8
 

@@ -139,6 +139,10 @@ func (v *verifier) stmt(s Stmt) {
 		}
 		v.sameShape("copy", pos, s.Src, s.Dst)
 		v.writable("copy", pos, s.Dst.Buf)
+	case *Prefetch:
+		if v.region("prefetch", pos, s.Src) && s.Src.Buf.Scope != Global {
+			v.errorf("prefetch", pos, "%s is not a global tensor: only global tiles can be prefetched", s.Src.Buf.Name)
+		}
 	case *AtomicAdd:
 		if !v.region("atomic_add", pos, s.Src) || !v.region("atomic_add", pos, s.Dst) {
 			return
@@ -265,6 +269,8 @@ func opName(s Stmt) string {
 		return "copy"
 	case *AtomicAdd:
 		return "atomic_add"
+	case *Prefetch:
+		return "prefetch"
 	case *Gemm:
 		return "gemm"
 	case *Fill:

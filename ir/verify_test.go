@@ -240,6 +240,12 @@ func TestVerifyRaw(t *testing.T) {
 		{"atomic add with no buffer", func(f *Func, a, s *Buffer) {
 			f.Kernel.Body = []Stmt{&AtomicAdd{At: at, Src: Region{}, Dst: Whole(a)}}
 		}, "raw.go:7: atomic_add: missing buffer"},
+		{"prefetch of shared memory", func(f *Func, a, s *Buffer) {
+			f.Kernel.Body = []Stmt{&Prefetch{At: at, Src: Whole(s)}}
+		}, "raw.go:7: prefetch: s is not a global tensor: only global tiles can be prefetched"},
+		{"prefetch past the edge", func(f *Func, a, s *Buffer) {
+			f.Kernel.Body = []Stmt{&Prefetch{At: at, Src: Region{Buf: a, Start: ints(64, 0), Extent: []int{64, 64}, Keep: []bool{true, true}}}}
+		}, "raw.go:7: prefetch: region of A starts at 64 in dim 0, outside its size 64"},
 		{"gemm with no buffer", func(f *Func, a, s *Buffer) {
 			f.Kernel.Body = []Stmt{&Gemm{At: at, A: Whole(s), B: Region{}, C: Whole(s)}}
 		}, "raw.go:7: gemm: missing buffer"},

@@ -17,8 +17,9 @@ type attnRows struct {
 // attnLoop is the body the FlashAttention kernels share: query tile bx
 // (M rows) of head h in batch b against the KV tiles [lo, hi) that piece
 // picks from the tile's nKV (causal included); with piece nil, all of them
-// in a Pipelined loop.
-func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, bx tl.Expr, piece func(nKV tl.Expr) (lo, hi tl.Expr)) attnRows {
+// in a Pipelined loop. prefetch, when not nil, runs once the query tile's
+// copy is issued.
+func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, bx tl.Expr, prefetch func(), piece func(nKV tl.Expr) (lo, hi tl.Expr)) attnRows {
 	scale := s.SoftmaxScale() * math.Log2E // softmax in base 2
 	if c.WS {
 		k.WarpSpecialize()
@@ -39,6 +40,9 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 	lse := k.Fragment(tl.F32, c.M).Named("lse")
 
 	k.Copy(Q.Sub(b, h, tl.Tile(bx, c.M), tl.All), qs)
+	if prefetch != nil {
+		prefetch()
+	}
 	k.Clear(acc)
 	k.Clear(l)
 	k.Fill(m, tl.NegInf())

@@ -35,6 +35,12 @@ type AttnConfig struct {
 	// cores (FlashAttention-3's intra-warpgroup overlap). Its K/V ring takes
 	// one buffer more than the stages.
 	Overlap bool
+	// Prefetch has each block, once its own loads are issued, fetch into
+	// L2 the query tile and first K/V tiles of the block one wave later
+	// (its linear index plus the SM count), so that block's prologue reads
+	// L2 rather than HBM: short sequences, where blocks are short and the
+	// prologue is a large part of each, are what it is for.
+	Prefetch bool
 }
 
 // SoftmaxScale is the scale applied to Q·Kᵀ.
@@ -63,13 +69,64 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 	V := f.In("V", s.DType, s.B, s.HKV, s.Skv, s.Dv).WithStrides(s.strides(s.HKV, s.Skv, s.Dv)...)
 	O := f.Out("O", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
 	LSE := f.Out("LSE", tl.F32, s.B, s.H, s.Sq)
-	f.Kernel(tl.Grid(tl.CeilDiv(s.Sq, c.M), s.H, s.B), c.Threads, func(k *tl.Block) {
+	nM := (s.Sq + c.M - 1) / c.M
+	f.Kernel(tl.Grid(nM, s.H, s.B), c.Threads, func(k *tl.Block) {
 		bx, h, b := k.Idx()
-		if s.Causal { // the longest rows first, so the last wave is short
-			bx = tl.CeilDiv(s.Sq, c.M).Sub(1).Sub(bx)
+		id := b.Mul(s.H).Add(h).Mul(nM).Add(bx) // launch order
+		if s.Causal {
+			b, h, bx = longestFirst(id, s, c)
 		}
-		r := attnLoop(k, Q, K, V, s, c, b, h, bx, nil)
+		var prefetch func()
+		if c.Prefetch {
+			prefetch = func() {
+				next := id.Add(k.NumSMs())
+				k.If(next.Lt(s.B*s.H*nM), func() {
+					nb, nh, nbx := next.Div(s.H*nM), next.Div(nM).Mod(s.H), next.Mod(nM)
+					if s.Causal {
+						nb, nh, nbx = longestFirst(next, s, c)
+					}
+					hk := nh.Div(s.H / s.HKV)
+					k.Prefetch(Q.Sub(nb, nh, tl.Tile(nbx, c.M), tl.All))
+					k.Prefetch(K.Sub(nb, hk, tl.Tile(0, c.N), tl.All))
+					k.Prefetch(V.Sub(nb, hk, tl.Tile(0, c.N), tl.All))
+				})
+			}
+		}
+		r := attnLoop(k, Q, K, V, s, c, b, h, bx, prefetch, nil)
 		finalRows(k, r, O, LSE, s, c, b, h, bx)
 	})
 	return f
+}
+
+// longestFirst maps a causal block, by its index id in launch order over
+// the grid (query tiles, heads, batch), to the tile it runs so that blocks
+// start longest first:
+// heads are taken in groups, and a group launches all its last query tiles
+// (the most keys), then the tiles before them, down to its first tiles.
+// Ending each group on its shortest tiles keeps the last wave short (with
+// one block per head in turn, a long tile could start last and run alone),
+// and a group's K and V, read by all its tiles, stay in L2.
+func longestFirst(id tl.Expr, s AttnShape, c AttnConfig) (b, h, bx tl.Expr) {
+	nM, heads := (s.Sq+c.M-1)/c.M, s.B*s.H
+	g := causalGroup(s, nM, heads)
+	first := id.Div(g * nM).Mul(g) // the group's first head
+	size := tl.Int(g)
+	if heads%g != 0 { // the last group is smaller
+		size = tl.Min(g, tl.Int(heads).Sub(first))
+	}
+	r := id.Mod(g * nM)
+	p := first.Add(r.Mod(size)) // head of the batch, b·H + h
+	return p.Div(s.H), p.Mod(s.H), tl.Int(nM - 1).Sub(r.Div(size))
+}
+
+// causalGroup is how many heads of nM query tiles longestFirst groups:
+// about a wave of blocks (128), so that a group's shortest tiles fill the
+// last wave, and no more heads than keep their K and V within 16 MiB of L2
+// (a third of the H100's); at least one. Larger groups lost 3% at 512
+// causal tokens with d64 and d128 on an H100 (docs/perf.md): each group
+// starts with its heads' first tiles, all reading K and V from HBM at once.
+func causalGroup(s AttnShape, nM, heads int) int {
+	kv := s.Skv * (s.Dqk + s.Dv) * s.DType.Bytes()
+	wave := (128 + nM - 1) / nM
+	return max(1, min(heads, wave, (16<<20)/max(1, kv)))
 }

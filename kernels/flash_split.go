@@ -40,7 +40,7 @@ func FlashAttentionSplit(s AttnShape, c AttnConfig, splits int) *tl.Func {
 		if s.Causal { // the longest rows first, so the last wave is short
 			bx = tl.CeilDiv(s.Sq, c.M).Sub(1).Sub(bx)
 		}
-		r := attnLoop(k, Q, K, V, s, c, b, h, bx, func(nKV tl.Expr) (lo, hi tl.Expr) {
+		r := attnLoop(k, Q, K, V, s, c, b, h, bx, nil, func(nKV tl.Expr) (lo, hi tl.Expr) {
 			// This piece's tiles; lo = hi (no iteration) for an empty piece.
 			per := tl.CeilDiv(nKV, splits)
 			return tl.Min(sp.Mul(per), nKV), tl.Min(sp.Add(1).Mul(per), nKV)

@@ -72,7 +72,7 @@ func FlashAttentionTail(s AttnShape, c AttnConfig, sms, splits int) *tl.Func {
 		q := tl.Select(whole, 0, p.Div(splits))
 		sp := tl.Select(whole, 0, p.Mod(splits))
 		b, h, bx := a.tile(s, tl.Select(whole, g, q.Add(a.full)))
-		r := attnLoop(k, Q, K, V, s, c, b, h, bx, func(nKV tl.Expr) (lo, hi tl.Expr) {
+		r := attnLoop(k, Q, K, V, s, c, b, h, bx, nil, func(nKV tl.Expr) (lo, hi tl.Expr) {
 			per := tl.Select(whole, nKV, tl.CeilDiv(nKV, splits))
 			return tl.Min(sp.Mul(per), nKV), tl.Min(sp.Add(1).Mul(per), nKV)
 		})

@@ -101,4 +101,13 @@ func TestFlashAttentionInterp(t *testing.T) {
 		mod(&s)
 		t.Run(name, func(t *testing.T) { checkAttention(t, s, cfg) })
 	}
+	// Prefetching the next wave's tiles is a hint: results must not move,
+	// the last blocks (no next wave) included.
+	pf := cfg
+	pf.Prefetch = true
+	for _, name := range []string{"mha", "causal_sq>skv", "mqa_causal", "bshd_gqa_causal"} {
+		s := base
+		cases[name](&s)
+		t.Run("prefetch_"+name, func(t *testing.T) { checkAttention(t, s, pf) })
+	}
 }

@@ -59,6 +59,22 @@ func (k *Block) Copy(src, dst any) {
 	}
 }
 
+// Prefetch hints that the global tile src will be read soon, e.g. by the
+// block that runs one wave later: its cache lines are fetched into L2.
+// It changes no result; parts past the tensor's edge are skipped.
+func (k *Block) Prefetch(src any) {
+	pos := callerPos()
+	if s, ok := k.f.region("prefetch", pos, src); ok {
+		k.f.emit("prefetch", pos, &ir.Prefetch{At: ir.At{P: pos}, Src: s})
+	}
+}
+
+// NumSMs is the number of multiprocessors of the GPU running the kernel
+// (1 in the interpreter; on CUDA the SM id bound, which may exceed the SMs
+// enabled): with the block's linear index it names about the block that
+// runs one wave later. Meant for hints such as Prefetch.
+func (k *Block) NumSMs() Expr { return Expr{e: &ir.Var{Name: "num_sms", Kind: ir.SMCount}} }
+
 // AtomicAdd adds the tile src into the global region dst atomically.
 func (k *Block) AtomicAdd(src, dst any) {
 	pos := callerPos()

@@ -251,6 +251,8 @@ func stmtBuffers(st ir.Stmt) map[*ir.Buffer]bool {
 		case *ir.AtomicAdd:
 			region(s.Src)
 			region(s.Dst)
+		case *ir.Prefetch:
+			region(s.Src)
 		case *ir.Gemm:
 			region(s.A)
 			region(s.B)

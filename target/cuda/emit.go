@@ -232,6 +232,8 @@ func (e *emitter) stmt(s ir.Stmt) {
 		e.copy(s, false)
 	case *ir.AtomicAdd:
 		e.copy(&ir.Copy{At: s.At, Src: s.Src, Dst: s.Dst}, true)
+	case *ir.Prefetch:
+		e.prefetch(s)
 	case *ir.Gemm:
 		if e.c.wgmma[s] {
 			e.wgmma(s)

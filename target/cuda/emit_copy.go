@@ -418,3 +418,50 @@ func (e *emitter) copyPairsToShared(frag, dst ir.Region, l *layout.Fragment) boo
 	e.close()
 	return true
 }
+
+// prefetch spreads a global tile's 128-byte lines over the threads, each
+// fetching its lines into L2; a line holds 128 bytes of the innermost dim
+// when that dim is contiguous, one element otherwise.
+func (e *emitter) prefetch(s *ir.Prefetch) {
+	src := s.Src
+	shape := src.Shape()
+	if len(shape) == 0 {
+		shape = []int{1}
+	}
+	inner := 1
+	if dims := src.Dims(); len(dims) > 0 && e.strides(src.Buf)[dims[len(dims)-1]] == "1" {
+		inner = max(1, 128/src.Buf.DType.Bytes())
+	}
+	perRow := (shape[len(shape)-1] + inner - 1) / inner
+	n := perRow
+	for _, d := range shape[:len(shape)-1] {
+		n *= d
+	}
+	T := e.c.f.Kernel.Threads
+	name := e.fresh("pf")
+	e.open("for (int %s = tid; %s < %d; %s += %d)", name, name, n, name, T)
+	tile := make([]string, len(shape))
+	rest := name
+	for d := len(shape) - 1; d >= 0; d-- {
+		ext := shape[d]
+		if d == len(shape)-1 {
+			ext = perRow
+		}
+		tile[d] = fmt.Sprintf("(%s %% %d)", rest, ext)
+		if d == len(shape)-1 && inner > 1 {
+			tile[d] = fmt.Sprintf("(%s %% %d * %d)", rest, ext, inner)
+		}
+		rest = fmt.Sprintf("(%s / %d)", rest, ext)
+	}
+	if len(src.Dims()) == 0 {
+		tile = nil
+	}
+	idx := e.bufIndex(src, tile)
+	ref := fmt.Sprintf("&%s", e.refStr(src.Buf, idx))
+	if cond := e.inBounds(src, idx); cond != "" {
+		e.line("if (%s) tl::prefetch_l2(%s);", cond, ref)
+	} else {
+		e.line("tl::prefetch_l2(%s);", ref)
+	}
+	e.close()
+}

@@ -174,3 +174,38 @@ func TestLaunchBounds(t *testing.T) {
 		}
 	}
 }
+
+// Prefetch spreads a tile's 128-byte lines over the threads, each line
+// guarded by the tensor's bounds; NumSMs reads the SM count.
+func TestPrefetch(t *testing.T) {
+	s := kernels.AttnShape{B: 2, H: 4, HKV: 2, Sq: 300, Skv: 300, Dqk: 128, Dv: 128, Causal: true, DType: ir.BF16}
+	for _, tc := range []struct {
+		arch string
+		c    kernels.AttnConfig
+	}{
+		{"sm_80", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Prefetch: true}},
+		{"sm_90a", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Prefetch: true}},
+	} {
+		f, err := kernels.FlashAttention(s, tc.c).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(f, Options{Arch: tc.arch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Q: 128 rows of 2 lines (128 bf16 = 256 bytes) over 256 threads;
+		// K and V: 64 rows of 2 lines each.
+		for _, want := range []string{"tl::num_sms()) < 24)", "pf2 < 256; pf2 += 256)", "pf3 < 128; pf3 += 256)",
+			"< 300 && (pf2 % 2 * 64) < 128) tl::prefetch_l2(&Q[", "tl::prefetch_l2(&K[", "tl::prefetch_l2(&V["} {
+			if !strings.Contains(p.Source, want) {
+				t.Errorf("%s: no %q in\n%s", tc.arch, want, p.Source)
+			}
+		}
+		tc.c.Prefetch = false
+		f, _ = kernels.FlashAttention(s, tc.c).Build()
+		if p, err := Compile(f, Options{Arch: tc.arch}); err != nil || strings.Contains(p.Source, "prefetch_l2") {
+			t.Errorf("%s without Prefetch: %v, or it prefetches", tc.arch, err)
+		}
+	}
+}

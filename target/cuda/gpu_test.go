@@ -151,7 +151,8 @@ func attnCases() map[string]kernels.AttnShape {
 
 func TestGPUFlashAttention(t *testing.T) {
 	b := openGPU(t)
-	cfgs := []kernels.AttnConfig{{M: 64, N: 64, Stages: 2, Threads: 128}, {M: 128, N: 64, Stages: 2, Threads: 256}}
+	cfgs := []kernels.AttnConfig{{M: 64, N: 64, Stages: 2, Threads: 128}, {M: 128, N: 64, Stages: 2, Threads: 256},
+		{M: 128, N: 64, Stages: 2, Threads: 256, Prefetch: true}, {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Prefetch: true}}
 	for name, s := range attnCases() {
 		for ci, c := range cfgs {
 			if s.Dqk >= 256 && ci == 1 {

@@ -86,6 +86,9 @@ func readsBuffer(body []ir.Stmt, b *ir.Buffer) bool {
 		case *ir.AtomicAdd:
 			found = found || s.Src.Buf == b || s.Dst.Buf == b
 			regions(s.Src, s.Dst)
+		case *ir.Prefetch:
+			found = found || s.Src.Buf == b
+			regions(s.Src)
 		case *ir.Gemm:
 			found = found || s.A.Buf == b || s.B.Buf == b || s.C.Buf == b
 			regions(s.A, s.B, s.C)

@@ -1,0 +1,75 @@
+package kernels
+
+import (
+	"testing"
+
+	"github.com/tilego/tilego/interp"
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/tl"
+)
+
+// TestLongestFirst checks that the causal block order visits every
+// (batch, head, query tile) once and that, within a group of heads, no
+// query tile starts before a later (longer) one of its group.
+func TestLongestFirst(t *testing.T) {
+	cfg := AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}
+	cases := []struct {
+		name    string
+		s       AttnShape
+		wantGrp int
+	}{
+		{"d256_512_one_group", AttnShape{B: 4, H: 8, Sq: 512, Skv: 512, Dqk: 256, Dv: 256}, 32},
+		{"d256_512_groups", AttnShape{B: 32, H: 8, Sq: 512, Skv: 512, Dqk: 256, Dv: 256}, 32},
+		{"d64_512_a_wave", AttnShape{B: 32, H: 32, Sq: 512, Skv: 512, Dqk: 64, Dv: 64}, 32}, // L2 would take 128
+		{"uneven_last_group", AttnShape{B: 5, H: 7, Sq: 4096, Skv: 4096, Dqk: 128, Dv: 128}, 4},
+		{"sq_not_tile_multiple", AttnShape{B: 3, H: 3, Sq: 300, Skv: 700, Dqk: 64, Dv: 64}, 9},
+		{"long_one_head_a_group", AttnShape{B: 1, H: 3, Sq: 40000, Skv: 40000, Dqk: 128, Dv: 128}, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.s
+			s.HKV, s.Causal, s.DType = s.H, true, ir.BF16
+			heads, nM := s.B*s.H, (s.Sq+cfg.M-1)/cfg.M
+			if g := causalGroup(s, nM, heads); g != tc.wantGrp {
+				t.Fatalf("group %d heads, want %d", g, tc.wantGrp)
+			}
+			var vars [3]*ir.Var
+			var out [3]ir.Expr
+			f := tl.NewFunc("order")
+			f.Kernel(tl.Grid(nM, s.H, s.B), 128, func(k *tl.Block) {
+				x, y, z := k.Idx()
+				for i, e := range []tl.Expr{x, y, z} {
+					vars[i] = e.IR().(*ir.Var)
+				}
+				b, h, bx := longestFirst(z.Mul(s.H).Add(y).Mul(nM).Add(x), s, cfg)
+				out = [3]ir.Expr{b.IR(), h.IR(), bx.IR()}
+			})
+			seen := map[[3]int]bool{}
+			lastTile := map[int]int{} // group → tile of its latest block
+			for id := range heads * nM {
+				syms := map[*ir.Var]int{vars[0]: id % nM, vars[1]: id / nM % s.H, vars[2]: id / nM / s.H}
+				var got [3]int
+				for i, e := range out {
+					v, err := interp.EvalInt(e, syms)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got[i] = v
+				}
+				b, h, bx := got[0], got[1], got[2]
+				if b < 0 || b >= s.B || h < 0 || h >= s.H || bx < 0 || bx >= nM {
+					t.Fatalf("block %d runs (b %d, h %d, tile %d): out of range", id, b, h, bx)
+				}
+				if seen[got] {
+					t.Fatalf("block %d runs (b %d, h %d, tile %d) again", id, b, h, bx)
+				}
+				seen[got] = true
+				grp := (b*s.H + h) / causalGroup(s, nM, heads)
+				if prev, ok := lastTile[grp]; ok && bx > prev {
+					t.Fatalf("block %d starts tile %d of group %d after its tile %d", id, bx, grp, prev)
+				}
+				lastTile[grp] = bx
+			}
+		})
+	}
+}
