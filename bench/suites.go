@@ -40,7 +40,48 @@ func attention(suite string, vals map[string]string) (Point, error) {
 		return Point{}, err
 	}
 	d, _ := strconv.Atoi(vals["dim"])
-	return Point{Suite: suite, Problem: p, Configs: AttnConfigs(d, vals["causal"] == "true")}, nil
+	cs := AttnConfigs(d, vals["causal"] == "true")
+	if sq, _ := strconv.Atoi(vals["seq-q"]); sq <= 2048 {
+		cs = append(cs, shortAttnConfigs(d)...)
+	}
+	return Point{Suite: suite, Problem: p, Configs: cs}, nil
+}
+
+// shortAttnConfigs are tried at short sequences (up to 2k query tokens),
+// where a block's prologue and epilogue weigh most: configs that win
+// there with the next wave's Q and first K/V tiles prefetched into L2
+// (prefetch), and on a persistent grid (a block an SM walking the tiles,
+// whose producer runs on into the next tile's K/V while the consumers
+// store this one's output).
+func shortAttnConfigs(d int) []kernels.Config {
+	var cs []kernels.Config
+	add := func(c kernels.AttnConfig, variants ...func(*kernels.AttnConfig)) {
+		for _, v := range variants {
+			c := c
+			v(&c)
+			cs = append(cs, c)
+		}
+	}
+	pf := func(c *kernels.AttnConfig) { c.Prefetch = true }
+	ps := func(c *kernels.AttnConfig) { c.Persistent = true }
+	both := func(c *kernels.AttnConfig) { c.Prefetch, c.Persistent = true, true }
+	ws := kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true}
+	switch {
+	case d <= 64:
+		add(kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}, pf)
+		add(ws, ps, both)
+	case d <= 128:
+		add(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}, pf)
+		add(kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true}, ps, both)
+		add(ws, both)
+	default:
+		ws.N = 64
+		add(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}, pf)
+		add(ws, pf, ps, both)
+		ws.PingPong = true
+		add(ws, both)
+	}
+	return cs
 }
 
 // faSweep is FlashAttention-3's forward sweep: 512 to 16k tokens per
@@ -148,19 +189,12 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 	addOVPP := func(m, n int) { // both: FlashAttention-3's schedule
 		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true})
 	}
-	pf := func() { // the config just added, prefetching the next wave's tiles into L2
-		c := cs[len(cs)-1].(kernels.AttnConfig)
-		c.Prefetch = true
-		cs = append(cs, c)
-	}
 	switch {
 	case d <= 64:
 		add(128, 128, 256, 2)
-		pf()
 		add(128, 64, 256, 2)
 		add(128, 128, 128, 2)
 		add(64, 64, 128, 2)
-		pf()
 		addWS(128, 128, 256, 2)
 		addPP(128, 128, 2)
 		addPP(128, 64, 2)
@@ -171,7 +205,6 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 	case d <= 128:
 		add(128, 128, 256, 2)
 		add(128, 64, 256, 2)
-		pf()
 		add(128, 176, 256, 2)
 		addWS(128, 128, 256, 2)
 		addWS(128, 176, 256, 2)
@@ -182,27 +215,22 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		addOV(128, 64, 256, 2)
 		addOV(128, 96, 256, 2)
 		addOVPP(128, 128)
-		pf()
 		addOVPP(128, 96)
 		addOVPP(128, 64)
 		add(64, 64, 128, 2)
 		add(64, 128, 128, 2)
 		if causal { // the tuner's picks at 512 causal tokens on an H100 (docs/perf.md)
 			add(64, 32, 128, 2)
-			pf()
 			add(128, 48, 256, 2)
 		}
 	default:
 		add(128, 64, 256, 2)
-		pf()
 		add(128, 80, 256, 2)
 		add(64, 32, 128, 2)
 		add(64, 64, 128, 2)
 		addWS(128, 64, 256, 2)
-		pf()
 		addWS(128, 80, 256, 2)
 		addPP(128, 64, 2)
-		pf()
 		addPP(128, 80, 2)
 		addWS(64, 32, 128, 2) // 96 KB of shared memory: two blocks per SM
 		addWS(64, 64, 128, 2)

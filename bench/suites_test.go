@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tilego/tilego/interp"
@@ -292,6 +294,43 @@ func TestSplitSuitesCompile(t *testing.T) {
 						t.Errorf("%s %s %s: %v", name, p.Problem.Shape(), kernels.ConfigFields(c), err)
 					}
 				}
+			}
+		}
+	}
+}
+
+// The configs tried only at short sequences: there at 512 and 2k tokens,
+// not at 4k; each compiles for Hopper, and a persistent one with a
+// producer gets one (its ring counted on across tiles).
+func TestShortAttnConfigs(t *testing.T) {
+	for _, d := range []int{64, 128, 256} {
+		for _, seq := range []int{512, 2048, 4096} {
+			p, err := attention("t", map[string]string{"batch": "2", "heads": "4", "seq-q": fmt.Sprint(seq), "dim": fmt.Sprint(d),
+				"causal": "true", "layout": "bshd", "dtype": "bf16"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, c := range p.Configs {
+				ac := c.(kernels.AttnConfig)
+				if !ac.Persistent && !ac.Prefetch {
+					continue
+				}
+				n++
+				fs, _, err := Programs(p.Problem, c, ir.DefaultLimits)
+				if err != nil {
+					t.Fatalf("d%d %d %v: %v", d, seq, ac, err)
+				}
+				prog, err := cuda.Compile(fs[0], cuda.Options{Arch: "sm_90a"})
+				if err != nil {
+					t.Fatalf("d%d %d %+v: %v", d, seq, ac, err)
+				}
+				if ws := ac.WS && ac.Persistent; ws != strings.Contains(prog.Source, "ring += max(0, hi - lo);") {
+					t.Errorf("d%d %+v: persistent producer %v, but the source says otherwise", d, ac, ws)
+				}
+			}
+			if want := len(shortAttnConfigs(d)); (seq <= 2048) != (n == want) || (seq > 2048 && n != 0) {
+				t.Errorf("d%d seq %d: %d short configs, want %d", d, seq, n, want)
 			}
 		}
 	}

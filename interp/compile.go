@@ -77,9 +77,6 @@ func (c *compiler) expr(e ir.Expr) eval {
 		}
 		return func(*state) float64 { return v }
 	case *ir.Var:
-		if e.Kind == ir.SMCount { // the interpreter is one multiprocessor
-			return func(*state) float64 { return 1 }
-		}
 		s, ok := c.slot[e]
 		if !ok {
 			c.errorf("variable %s is not bound", e.Name)

@@ -35,10 +35,17 @@ func Run(f *ir.Func, args []*tensor.Tensor) error {
 	return c.launch(body)
 }
 
+// InterpSMs is the SM count a program sees in the interpreter: more than
+// one, so that persistent grids walk several tiles a block, unevenly.
+const InterpSMs = 3
+
 // Bind resolves symbolic sizes from the tensors passed for f's parameters
 // and checks every shape and stride against the program's declaration.
 func Bind(f *ir.Func, args []*tensor.Tensor) (map[*ir.Var]int, error) {
 	syms := map[*ir.Var]int{}
+	if f.SMs != nil {
+		syms[f.SMs] = InterpSMs
+	}
 	for i, p := range f.Params {
 		t := args[i]
 		if t == nil {

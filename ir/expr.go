@@ -22,8 +22,9 @@ const (
 	BlockIdx                // the block's coordinate along one grid axis
 	SymSize                 // a named size bound when the kernel is launched
 	// SMCount is the number of multiprocessors of the GPU the kernel runs
-	// on (1 in the interpreter). Always bound; meant for hints such as
-	// which tile a block one wave later will read.
+	// on, bound at launch from the device (Func.SMs; the interpreter
+	// binds InterpSMs): for persistent grids and for hints such as which
+	// tile a block one wave later reads.
 	SMCount
 )
 

@@ -36,6 +36,7 @@ type Func struct {
 	Name   string
 	Params []*Buffer
 	Syms   []*Var
+	SMs    *Var // the SM count (kind SMCount) when the program uses it
 	Kernel *Kernel
 }
 

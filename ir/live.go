@@ -1,7 +1,9 @@
 package ir
 
 // Span is a live range: the first and last statement (in program order)
-// that touch a tile; a use inside a loop spans the whole loop.
+// that touch a tile; a use inside a loop spans the whole loop, unless the
+// loop is serial and each iteration starts by overwriting the whole tile
+// (see fresh).
 type Span struct{ First, Last int }
 
 // Overlaps reports whether two live ranges share a statement.
@@ -48,9 +50,13 @@ func LiveRanges(body []Stmt) map[*Buffer]Span {
 				kids = append(append([]Stmt{}, st.Then...), st.Else...)
 			}
 			used := visit(kids)
+			var renewed map[*Buffer]bool
+			if f, ok := st.(*For); ok && f.Kind != Pipelined {
+				renewed = fresh(f.Body)
+			}
 			for b := range used {
 				inside[b] = true
-				if loop {
+				if loop && !renewed[b] {
 					use(b, Span{at, n - 1})
 				}
 			}
@@ -59,6 +65,69 @@ func LiveRanges(body []Stmt) map[*Buffer]Span {
 	}
 	visit(body)
 	return spans
+}
+
+// fresh lists the tiles that a serial loop's iteration overwrites whole
+// before anything else in it touches them: a statement of the body itself
+// (not under an if) copies or fills all of the tile. Nothing of such a
+// tile outlives an iteration, so its bytes are free between its last use
+// in one iteration and that write in the next. A Pipelined loop's tiles
+// are not: its copies run ahead into later iterations.
+func fresh(body []Stmt) map[*Buffer]bool {
+	seen, out := map[*Buffer]bool{}, map[*Buffer]bool{}
+	for _, st := range body {
+		var dst *Buffer
+		switch st := st.(type) {
+		case *Copy:
+			if st.Dst.IsWhole() && st.Src.Buf != st.Dst.Buf {
+				dst = st.Dst.Buf
+			}
+		case *Fill:
+			if st.Dst.IsWhole() {
+				dst = st.Dst.Buf
+			}
+		}
+		if dst != nil && !seen[dst] && !usesBuffer(st, dst, true) {
+			out[dst] = true
+		}
+		Walk([]Stmt{st}, func(s Stmt) {
+			for _, b := range directUses(s) {
+				seen[b] = true
+			}
+		})
+	}
+	return out
+}
+
+// usesBuffer reports whether st reads b anywhere but as its destination:
+// in a region start, an index or a value (skipDst leaves out the Dst
+// region's buffer itself).
+func usesBuffer(st Stmt, b *Buffer, skipDst bool) bool {
+	found := false
+	expr := func(e Expr) {
+		WalkExpr(e, func(x Expr) {
+			if l, ok := x.(*Load); ok && l.Buf == b {
+				found = true
+			}
+		})
+	}
+	region := func(r Region, isDst bool) {
+		if r.Buf == b && !(isDst && skipDst) {
+			found = true
+		}
+		for _, e := range r.Start {
+			expr(e)
+		}
+	}
+	switch st := st.(type) {
+	case *Copy:
+		region(st.Src, false)
+		region(st.Dst, true)
+	case *Fill:
+		region(st.Dst, true)
+		expr(st.Value)
+	}
+	return found
 }
 
 // directUses lists the buffers a statement itself names (not its body's).

@@ -24,6 +24,9 @@ func (f *Func) String() string {
 		}
 		p.printf(" sizes(%s)", strings.Join(names, ", "))
 	}
+	if f.SMs != nil {
+		p.printf(" device(%s)", f.SMs.Name)
+	}
 	p.printf(" {\n")
 	if k := f.Kernel; k != nil {
 		p.depth++

@@ -37,6 +37,9 @@ func (v *verifier) run() {
 	for _, s := range f.Syms {
 		v.bound[s] = true
 	}
+	if f.SMs != nil {
+		v.bound[f.SMs] = true
+	}
 	names := map[string]bool{}
 	for _, p := range f.Params {
 		if names[p.Name] {

@@ -9,7 +9,7 @@ func (v *verifier) expr(op string, pos Pos, e Expr) {
 	WalkExpr(e, func(x Expr) {
 		switch x := x.(type) {
 		case *Var:
-			if !v.bound[x] && x.Kind != SMCount {
+			if !v.bound[x] {
 				v.errorf(op, pos, "variable %s is used outside the loop or kernel that binds it", x.Name)
 			}
 		case *Load:

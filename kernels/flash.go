@@ -41,6 +41,10 @@ type AttnConfig struct {
 	// L2 rather than HBM: short sequences, where blocks are short and the
 	// prologue is a large part of each, are what it is for.
 	Prefetch bool
+	// Persistent launches a block an SM that walks the query tiles in
+	// turn (tile g, g + grid, ...), in the order the blocks would have
+	// started; with Prefetch, a block prefetches its own next tile.
+	Persistent bool
 }
 
 // SoftmaxScale is the scale applied to Q·Kᵀ.
@@ -70,21 +74,23 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 	O := f.Out("O", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
 	LSE := f.Out("LSE", tl.F32, s.B, s.H, s.Sq)
 	nM := (s.Sq + c.M - 1) / c.M
-	f.Kernel(tl.Grid(nM, s.H, s.B), c.Threads, func(k *tl.Block) {
-		bx, h, b := k.Idx()
-		id := b.Mul(s.H).Add(h).Mul(nM).Add(bx) // launch order
+	tiles := s.B * s.H * nM
+	at := func(id tl.Expr) (b, h, bx tl.Expr) { // the tile of launch-order index id
 		if s.Causal {
-			b, h, bx = longestFirst(id, s, c)
+			return longestFirst(id, s, c)
 		}
+		return id.Div(s.H * nM), id.Div(nM).Mod(s.H), id.Mod(nM)
+	}
+	// tile runs query tile bx of head h in batch b; next, when
+	// prefetching, gives the launch-order index of the tile that about the
+	// same SM runs next.
+	tile := func(k *tl.Block, b, h, bx tl.Expr, next func() tl.Expr) {
 		var prefetch func()
 		if c.Prefetch {
 			prefetch = func() {
-				next := id.Add(k.NumSMs())
-				k.If(next.Lt(s.B*s.H*nM), func() {
-					nb, nh, nbx := next.Div(s.H*nM), next.Div(nM).Mod(s.H), next.Mod(nM)
-					if s.Causal {
-						nb, nh, nbx = longestFirst(next, s, c)
-					}
+				next := next()
+				k.If(next.Lt(tiles), func() {
+					nb, nh, nbx := at(next)
 					hk := nh.Div(s.H / s.HKV)
 					k.Prefetch(Q.Sub(nb, nh, tl.Tile(nbx, c.M), tl.All))
 					k.Prefetch(K.Sub(nb, hk, tl.Tile(0, c.N), tl.All))
@@ -94,6 +100,26 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 		}
 		r := attnLoop(k, Q, K, V, s, c, b, h, bx, prefetch, nil)
 		finalRows(k, r, O, LSE, s, c, b, h, bx)
+	}
+	if c.Persistent { // a block an SM, each walking every grid-th tile
+		grid := tl.Min(tiles, f.NumSMs())
+		f.Kernel(tl.Grid(grid), c.Threads, func(k *tl.Block) {
+			g, _, _ := k.Idx()
+			k.Serial(tl.CeilDiv(tl.Int(tiles).Sub(g), grid), func(i tl.Expr) {
+				id := g.Add(i.Mul(grid))
+				b, h, bx := at(id)
+				tile(k, b, h, bx, func() tl.Expr { return id.Add(grid) })
+			})
+		})
+		return f
+	}
+	f.Kernel(tl.Grid(nM, s.H, s.B), c.Threads, func(k *tl.Block) {
+		bx, h, b := k.Idx()
+		id := b.Mul(s.H).Add(h).Mul(nM).Add(bx) // launch order
+		if s.Causal {
+			b, h, bx = at(id)
+		}
+		tile(k, b, h, bx, func() tl.Expr { return id.Add(k.NumSMs()) })
 	})
 	return f
 }

@@ -110,4 +110,12 @@ func TestFlashAttentionInterp(t *testing.T) {
 		cases[name](&s)
 		t.Run("prefetch_"+name, func(t *testing.T) { checkAttention(t, s, pf) })
 	}
+	// A persistent grid (interp.InterpSMs blocks) walks every tile once.
+	for _, name := range []string{"mha", "causal", "causal_sq<skv", "gqa", "d256"} {
+		s := base
+		cases[name](&s)
+		for _, c := range []AttnConfig{{M: 32, N: 32, Stages: 2, Threads: 128, Persistent: true}, {M: 32, N: 32, Stages: 2, Threads: 128, Persistent: true, Prefetch: true}} {
+			t.Run(fmt.Sprintf("persistent_%s_prefetch=%v", name, c.Prefetch), func(t *testing.T) { checkAttention(t, s, c) })
+		}
+	}
 }

@@ -49,6 +49,9 @@ build() {
 		done &&
 		for cfg in "ws overlap" "ws overlap pingpong"; do # the Hopper schedules, d128 4k
 			go run ./cmd/tilego emit flash-attention --dim 128 --seq-q 4096 --target sm_90a --config "$cfg" >"bin/src/flashattention_dim_128_$(echo "$cfg" | tr ' ' '_').cu"
+		done &&
+		for cfg in "n=64 ws persistent prefetch" "n=64 ws"; do # d256 causal 512 (issue 3's last point), persistent or not
+			go run ./cmd/tilego emit flash-attention --dim 256 --seq-q 512 --batch 32 --heads 8 --causal --target sm_90a --config "$cfg" >"bin/src/flashattention_dim_256_causal_512_$(echo "$cfg" | tr ' =' '__').cu"
 		done
 }
 
@@ -62,21 +65,21 @@ run() {
 		for t in ${TEST_PKGS-runtime jit cuda_backend autotune bench}; do
 			# The TMA/warp-specialized variants run apart, with a short
 			# timeout: a wrong barrier phase hangs rather than fails.
-			./bin/$t.test -test.v -test.timeout 600s -test.skip '^(TestGPUTMA|TestGPUDeferred)$' >"$OUT/test-$t.log" 2>&1
+			./bin/$t.test -test.v -test.timeout 600s -test.skip '^(TestGPUTMA|TestGPUDeferred|TestGPUPersistent)$' >"$OUT/test-$t.log" 2>&1
 			rc=$?
 			pass=$(grep -c -- '--- PASS' "$OUT/test-$t.log")
 			fail=$(grep -c -- '--- FAIL' "$OUT/test-$t.log")
 			summary+=("tests $t: $pass passed, $fail failed (exit $rc)")
 			grep -- '--- FAIL' "$OUT/test-$t.log" | head -20
 		done
-		timeout 240 ./bin/cuda_backend.test -test.v -test.run '^(TestGPUTMA|TestGPUDeferred)$' >"$OUT/test-tma.log" 2>&1
+		timeout 300 ./bin/cuda_backend.test -test.v -test.run '^(TestGPUTMA|TestGPUDeferred|TestGPUPersistent)$' >"$OUT/test-tma.log" 2>&1
 		rc=$?
-		summary+=("tests tma/ws/deferred: $(grep -c -- '--- PASS' "$OUT/test-tma.log") passed, $(grep -c -- '--- FAIL' "$OUT/test-tma.log") failed (exit $rc; 124 = hung)")
+		summary+=("tests tma/ws/deferred/persistent: $(grep -c -- '--- PASS' "$OUT/test-tma.log") passed, $(grep -c -- '--- FAIL' "$OUT/test-tma.log") failed (exit $rc; 124 = hung)")
 	fi
 	if [ "${SAN:-0}" = 1 ]; then
-		# FlashAttention and GEMM on both paths (sm_90a: TMA), and with a
-		# producer warpgroup.
-		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA|TestGPUDeferred)$/^(sm_90a?|wstrue|pingpong|gemm_ws)$/^(mha_cfg0|mha_cfg4|mha_cfg5|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16)$'
+		# FlashAttention and GEMM on both paths (sm_90a: TMA), with a
+		# producer warpgroup, and on a persistent grid (the fourth level).
+		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA|TestGPUDeferred|TestGPUPersistent)$/^(sm_90a?|wstrue|pingpong|gemm_ws)$/^(mha_cfg0|mha_cfg4|mha_cfg5|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16|san_d64)$/^(ws_ovpp|ws_pf|noprod)$'
 		for tool in memcheck racecheck synccheck; do
 			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.v -test.run "$small" >"$OUT/san-$tool.log" 2>&1
 			summary+=("compute-sanitizer $tool: exit $?, $(grep -c -- '--- PASS' "$OUT/san-$tool.log") tests passed ($(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.log" | sed 's/=* *//'))")

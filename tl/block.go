@@ -69,11 +69,8 @@ func (k *Block) Prefetch(src any) {
 	}
 }
 
-// NumSMs is the number of multiprocessors of the GPU running the kernel
-// (1 in the interpreter; on CUDA the SM id bound, which may exceed the SMs
-// enabled): with the block's linear index it names about the block that
-// runs one wave later. Meant for hints such as Prefetch.
-func (k *Block) NumSMs() Expr { return Expr{e: &ir.Var{Name: "num_sms", Kind: ir.SMCount}} }
+// NumSMs is Func.NumSMs, for use in the kernel's body.
+func (k *Block) NumSMs() Expr { return k.f.NumSMs() }
 
 // AtomicAdd adds the tile src into the global region dst atomically.
 func (k *Block) AtomicAdd(src, dst any) {

@@ -122,6 +122,18 @@ func (f *Func) Sym(name string) Expr {
 	return Expr{e: v}
 }
 
+// NumSMs is the number of multiprocessors of the GPU that runs the
+// program, bound at launch from the device (interp.InterpSMs in the
+// interpreter). A grid may use it (a persistent kernel launches a block an
+// SM), and so may the kernel: with a block's linear index it names about
+// the block that runs one wave later.
+func (f *Func) NumSMs() Expr {
+	if f.fn.SMs == nil {
+		f.fn.SMs = &ir.Var{Name: "num_sms", Kind: ir.SMCount}
+	}
+	return Expr{e: f.fn.SMs}
+}
+
 // Grid lists the number of blocks along x, y and z (1 to 3 dims).
 func Grid(dims ...any) []any { return dims }
 

@@ -227,6 +227,10 @@ func bind(b *Backend, p *Program, args []*tensor.Tensor, bufs []drv.Buffer) (*La
 	for _, s := range f.Syms {
 		l.args = append(l.args, int32(syms[s]))
 	}
+	if f.SMs != nil { // the device's, for the grid and the kernel alike
+		syms[f.SMs] = b.dev.SMCount
+		l.args = append(l.args, int32(b.dev.SMCount))
+	}
 	if len(p.TMA) > 0 {
 		tms, err := encodeTMA(b, p, bufs, syms)
 		if err != nil {

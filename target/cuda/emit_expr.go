@@ -32,9 +32,6 @@ func (e *emitter) expr(x ir.Expr) string {
 		}
 		return s + "f"
 	case *ir.Var:
-		if x.Kind == ir.SMCount {
-			return "tl::num_sms()"
-		}
 		return x.Name
 	case *ir.Binary:
 		return e.binary(x)

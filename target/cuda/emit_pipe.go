@@ -30,7 +30,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	issue := func(iter string) {
 		e.open("")
 		e.line("const int %s = %s;", v, iter)
-		slot := fmt.Sprintf("((%s - lo) %% %d)", v, R)
+		slot := fmt.Sprintf("(%s %% %d)", e.ringPos(tma, v), R)
 		for _, cp := range hoisted {
 			e.stage[cp.Dst.Buf] = slot
 		}
@@ -51,7 +51,8 @@ func (e *emitter) pipelined(s *ir.For) {
 	ws := e.c.ws != nil && e.c.ws.loop == s // a producer warpgroup issues the loads
 	e.open("")
 	e.line("const int lo = %s, hi = %s;", e.expr(s.Start), e.expr(s.Stop))
-	if tma != nil && !ws {
+	e.ringBase(tma)
+	if tma != nil && !ws && tma.outer == nil { // else set up once, before the outer loop
 		e.tmaInit(tma, R)
 	}
 	if !ws {
@@ -99,7 +100,7 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.line("tl::cp_async_commit();")
 	}
 	for _, cp := range hoisted {
-		e.stage[cp.Dst.Buf] = fmt.Sprintf("((%s - lo) %% %d)", v, R)
+		e.stage[cp.Dst.Buf] = fmt.Sprintf("(%s %% %d)", e.ringPos(tma, v), R)
 	}
 	late := hasDeferred(s)
 	switch {
@@ -133,8 +134,14 @@ func (e *emitter) pipelined(s *ir.For) {
 	if late {
 		e.deferredTail(s, isHoisted)
 		e.lazy = nil
+		if ws && tma.outer != nil { // the producer goes on into the next tile's loop
+			e.open("if (hi > lo)")
+			e.wsRelease("hi - 1", R)
+			e.close()
+		}
 	}
 	e.line("tl::cp_async_wait<0>();")
+	e.ringAdvance(tma)
 	e.close()
 	for _, cp := range hoisted {
 		delete(e.stage, cp.Dst.Buf)

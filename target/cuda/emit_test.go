@@ -196,7 +196,7 @@ func TestPrefetch(t *testing.T) {
 		}
 		// Q: 128 rows of 2 lines (128 bf16 = 256 bytes) over 256 threads;
 		// K and V: 64 rows of 2 lines each.
-		for _, want := range []string{"tl::num_sms()) < 24)", "pf2 < 256; pf2 += 256)", "pf3 < 128; pf3 += 256)",
+		for _, want := range []string{"num_sms) < 24)", "pf2 < 256; pf2 += 256)", "pf3 < 128; pf3 += 256)",
 			"< 300 && (pf2 % 2 * 64) < 128) tl::prefetch_l2(&Q[", "tl::prefetch_l2(&K[", "tl::prefetch_l2(&V["} {
 			if !strings.Contains(p.Source, want) {
 				t.Errorf("%s: no %q in\n%s", tc.arch, want, p.Source)
@@ -207,5 +207,85 @@ func TestPrefetch(t *testing.T) {
 		if p, err := Compile(f, Options{Arch: tc.arch}); err != nil || strings.Contains(p.Source, "prefetch_l2") {
 			t.Errorf("%s without Prefetch: %v, or it prefetches", tc.arch, err)
 		}
+	}
+}
+
+// On a persistent grid the producer walks the tiles too, and both sides
+// count the ring on across them; with the P·V deferred, the consumers free
+// a tile's last slot after its tail, since the producer goes on into the
+// next tile. Without a tile loop, none of it is emitted.
+func TestPersistentRing(t *testing.T) {
+	s := kernels.AttnShape{B: 4, H: 8, HKV: 8, Sq: 1000, Skv: 1000, Dqk: 128, Dv: 128, Causal: true, DType: ir.BF16}
+	common := []string{
+		"int ring = 0;\n      for (int k0 = 0; k0 < ", // the producer's walk (after its own ring)
+		"const int rb = lo - ring;",
+		"tl::mbar_wait(tl::smem_addr(smem + ", "((k1 - rb) % ",
+		"ring += max(0, hi - lo);",
+		"int ring = 0; // the ring positions used so far (ringPos)",
+		"const int num_sms",
+	}
+	for _, tc := range []struct {
+		c    kernels.AttnConfig
+		want []string
+		not  []string
+	}{
+		{kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true},
+			append(common, "if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + 98320) + 8 * ((k1 - rb) % 2));"), []string{"hi - 1 - rb"}},
+		{kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true},
+			append(common, "if (hi > lo) {\n        __syncwarp();\n        if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + "+"131096) + 8 * ((hi - 1 - rb) % 3));"), nil},
+		{kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true},
+			[]string{"((k0 - lo) % 3)"}, []string{"ring", "rb", "hi - 1 - lo", "num_sms"}},
+		// Without a producer: the barriers set up once, before the walk.
+		{kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Persistent: true},
+			[]string{"tl::fence_mbar_init();\n  }\n  __syncthreads();\n  int ring = 0; // the ring positions used so far (ringPos)\n  for (int k0 = 0;",
+				"const int rb = lo - ring;", "((k1 - rb) / 2) & 1);", "ring += max(0, hi - lo);"}, nil},
+	} {
+		f, err := kernels.FlashAttention(s, tc.c).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(f, Options{Arch: "sm_90a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(p.Source, w) {
+				t.Errorf("%+v: no %q", tc.c, w)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(p.Source, w) {
+				t.Errorf("%+v: has %q", tc.c, w)
+			}
+		}
+		if n := strings.Count(p.Source, "tl::fence_mbar_init();"); n != 1 {
+			t.Errorf("%+v: barriers set up %d times", tc.c, n)
+		}
+		if t.Failed() {
+			t.Log(p.Source)
+			return
+		}
+	}
+}
+
+// loopNesting: Pipelined loops in no loop stand alone; one that is a
+// statement of a top-level serial loop runs on from its iterations; any
+// other (deeper, under a while, two in one kernel) is neither.
+func TestLoopNesting(t *testing.T) {
+	pipe := func() *ir.For { return &ir.For{Var: &ir.Var{Name: "k"}, Kind: ir.Pipelined, Stages: 2} }
+	serial := func(body ...ir.Stmt) *ir.For { return &ir.For{Var: &ir.Var{Name: "i"}, Body: body} }
+	top, inner, deep, underIf, underWhile := pipe(), pipe(), pipe(), pipe(), pipe()
+	outer := serial(inner, serial(deep))
+	body := []ir.Stmt{top, outer, &ir.If{Then: []ir.Stmt{underIf}}, &ir.While{Body: []ir.Stmt{underWhile}}}
+	o, alone := loopNesting(body)
+	if !alone[top] || !alone[underIf] || len(alone) != 2 {
+		t.Errorf("alone: %v", alone)
+	}
+	if o[inner] != outer || len(o) != 1 {
+		t.Errorf("outer: %v", o)
+	}
+	o, _ = loopNesting([]ir.Stmt{serial(pipe()), serial(pipe())})
+	if len(o) != 0 {
+		t.Errorf("two tile loops: %v", o)
 	}
 }

@@ -4,8 +4,10 @@ package cuda
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
+	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/ref"
 )
@@ -49,6 +51,69 @@ func TestGPUDeferred(t *testing.T) {
 					runPoisoned(t, b, arch, f, args)
 					var do, dl ref.Diff
 					kernels.CheckAttentionRows(s, args, kernels.AllRows(s), &do, &dl)
+					if do.Bad > 0 || dl.Bad > 0 || do.Rel() > kernels.Tolerance(s.DType) || dl.Rel() > kernels.LSETolerance {
+						t.Errorf("O: %s; LSE: %s", &do, &dl)
+					}
+				})
+			}
+		}
+	}
+}
+
+// FlashAttention on a persistent grid (AttnConfig.Persistent): a block an
+// SM walks several tiles, so these shapes have more tiles than an H100 has
+// SMs, unevenly. With a producer, its ring runs on from tile to tile (a
+// wrong phase hangs: this runs under TestGPUTMA's timeout). Every output
+// is checked for NaN (outputs start poisoned, so a tile no block ran shows)
+// and a sample of rows against float64.
+func TestGPUPersistent(t *testing.T) {
+	b := openGPU(t)
+	shapes := map[string]kernels.AttnShape{
+		"mha_d64":        {B: 4, H: 8, HKV: 8, Sq: 1000, Skv: 1000, Dqk: 64, Dv: 64, DType: ir.BF16},
+		"causal_d128":    {B: 3, H: 8, HKV: 8, Sq: 1100, Skv: 1100, Dqk: 128, Dv: 128, Causal: true, DType: ir.BF16},
+		"gqa_bshd_d128":  {B: 2, H: 16, HKV: 4, Sq: 900, Skv: 1300, Dqk: 128, Dv: 128, Causal: true, BSHD: true, DType: ir.BF16},
+		"causal_d256":    {B: 4, H: 8, HKV: 8, Sq: 700, Skv: 700, Dqk: 256, Dv: 256, Causal: true, DType: ir.BF16},
+		"f16_causal_d64": {B: 2, H: 16, HKV: 16, Sq: 1200, Skv: 1000, Dqk: 64, Dv: 64, Causal: true, DType: ir.F16},
+		"san_d64":        {B: 2, H: 16, HKV: 16, Sq: 520, Skv: 520, Dqk: 64, Dv: 64, Causal: true, DType: ir.BF16}, // 160 tiles: small, for the sanitizers
+	}
+	cfgs := map[string]kernels.AttnConfig{
+		"ws":            {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true},
+		"ws_pf":         {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true, Prefetch: true},
+		"ws_ov":         {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true},
+		"ws_ovpp":       {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true, Persistent: true},
+		"ws_pp":         {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, PingPong: true, Persistent: true},
+		"noprod":        {M: 128, N: 64, Stages: 2, Threads: 256, Persistent: true},
+		"m64_pf":        {M: 64, N: 64, Stages: 2, Threads: 128, Persistent: true, Prefetch: true},
+		"nonpersist_pf": {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Prefetch: true},
+	}
+	for sname, s := range shapes {
+		for cname, c := range cfgs {
+			if s.Dqk >= 256 && c.Overlap {
+				c.N = 32
+			}
+			for _, arch := range archs(b) {
+				if c.WS && arch != "sm_90a" {
+					continue
+				}
+				t.Run(fmt.Sprintf("%s/%s/%s", arch, sname, cname), func(t *testing.T) {
+					f, err := kernels.FlashAttention(s, c).Build(b.Limits())
+					if err == nil {
+						_, err = Compile(f, Options{Arch: arch})
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					args := kernels.AttentionInputs(s, 31)
+					runPoisoned(t, b, arch, f, args)
+					for i, out := range args[3:] {
+						for j, v := range out.Data {
+							if math.IsNaN(v) {
+								t.Fatalf("output %d element %d is NaN: a tile was not run", i, j)
+							}
+						}
+					}
+					var do, dl ref.Diff
+					kernels.CheckAttentionRows(s, args, kernels.SampleRows(s, 192, 7), &do, &dl)
 					if do.Bad > 0 || dl.Bad > 0 || do.Rel() > kernels.Tolerance(s.DType) || dl.Rel() > kernels.LSETolerance {
 						t.Errorf("O: %s; LSE: %s", &do, &dl)
 					}

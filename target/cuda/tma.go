@@ -36,6 +36,11 @@ type tmaCopy struct {
 type tmaLoop struct {
 	bar    int // shared offset of its stages' mbarriers (8 bytes each)
 	copies map[*ir.Copy]*tmaCopy
+	// outer, when not nil, is the serial loop (a statement of the kernel
+	// body) whose iterations each run this loop once, as a persistent
+	// kernel's walk over its tiles: the barriers are set up once, before
+	// it, and the ring's positions run on across its iterations (ringPos).
+	outer *ir.For
 }
 
 // tmaEnabled: unless Options.NoTMA, or TILEGO_TMA=0 in the environment.
@@ -50,13 +55,17 @@ func planTMA(c *compilation) {
 		return
 	}
 	c.tma = map[*ir.For]*tmaLoop{}
+	outer, alone := loopNesting(c.f.Kernel.Body)
 	ir.Walk(c.f.Kernel.Body, func(st ir.Stmt) { // in program order, so the source is deterministic
 		f, ok := st.(*ir.For)
 		cps := c.smem.hoisted[f]
 		if !ok || len(cps) == 0 || align(c.smem.total, 8)+8*ringSize(f) > ir.DefaultLimits.MaxSharedBytes {
 			return
 		}
-		l := &tmaLoop{copies: map[*ir.Copy]*tmaCopy{}}
+		if !alone[f] && outer[f] == nil { // deeper in loops: cp.async, whose ring drains each run
+			return
+		}
+		l := &tmaLoop{copies: map[*ir.Copy]*tmaCopy{}, outer: outer[f]}
 		var specs []TMASpec
 		for _, cp := range cps {
 			tc, spec, ok := c.tmaCopy(cp)
@@ -199,10 +208,50 @@ func (e *emitter) tmaIssue(l *tmaLoop, hoisted []*ir.Copy, slot, guard string) {
 	e.close()
 }
 
+// loopNesting sorts the Pipelined loops of a kernel body: alone, those in
+// no loop; outer, those that are a statement of the body of a serial loop
+// that is itself a statement of the kernel body (only when there is one
+// such loop, so that one ring count serves), mapped to that loop.
+func loopNesting(body []ir.Stmt) (outer map[*ir.For]*ir.For, alone map[*ir.For]bool) {
+	outer, alone = map[*ir.For]*ir.For{}, map[*ir.For]bool{}
+	var inLoop func(body []ir.Stmt, depth int)
+	inLoop = func(body []ir.Stmt, depth int) {
+		for _, st := range body {
+			switch s := st.(type) {
+			case *ir.For:
+				if s.Kind == ir.Pipelined && depth == 0 {
+					alone[s] = true
+				}
+				inLoop(s.Body, depth+1)
+			case *ir.While:
+				inLoop(s.Body, depth+1)
+			case *ir.If:
+				inLoop(s.Then, depth)
+				inLoop(s.Else, depth)
+			}
+		}
+	}
+	inLoop(body, 0)
+	for _, st := range body {
+		if f, ok := st.(*ir.For); ok && f.Kind == ir.Serial {
+			for _, st := range f.Body {
+				if g, ok := st.(*ir.For); ok && g.Kind == ir.Pipelined {
+					outer[g] = f
+				}
+			}
+		}
+	}
+	if len(outer) > 1 {
+		clear(outer)
+	}
+	return outer, alone
+}
+
 // tmaWait waits until the copies of iteration v (ring slot i % stages,
 // the (i / stages)-th use of that slot, i = v - lo) have landed.
 func (e *emitter) tmaWait(l *tmaLoop, v string, stages int) {
-	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * ((%s - lo) %% %d), ((%s - lo) / %d) & 1);", l.bar, v, stages, v, stages)
+	pos := e.ringPos(l, v)
+	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * (%s %% %d), (%s / %d) & 1);", l.bar, pos, stages, pos, stages)
 }
 
 // encodeTMA encodes p's tensor maps for its tensors on bufs.

@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/tilego/tilego/ir"
 )
@@ -43,20 +44,25 @@ func wsWanted(c *compilation) bool {
 
 // planWS picks the loop the producer runs: the kernel's only TMA loop, a
 // statement of the kernel body itself (so it runs once, and the producer
-// knows its bounds), whose bounds and copy addresses need nothing the
-// consumers compute.
+// knows its bounds) or of a serial loop there (a persistent kernel's walk
+// over its tiles, which the producer walks too), whose bounds and copy
+// addresses need nothing the consumers compute.
 func planWS(c *compilation) {
 	if len(c.tma) != 1 || !wsWanted(c) {
 		return
 	}
 	k := c.f.Kernel
-	var loop *ir.For
-	for _, st := range k.Body {
-		if f, ok := st.(*ir.For); ok && c.tma[f] != nil {
-			loop = f
-		}
+	var loop, outer *ir.For
+	for f, l := range c.tma { // the one
+		loop, outer = f, l.outer
 	}
-	if loop == nil || k.Threads%128 != 0 || k.Threads+128 > 1024 || !pureExpr(loop.Start) || !pureExpr(loop.Stop) {
+	if !slices.Contains(k.Body, ir.Stmt(loop)) && outer == nil {
+		return
+	}
+	if outer != nil && (!pureExpr(outer.Start) || !pureExpr(outer.Stop)) {
+		return
+	}
+	if k.Threads%128 != 0 || k.Threads+128 > 1024 || !pureExpr(loop.Start) || !pureExpr(loop.Stop) {
 		return
 	}
 	for cp := range c.tma[loop].copies {
@@ -105,6 +111,11 @@ func (c *compilation) launchThreads() int {
 
 // wsSplit initializes the ring's barriers, then sends the producer
 // warpgroup into its loop; the consumers go on with the program.
+//
+// Around a serial loop (a persistent kernel), the producer walks that loop
+// too, and the ring runs on across its iterations: both sides count the
+// iterations done so far in ring, and iteration v of the pipelined loop
+// is ring position v - rb, rb = lo - ring.
 func (e *emitter) wsSplit() {
 	w, f := e.c.ws, e.c.ws.loop
 	l, S, T, v := e.c.tma[f], ringSize(f), w.consumers, f.Var.Name
@@ -114,12 +125,18 @@ func (e *emitter) wsSplit() {
 		e.line("tl::setmaxnreg_dec<%d>();", w.regs[0])
 	}
 	e.open("if (tid == %d)", T)
+	if o := l.outer; o != nil {
+		e.line("int ring = 0;")
+		e.open("for (int %s = %s; %s < %s; ++%s)", o.Var.Name, e.expr(o.Start), o.Var.Name, e.expr(o.Stop), o.Var.Name)
+	}
 	e.line("const int lo = %s, hi = %s;", e.expr(f.Start), e.expr(f.Stop))
+	e.ringBase(l)
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
-	slot := fmt.Sprintf("((%s - lo) %% %d)", v, S)
+	pos := e.ringPos(l, v)
+	slot := fmt.Sprintf("(%s %% %d)", pos, S)
 	// A fresh barrier has completed the phase of parity 1, so the first
 	// round's waits pass: every slot starts free.
-	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, (((%s - lo) / %d) & 1) ^ 1);", w.empty, slot, v, S)
+	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, ((%s / %d) & 1) ^ 1);", w.empty, slot, pos, S)
 	for _, cp := range e.c.smem.hoisted[f] {
 		e.stage[cp.Dst.Buf] = slot
 	}
@@ -128,12 +145,46 @@ func (e *emitter) wsSplit() {
 		delete(e.stage, cp.Dst.Buf)
 	}
 	e.close()
+	if l.outer != nil {
+		e.ringAdvance(l)
+		e.close()
+	}
 	e.close()
 	e.line("return;")
 	e.close()
 	if w.regs[1] > 0 {
 		e.line("tl::setmaxnreg_inc<%d>();", w.regs[1])
 	}
+	if l.outer != nil {
+		e.line("int ring = 0; // the ring positions used so far (ringPos)")
+	}
+}
+
+// ringBase declares where the ring of a loop run once per iteration of
+// an outer loop (tmaLoop.outer) stands at this run's first iteration
+// (after lo and hi).
+func (e *emitter) ringBase(l *tmaLoop) {
+	if l != nil && l.outer != nil {
+		e.line("const int rb = lo - ring;")
+	}
+}
+
+// ringAdvance counts this run's iterations into ring.
+func (e *emitter) ringAdvance(l *tmaLoop) {
+	if l != nil && l.outer != nil {
+		e.line("ring += max(0, hi - lo);")
+	}
+}
+
+// ringPos is iteration v's position in its loop's ring of buffers: v - lo,
+// or, for a loop run once per iteration of an outer loop, counted on from
+// its earlier runs (v - rb, rb = lo - ring, ring the iterations so far).
+// The barriers' phases follow the position, so they need no reset.
+func (e *emitter) ringPos(l *tmaLoop, v string) string {
+	if l != nil && l.outer != nil {
+		return fmt.Sprintf("(%s - rb)", v)
+	}
+	return fmt.Sprintf("(%s - lo)", v)
 }
 
 // wsRelease frees iteration iter's slot of a ring of R for the producer:
@@ -142,5 +193,5 @@ func (e *emitter) wsSplit() {
 func (e *emitter) wsRelease(iter string, R int) {
 	w := e.c.ws
 	e.line("__syncwarp();")
-	e.line("if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + %d) + 8 * ((%s - lo) %% %d));", w.empty, iter, R)
+	e.line("if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + %d) + 8 * (%s %% %d));", w.empty, e.ringPos(e.c.tma[w.loop], iter), R)
 }

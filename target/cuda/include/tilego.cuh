@@ -268,14 +268,6 @@ __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy
 // Fetches the 128-byte line holding p into L2 (a hint; sm_80 on).
 __device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
-// The number of SMs on the device (tl's NumSMs): %nsmid, which bounds the
-// SM ids and so may exceed the SMs enabled; good enough for a hint.
-__device__ __forceinline__ int num_sms() {
-  int n;
-  asm("mov.u32 %0, %%nsmid;" : "=r"(n));
-  return n;
-}
-
 // -- TMA. prefetch_tensormap brings a descriptor into the TMA unit's cache
 // ahead of the first copy (one thread, once per kernel).
 __device__ __forceinline__ void prefetch_tensormap(const void* tm) {
