@@ -85,7 +85,7 @@ func TestProjectAndRegMap(t *testing.T) {
 
 func TestWGLayouts(t *testing.T) {
 	for _, c := range []struct{ m, n, wg int }{{64, 64, 1}, {128, 128, 2}, {128, 256, 1}, {192, 96, 3}} {
-		a, err := WGAccumulator(c.m, c.n, c.wg)
+		a, err := WGAccumulator(c.m, c.n, WGs{c.wg, 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,8 +101,31 @@ func TestWGLayouts(t *testing.T) {
 		}
 	}
 	// Thread 37 (warp 1, lane 5), register 6: row 16 + 1 + 8, column 8 + 2 + 0.
-	a, _ := WGAccumulator(64, 64, 1)
+	a, _ := WGAccumulator(64, 64, WGs{1, 1})
 	if c := a.Coord(37, 6); c[0] != 25 || c[1] != 10 {
 		t.Errorf("thread 37 reg 6 at %v, want [25 10]", c)
+	}
+	// Two warpgroups splitting N: the second holds the right half, each
+	// thread as the first one's same thread does in its half.
+	s, err := WGAccumulator(64, 512, WGs{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(); err != nil {
+		t.Error(err)
+	}
+	if s.NumRegs() != 128 || s.NumThreads() != 256 {
+		t.Errorf("64×512 over 1×2 warpgroups: %d registers, %d threads; want 128, 256", s.NumRegs(), s.NumThreads())
+	}
+	half, _ := WGAccumulator(64, 256, WGs{1, 1})
+	for _, tr := range [][2]int{{0, 0}, {37, 6}, {127, 127}, {5, 64}} {
+		c0, c1 := s.Coord(tr[0], tr[1]), s.Coord(tr[0]+128, tr[1])
+		h := half.Coord(tr[0], tr[1])
+		if c0[0] != h[0] || c0[1] != h[1] || c1[0] != h[0] || c1[1] != h[1]+256 {
+			t.Errorf("thread %d reg %d: %v and (+128) %v; want %v and 256 columns on", tr[0], tr[1], c0, c1, h)
+		}
+	}
+	if _, err := WGAccumulator(64, 40, WGs{1, 2}); err == nil {
+		t.Error("40 columns split over 2 warpgroups in groups of 8: no error")
 	}
 }

@@ -92,20 +92,25 @@ func gcd(a, b int) int {
 	return a
 }
 
+// WGs is how a wgmma Gemm's warpgroups tile its M×N output: M along rows
+// (warpgroup w at row block w % M), N along columns (at w / M).
+type WGs struct{ M, N int }
+
 // WGAccumulator is the layout of an M×N f32 accumulator of wgmma
-// m64nNk16 when wg warpgroups split M evenly and each takes its rows 64 at
-// a time. In each 64×N tile, warp w of a warpgroup holds rows 16w + l/4
-// and 16w + l/4 + 8 at columns 8j + 2(l%4) + {0,1}: registers run over
-// those 4 values, then over the N/8 column groups, then the 64-row tiles.
-func WGAccumulator(m, n, wg int) (*Fragment, error) {
-	if m%(64*wg) != 0 || n%8 != 0 {
-		return nil, fmt.Errorf("a %d×%d wgmma accumulator cannot be split over %d warpgroups in 64-row tiles", m, n, wg)
+// m64nNk16 when the warpgroups split M and N evenly (w) and each takes its
+// rows 64 at a time, its columns in one instruction. In each 64-row tile,
+// warp w of a warpgroup holds rows 16w + l/4 and 16w + l/4 + 8 at columns
+// 8j + 2(l%4) + {0,1}: registers run over those 4 values, then over the
+// warpgroup's column groups of 8, then its 64-row tiles.
+func WGAccumulator(m, n int, w WGs) (*Fragment, error) {
+	if m%(64*w.M) != 0 || n%(8*w.N) != 0 {
+		return nil, fmt.Errorf("a %d×%d wgmma accumulator cannot be split over %d×%d warpgroups in 64-row tiles and 8-column groups", m, n, w.M, w.N)
 	}
-	rows := m / wg
+	rows, cols := m/w.M, n/w.N
 	return &Fragment{
 		Shape:  []int{m, n},
-		Thread: []Digit{{4, 1, 2}, {8, 0, 1}, {4, 0, 16}, {wg, 0, rows}},
-		Reg:    []Digit{{2, 1, 1}, {2, 0, 8}, {n / 8, 1, 8}, {rows / 64, 0, 64}},
+		Thread: []Digit{{4, 1, 2}, {8, 0, 1}, {4, 0, 16}, {w.M, 0, rows}, {w.N, 1, cols}},
+		Reg:    []Digit{{2, 1, 1}, {2, 0, 8}, {cols / 8, 1, 8}, {rows / 64, 0, 64}},
 	}, nil
 }
 

@@ -289,3 +289,42 @@ func TestLoopNesting(t *testing.T) {
 		t.Errorf("two tile loops: %v", o)
 	}
 }
+
+// Two warpgroups on a 64-row wgmma output split its columns: each issues
+// half-width instructions at its own column block of B (panels apart when
+// B is N-major, rows apart when it is K-major), and a region of B's first
+// whole panels is addressed as the tile is. FullRow keeps mma.sync.
+func TestWGSplitN(t *testing.T) {
+	s := kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
+	f, err := kernels.MLADecode(s, kernels.MLAConfig{M: 64, Stages: 1, Threads: 256}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(f, Options{Arch: "sm_90a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"float S[16];", "float acc[128];",
+		// Q·Kᵀ: 32 keys a warpgroup, K-major B rows 32 apart.
+		"wgmma_m64n32k16_ss_bf16<0, 0>(&S[0], tl::desc(da_base + (wg % 1 * 64 + 0) * 128 + 0, 16, 1024, 1), tl::desc(db_base + (wg / 1 * 32) * 128 + 0, 16, 1024, 1), 0);",
+		// P·V: 256 of V's 512 columns (the cache row's first 8 of 9 panels) a warpgroup.
+		"wgmma_m64n256k16_ss_bf16<0, 1>(&acc[0], tl::desc(da_base + (wg % 1 * 64 + 0) * 128 + 0, 16, 1024, 1), tl::desc(db_base + (wg / 1 * 256) * 2 / 128 * 8192 + 0, 8192, 1024, 1), 1);",
+	} {
+		if !strings.Contains(p.Source, want) {
+			t.Errorf("no %q in\n%s", want, p.Source)
+		}
+	}
+	if strings.Contains(p.Source, "mma_m16n8k16") {
+		t.Error("MLA still on mma.sync")
+	}
+	g, err := kernels.Gemm(kernels.GemmShape{M: 64, N: 128, K: 64, DType: ir.BF16, OutDType: ir.F32},
+		kernels.GemmConfig{BM: 64, BN: 128, BK: 64, Stages: 2, Threads: 256, Policy: ir.FullRow}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// mma.sync cannot give 8 warps whole rows of 64 either: an error, not wgmma.
+	if gp, err := Compile(g, Options{Arch: "sm_90a"}); err == nil || !strings.Contains(err.Error(), "policy fullrow") {
+		t.Errorf("FullRow with more warpgroups than 64-row tiles: %v, wgmma %v", err, gp != nil && strings.Contains(gp.Source, "wgmma.mma_async"))
+	}
+}

@@ -5,12 +5,15 @@ import (
 	"strings"
 
 	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/layout"
 )
 
 // wgmmaFits says why a Gemm cannot use Hopper's warpgroup MMA ("" when it
-// can): wgmma needs sm_90a, whole warpgroups splitting M in 64-row tiles,
-// N ≤ 256, operands in shared memory in a canonical swizzled layout (or A
-// in registers) and 16-bit inputs.
+// can): wgmma needs sm_90a, whole warpgroups splitting M in 64-row tiles
+// (and, where M has fewer tiles than there are warpgroups, N: wgSplit),
+// at most 256 columns a warpgroup, operands in shared memory in a canonical
+// swizzled layout (whole tiles, or their first columns in whole panels; or
+// A in registers) and 16-bit inputs.
 func wgmmaFits(c *compilation, g *ir.Gemm) string {
 	T := c.f.Kernel.Threads
 	sh := g.C.Shape()
@@ -20,28 +23,63 @@ func wgmmaFits(c *compilation, g *ir.Gemm) string {
 		k = g.B.Shape()[1]
 	}
 	dt := g.B.Buf.DType
+	w := wgSplit(T/128, m, g.Policy)
 	switch {
 	case c.opts.Arch != "sm_90a":
 		return "not sm_90a"
 	case dt != ir.BF16 && dt != ir.F16:
 		return "inputs are not 16-bit"
-	case T%128 != 0 || m%(64*(T/128)) != 0:
+	case T%128 != 0 || m%(64*w.M) != 0:
 		return "warpgroups cannot split M in 64-row tiles"
-	case n%8 != 0 || n > 256 || k%16 != 0:
+	case n%(8*w.N) != 0 || n/w.N > 256 || k%16 != 0:
 		return "N or K out of range"
 	case g.A.Buf.Scope == ir.Fragment && g.TransA:
 		return "A in registers cannot be transposed"
+	case g.A.Buf.Scope == ir.Fragment && w.N > 1:
+		return "A in registers with warpgroups splitting N"
+	case w.N > 1 && !g.TransB && n/w.N*dt.Bytes()%bufLayout(g.B.Buf).panelW != 0:
+		return "warpgroups would split B's columns inside a panel"
 	}
 	for _, r := range []ir.Region{g.A, g.B} {
 		if r.Buf.Scope == ir.Fragment {
 			continue
 		}
 		sb := bufLayout(r.Buf)
-		if !r.IsWhole() || sb.swizzleMode() == 0 || sb.rows%8 != 0 {
+		if !panelRegion(r, sb) || sb.swizzleMode() == 0 || sb.rows%8 != 0 {
 			return r.Buf.Name + " is not a whole tile in a canonical swizzled layout"
 		}
 	}
 	return ""
+}
+
+// wgSplit is how wg warpgroups tile an M-row wgmma output: along M when M
+// has a 64-row tile for each, else M's tiles times an even split of N
+// (two warpgroups on 64 rows take half the columns each, as MLA's 64×512
+// accumulator needs), unless the policy keeps whole rows to a warp.
+func wgSplit(wg, m int, p ir.Policy) layout.WGs {
+	if t := m / 64; p != ir.FullRow && m%64 == 0 && m%(64*wg) != 0 && t > 0 && wg%t == 0 {
+		return layout.WGs{M: t, N: wg / t}
+	}
+	return layout.WGs{M: wg, N: 1}
+}
+
+// panelRegion: r is its whole shared tile, or the tile's first columns
+// (all its rows, a whole number of swizzle panels), which the tile's
+// descriptors address as they do the whole tile.
+func panelRegion(r ir.Region, sb *smemBuf) bool {
+	if r.IsWhole() {
+		return true
+	}
+	shape, ok := r.Buf.StaticShape()
+	if !ok || len(shape) != 2 || len(r.Start) != 2 || !r.Keep[0] || !r.Keep[1] {
+		return false
+	}
+	for _, s := range r.Start {
+		if v, ok := ir.ConstInt(s); !ok || v != 0 {
+			return false
+		}
+	}
+	return r.Extent[0] == shape[0] && r.Extent[1]*sb.eb%sb.panelW == 0
 }
 
 // wgmma lowers a Gemm to wgmma.mma_async: each warpgroup computes its
@@ -58,10 +96,11 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 	if g.TransB {
 		K = g.B.Shape()[1]
 	}
-	rows := M / WG
+	w := wgSplit(WG, M, g.Policy)
+	rows, cols := M/w.M, N/w.N
 	MT := rows / 64
 	aRegs := g.A.Buf.Scope == ir.Fragment
-	fn := e.wgmmaFunc(N, g.B.Buf.DType, aRegs)
+	fn := e.wgmmaFunc(cols, g.B.Buf.DType, aRegs)
 	e.open("")
 	e.line("const int wg = tid / 128;")
 	var da, db *descOperand
@@ -78,13 +117,18 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 				scale = "0"
 			}
 			bDesc := db.at(0, kk)
-			acc := fmt.Sprintf("&%s[%d]", g.C.Buf.Name, mt*N/2)
+			mOff := fmt.Sprintf("wg * %d + %d", rows, 64*mt)
+			if w.N > 1 { // warpgroup wg takes row block wg % w.M, column block wg / w.M
+				bDesc = db.at(fmt.Sprintf("wg / %d * %d", w.M, cols), kk)
+				mOff = fmt.Sprintf("wg %% %d * %d + %d", w.M, rows, 64*mt)
+			}
+			acc := fmt.Sprintf("&%s[%d]", g.C.Buf.Name, mt*cols/2)
 			if aRegs {
 				base := (8*kk + 8*(K/16)*mt) / 2
 				e.line("%s<%d>(%s, %s[%d], %s[%d], %s[%d], %s[%d], %s, %s);", fn, db.trans, acc,
 					g.A.Buf.Name, base, g.A.Buf.Name, base+1, g.A.Buf.Name, base+2, g.A.Buf.Name, base+3, bDesc, scale)
 			} else {
-				e.line("%s<%d, %d>(%s, %s, %s, %s);", fn, da.trans, db.trans, acc, da.at(fmt.Sprintf("wg * %d + %d", rows, 64*mt), kk), bDesc, scale)
+				e.line("%s<%d, %d>(%s, %s, %s, %s);", fn, da.trans, db.trans, acc, da.at(mOff, kk), bDesc, scale)
 			}
 		}
 	}
