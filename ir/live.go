@@ -79,7 +79,7 @@ func fresh(body []Stmt) map[*Buffer]bool {
 		var dst *Buffer
 		switch st := st.(type) {
 		case *Copy:
-			if st.Dst.IsWhole() && st.Src.Buf != st.Dst.Buf {
+			if st.Dst.IsWhole() {
 				dst = st.Dst.Buf
 			}
 		case *Fill:
@@ -87,7 +87,7 @@ func fresh(body []Stmt) map[*Buffer]bool {
 				dst = st.Dst.Buf
 			}
 		}
-		if dst != nil && !seen[dst] && !usesBuffer(st, dst, true) {
+		if dst != nil && !seen[dst] && !readsBuffer(st, dst) {
 			out[dst] = true
 		}
 		Walk([]Stmt{st}, func(s Stmt) {
@@ -99,10 +99,9 @@ func fresh(body []Stmt) map[*Buffer]bool {
 	return out
 }
 
-// usesBuffer reports whether st reads b anywhere but as its destination:
-// in a region start, an index or a value (skipDst leaves out the Dst
-// region's buffer itself).
-func usesBuffer(st Stmt, b *Buffer, skipDst bool) bool {
+// readsBuffer reports whether st, a Copy or a Fill, reads b: as its source,
+// or in a region start or a value.
+func readsBuffer(st Stmt, b *Buffer) bool {
 	found := false
 	expr := func(e Expr) {
 		WalkExpr(e, func(x Expr) {
@@ -111,20 +110,18 @@ func usesBuffer(st Stmt, b *Buffer, skipDst bool) bool {
 			}
 		})
 	}
-	region := func(r Region, isDst bool) {
-		if r.Buf == b && !(isDst && skipDst) {
-			found = true
-		}
+	starts := func(r Region) {
 		for _, e := range r.Start {
 			expr(e)
 		}
 	}
 	switch st := st.(type) {
 	case *Copy:
-		region(st.Src, false)
-		region(st.Dst, true)
+		found = st.Src.Buf == b
+		starts(st.Src)
+		starts(st.Dst)
 	case *Fill:
-		region(st.Dst, true)
+		starts(st.Dst)
 		expr(st.Value)
 	}
 	return found

@@ -161,14 +161,7 @@ func TestLaunchBounds(t *testing.T) {
 		{128, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true}, "sm_90a", "__launch_bounds__(384, 1)"},
 	} {
 		s := kernels.AttnShape{B: 1, H: 2, HKV: 2, Sq: 1024, Skv: 1024, Dqk: tc.d, Dv: tc.d, DType: ir.BF16}
-		f, err := kernels.FlashAttention(s, tc.c).Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Compile(f, Options{Arch: tc.arch})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := compileAttn(t, s, tc.c, tc.arch)
 		if !strings.Contains(p.Source, tc.want+" flash_attention(") {
 			t.Errorf("d%d %+v %s: want %s (shared %d)", tc.d, tc.c, tc.arch, tc.want, p.Shared)
 		}
@@ -186,14 +179,7 @@ func TestPrefetch(t *testing.T) {
 		{"sm_80", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Prefetch: true}},
 		{"sm_90a", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Prefetch: true}},
 	} {
-		f, err := kernels.FlashAttention(s, tc.c).Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Compile(f, Options{Arch: tc.arch})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := compileAttn(t, s, tc.c, tc.arch)
 		// Q: 128 rows of 2 lines (128 bf16 = 256 bytes) over 256 threads;
 		// K and V: 64 rows of 2 lines each.
 		for _, want := range []string{"num_sms) < 24)", "pf2 < 256; pf2 += 256)", "pf3 < 128; pf3 += 256)",
@@ -203,9 +189,8 @@ func TestPrefetch(t *testing.T) {
 			}
 		}
 		tc.c.Prefetch = false
-		f, _ = kernels.FlashAttention(s, tc.c).Build()
-		if p, err := Compile(f, Options{Arch: tc.arch}); err != nil || strings.Contains(p.Source, "prefetch_l2") {
-			t.Errorf("%s without Prefetch: %v, or it prefetches", tc.arch, err)
+		if strings.Contains(compileAttn(t, s, tc.c, tc.arch).Source, "prefetch_l2") {
+			t.Errorf("%s without Prefetch: it prefetches", tc.arch)
 		}
 	}
 }
@@ -240,14 +225,7 @@ func TestPersistentRing(t *testing.T) {
 			[]string{"tl::fence_mbar_init();\n  }\n  __syncthreads();\n  int ring = 0; // the ring positions used so far (ringPos)\n  for (int k0 = 0;",
 				"const int rb = lo - ring;", "((k1 - rb) / 2) & 1);", "ring += max(0, hi - lo);"}, nil},
 	} {
-		f, err := kernels.FlashAttention(s, tc.c).Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Compile(f, Options{Arch: "sm_90a"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := compileAttn(t, s, tc.c, "sm_90a")
 		for _, w := range tc.want {
 			if !strings.Contains(p.Source, w) {
 				t.Errorf("%+v: no %q", tc.c, w)
@@ -327,4 +305,18 @@ func TestWGSplitN(t *testing.T) {
 	if gp, err := Compile(g, Options{Arch: "sm_90a"}); err == nil || !strings.Contains(err.Error(), "policy fullrow") {
 		t.Errorf("FullRow with more warpgroups than 64-row tiles: %v, wgmma %v", err, gp != nil && strings.Contains(gp.Source, "wgmma.mma_async"))
 	}
+}
+
+// compileAttn builds FlashAttention for s and c and compiles it for arch.
+func compileAttn(t *testing.T, s kernels.AttnShape, c kernels.AttnConfig, arch string) *Program {
+	t.Helper()
+	f, err := kernels.FlashAttention(s, c).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(f, Options{Arch: arch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
