@@ -134,3 +134,24 @@ func TestEmitConfig(t *testing.T) {
 		t.Errorf("bad --config: %s", stderr)
 	}
 }
+
+// run --config changes fields of the config it picked, and says so; the
+// changed config is the one that runs (and is checked).
+func TestRunConfig(t *testing.T) {
+	out, _ := tilegoOut(t, 0, "run", "flash-attention", "--backend", "cpu", "--seq-q", "100", "--causal", "--json", "--config", "m=32 n=32 persistent")
+	var r struct {
+		Config map[string]any
+		From   string `json:"config_source"`
+		OK     bool
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if r.Config["m"] != 32.0 || r.Config["persistent"] != true || r.From != "default, changed by --config" || !r.OK {
+		t.Errorf("%+v", r)
+	}
+	_, stderr := tilegoOut(t, 2, "run", "flash-attention", "--backend", "cpu", "--config", "m=x")
+	if !strings.Contains(stderr, "--config") || !strings.Contains(stderr, "whole number") {
+		t.Errorf("bad --config: %s", stderr)
+	}
+}

@@ -24,6 +24,7 @@ type runFlags struct {
 	json    bool
 	repeats int
 	seed    uint64
+	config  string
 }
 
 func (r *runFlags) define(k *kernelFlags) {
@@ -33,14 +34,15 @@ func (r *runFlags) define(k *kernelFlags) {
 	fs.BoolVar(&r.json, "json", false, "print one JSON object instead of text")
 	fs.IntVar(&r.repeats, "repeats", 0, "timed launches, the median reported; 0 means 1 on the interpreter, 10 on a GPU")
 	fs.Uint64Var(&r.seed, "seed", 1, "seed of the random inputs and of the checked sample")
+	fs.StringVar(&r.config, "config", "", "config fields to change from the one picked (tuned or default), as name=value pairs (e.g. \"m=64 persistent\"; names as --json prints them)")
 }
 
 func runUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage: tilego run KERNEL [shape flags] [run flags]
 
 Builds KERNEL for the shape the flags give (on a GPU with the config tilego
-tune saved for this shape and GPU when there is one, else the default),
-runs it on random inputs, compares the outputs with a float64 reference and
+tune saved for this shape and GPU when there is one, else the default;
+--config changes fields of it), runs it on random inputs, compares the outputs with a float64 reference and
 prints the backend, the error, the time and TFLOP/s.
 
 Run flags:
@@ -135,6 +137,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		cfg, from = gpuConfig(be, p) // the tuned config when tilego tune saved one
 	}
 	pick := time.Since(t0)
+	if rf.config != "" {
+		if cfg, err = kernels.ParseConfig(cfg, rf.config); err != nil {
+			return usageErr(fmt.Errorf("--config: %w", err))
+		}
+		from += ", changed by --config"
+	}
 	fn, err := kernels.Build(p, cfg, be.Limits())
 	if err != nil {
 		return err
