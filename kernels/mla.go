@@ -35,6 +35,9 @@ type MLAConfig struct {
 	M       int // query rows (token × head) per block: divides Sq·Hq, and divides Hq or is a multiple of it
 	Stages  int
 	Threads int
+	// WS asks for a producer warpgroup that fetches the pages (Hopper, by
+	// TMA; with two stages or more) while the Threads compute.
+	WS bool
 }
 
 // Full fills in the default sizes.
@@ -133,6 +136,9 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 		lse := k.Fragment(tl.F32, c.M).Named("lse")
 		rowS := k.Shared(tl.F32, c.M).Named("row_s") // row factors for acc, whose warps may split rows unlike S's
 		L := k.Var(tl.I32, Lens.At(b)).Named("L")
+		if c.WS {
+			k.WarpSpecialize()
+		}
 
 		for i := range c.M / rows {
 			tok, h0 := piece(i)
@@ -141,7 +147,7 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 		k.Clear(acc)
 		k.Clear(l)
 		k.Fill(m, tl.NegInf())
-		lo, hi := tl.Int(0), tl.CeilDiv(L, s.Page)
+		lo, hi := tl.Int(0), tl.CeilDiv(Lens.At(b), s.Page) // from the input, which a producer can read too
 		if split {
 			lo, hi = Bounds.At(b, sp), Bounds.At(b, sp.Add(1))
 		}

@@ -303,6 +303,7 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 	e.close()
 	if other.Buf.Scope == ir.Shared {
 		if out {
+			e.dirty = true
 			e.sync()
 		} else {
 			e.read = true

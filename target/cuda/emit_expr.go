@@ -270,4 +270,7 @@ func (e *emitter) storeStmt(s *ir.Store) {
 		return
 	}
 	e.line("%s = %s;", e.ref(s.Buf, s.Idx), e.store(s.Buf.DType, e.expr(s.Value)))
+	if s.Buf.Scope == ir.Shared && e.par == nil {
+		e.dirty = true
+	}
 }

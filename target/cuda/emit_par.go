@@ -96,6 +96,7 @@ func (e *emitter) parallel(p *ir.Parallel) {
 	}
 	e.close()
 	if writes {
+		e.dirty = true // so the barrier fences the writes for wgmma and TMA (sm_90a)
 		e.sync()
 	} else if reads {
 		e.read = true

@@ -43,7 +43,33 @@ type smemPlan struct {
 	hoisted map[*ir.For][]*ir.Copy // copies a pipelined loop issues ahead
 }
 
-const smemAlign = 1024 // the period of the 128B swizzle: descriptors need it
+// smemAlign is the period of the 128B swizzle: wgmma descriptors and TMA
+// need it for the tiles they address; the rest, which only threads address
+// (their swizzle computed from the row and column alone), get 128 bytes.
+const smemAlign, smemAlignThreads = 1024, 128
+
+// hardwareTiles lists the shared tiles that a wgmma descriptor or a bulk
+// copy may address: the operands of wgmma Gemms, and the tiles loaded from
+// or stored to global memory.
+func hardwareTiles(c *compilation) map[*ir.Buffer]bool {
+	hw := map[*ir.Buffer]bool{}
+	ir.Walk(c.f.Kernel.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Gemm:
+			if c.wgmma[s] {
+				hw[s.A.Buf], hw[s.B.Buf] = true, true
+			}
+		case *ir.Copy:
+			switch {
+			case s.Src.Buf.Scope == ir.Global && s.Dst.Buf.Scope == ir.Shared:
+				hw[s.Dst.Buf] = true
+			case s.Src.Buf.Scope == ir.Shared && s.Dst.Buf.Scope == ir.Global:
+				hw[s.Src.Buf] = true
+			}
+		}
+	})
+	return hw
+}
 
 // planShared places every shared tile, gives the tiles filled by a
 // pipelined loop's copies one buffer per stage, and reserves scratch for
@@ -65,6 +91,7 @@ func planShared(c *compilation) error {
 	// Tiles whose lifetimes do not overlap share bytes (first fit), e.g. an
 	// epilogue's staging tile reuses the main loop's operand tiles.
 	live := ir.LiveRanges(k.Body)
+	hw := hardwareTiles(c)
 	off := 0
 	var placed []*ir.Buffer
 	for _, b := range k.Allocs {
@@ -72,6 +99,11 @@ func planShared(c *compilation) error {
 			continue
 		}
 		sb := bufLayout(b)
+		a := smemAlign
+		if !hw[b] {
+			a = smemAlignThreads
+			sb.stageBytes = align(sb.rows*sb.cols*sb.eb, a)
+		}
 		sb.stages = max(1, stages[b])
 		size := sb.stageBytes * sb.stages
 		if _, ok := live[b]; !ok {
@@ -83,7 +115,7 @@ func planShared(c *compilation) error {
 				qs := p.bufs[q]
 				qEnd := qs.off + qs.stageBytes*qs.stages
 				if live[b].Overlaps(live[q]) && sb.off < qEnd && qs.off < sb.off+size {
-					sb.off, moved = qEnd, true
+					sb.off, moved = align(qEnd, a), true
 				}
 			}
 		}

@@ -162,7 +162,8 @@ func TestEmitWarpSpecialized(t *testing.T) {
 			t.Errorf("%+v: %d expect_tx, want 1", tc.c, n)
 		}
 	}
-	// MLA's loop bound reads the cache length the consumers load: no producer.
+	// MLA's loop bound reads the cache length from its input, so a producer
+	// can walk the pages too (by the block table, also an input).
 	m := kernels.MLAShape{Hq: 32, Sq: 2, DType: ir.BF16}
 	f, err := kernels.MLADecode(m, kernels.MLAConfig{M: 32, Stages: 2, Threads: 128}).Build()
 	if err != nil {
@@ -172,8 +173,14 @@ func TestEmitWarpSpecialized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Threads != 128 || len(p.TMA) != 1 {
-		t.Errorf("MLA: %d threads, %d tensor maps; want TMA without a producer", p.Threads, len(p.TMA))
+	producer := "if (tid == 128) {\n      const int lo = 0, hi = (((cache_seqlens[(long long)(bz)] + 64) - 1) / 64);"
+	if p.Threads != 256 || len(p.TMA) != 1 || !strings.Contains(p.Source, producer) {
+		t.Errorf("MLA: %d threads, %d tensor maps; want a producer issuing TMA:\n%s", p.Threads, len(p.TMA), p.Source)
+	}
+	// The slots a block's zeroing wrote (past the cache length) are fenced
+	// for the wgmma that reads them.
+	if !strings.Contains(p.Source, "}\n        }\n        tl::fence_proxy_async();\n        tl::bar_sync(1, 128);\n      }") {
+		t.Errorf("MLA: no fence after zeroing slots:\n%s", p.Source)
 	}
 }
 
