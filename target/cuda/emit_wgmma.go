@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/tilego/tilego/ir"
@@ -55,9 +56,10 @@ func wgmmaFits(c *compilation, g *ir.Gemm) string {
 // wgSplit is how wg warpgroups tile an M-row wgmma output: along M when M
 // has a 64-row tile for each, else M's tiles times an even split of N
 // (two warpgroups on 64 rows take half the columns each, as MLA's 64×512
-// accumulator needs), unless the policy keeps whole rows to a warp.
+// accumulator needs), unless the policy keeps whole rows to a warp or
+// TILEGO_WGSPLIT=0 (then such a Gemm takes mma.sync, as before 2026-11-23).
 func wgSplit(wg, m int, p ir.Policy) layout.WGs {
-	if t := m / 64; p != ir.FullRow && m%64 == 0 && m%(64*wg) != 0 && t > 0 && wg%t == 0 {
+	if t := m / 64; p != ir.FullRow && m%64 == 0 && m%(64*wg) != 0 && t > 0 && wg%t == 0 && os.Getenv("TILEGO_WGSPLIT") != "0" {
 		return layout.WGs{M: t, N: wg / t}
 	}
 	return layout.WGs{M: wg, N: 1}
