@@ -64,8 +64,9 @@ func (s AttnShape) strides(heads, seq, d int) []any {
 }
 
 // FlashAttention computes O = softmax(scale·Q·Kᵀ)·V and the log-sum-exp of
-// each query row, one block per M query rows, streaming K and V in tiles
-// of N rows with the online softmax.
+// each query row, one block per M query rows (or, Persistent, a block an
+// SM walking those tiles), streaming K and V in tiles of N rows with the
+// online softmax.
 func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 	f := tl.NewFunc("flash_attention")
 	Q := f.In("Q", s.DType, s.B, s.H, s.Sq, s.Dqk).WithStrides(s.strides(s.H, s.Sq, s.Dqk)...)
