@@ -320,3 +320,41 @@ func compileAttn(t *testing.T, s kernels.AttnShape, c kernels.AttnConfig, arch s
 	}
 	return p
 }
+
+// Every persistent and prefetching schedule compiles on both paths, for
+// the shapes the GPU test runs (its source stays close to this list).
+func TestPersistentCompiles(t *testing.T) {
+	shapes := []kernels.AttnShape{
+		{B: 4, H: 8, HKV: 8, Sq: 1000, Skv: 1000, Dqk: 64, Dv: 64, DType: ir.BF16},
+		{B: 2, H: 16, HKV: 4, Sq: 900, Skv: 1300, Dqk: 128, Dv: 128, Causal: true, BSHD: true, DType: ir.BF16},
+		{B: 4, H: 8, HKV: 8, Sq: 700, Skv: 700, Dqk: 256, Dv: 256, Causal: true, DType: ir.BF16},
+		{B: 2, H: 16, HKV: 16, Sq: 1200, Skv: 1000, Dqk: 64, Dv: 64, Causal: true, DType: ir.F16},
+	}
+	cfgs := []kernels.AttnConfig{
+		{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true},
+		{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true, Prefetch: true},
+		{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true},
+		{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true, Persistent: true},
+		{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, PingPong: true, Persistent: true},
+		{M: 128, N: 64, Stages: 2, Threads: 256, Persistent: true},
+		{M: 64, N: 64, Stages: 2, Threads: 128, Persistent: true, Prefetch: true},
+		{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Prefetch: true},
+	}
+	for _, s := range shapes {
+		for _, c := range cfgs {
+			if s.Dqk >= 256 && c.Overlap {
+				c.N = 32
+			}
+			for _, arch := range []string{"sm_90a", "sm_80"} {
+				if c.WS && arch != "sm_90a" {
+					continue
+				}
+				p := compileAttn(t, s, c, arch)
+				ws := arch == "sm_90a" && c.WS
+				if got := strings.Contains(p.Source, "if (tid >= "); got != ws {
+					t.Errorf("%+v %+v %s: producer %v, want %v", s, c, arch, got, ws)
+				}
+			}
+		}
+	}
+}
