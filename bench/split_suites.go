@@ -77,17 +77,17 @@ func mlaPoints(suite string, batch, hq, sq, mean, sms int) ([]Point, error) {
 }
 
 // MLAConfigs are the tilings tried for MLA decoding: 64 query rows over 8
-// warps (FlashMLA's block; on sm_90a its two warpgroups split the columns
-// of both products, wgSplit) with one stage or two (the next page
-// prefetched, by TMA on sm_90a, and with WS by a producer warpgroup), or
-// over 16 (so the 64×512
-// accumulator takes 64 registers a thread, not 128, which spilled on
-// mma.sync), and 32 over 4 with one stage or two; those the shape does not
+// warps (FlashMLA's block), on mma.sync or, with its two warpgroups
+// splitting the columns of both products (SplitN), on wgmma (sm_90a), which
+// also leaves room for two stages (the next page prefetched, by TMA) and a
+// producer warpgroup (WS); 64 rows over 16 warps (so the 64×512
+// accumulator takes 64 registers a thread on mma.sync, not 128, which
+// spilled), and 32 over 4 with one stage or two; those the shape does not
 // allow (kernels.MLAShape.Check) are left out.
 func MLAConfigs(hq, sq int) []kernels.Config {
 	s := kernels.MLAShape{Hq: hq, Sq: sq, DType: ir.BF16}
 	var cs []kernels.Config
-	for _, c := range []kernels.MLAConfig{{M: 64, Stages: 1, Threads: 256}, {M: 64, Stages: 2, Threads: 256}, {M: 64, Stages: 2, Threads: 256, WS: true}, {M: 64, Stages: 1, Threads: 512}, {M: 32, Stages: 1, Threads: 128}, {M: 32, Stages: 2, Threads: 128}} {
+	for _, c := range []kernels.MLAConfig{{M: 64, Stages: 1, Threads: 256}, {M: 64, Stages: 1, Threads: 256, SplitN: true}, {M: 64, Stages: 2, Threads: 256, SplitN: true}, {M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, {M: 64, Stages: 1, Threads: 512}, {M: 32, Stages: 1, Threads: 128}, {M: 32, Stages: 2, Threads: 128}} {
 		if s.Check(c) == nil {
 			cs = append(cs, c)
 		}

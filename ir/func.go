@@ -27,6 +27,10 @@ type Kernel struct {
 	// warpgroup's element-wise work (a softmax) runs under the other's
 	// tensor-core work. A hint, like Producer.
 	PingPong bool
+	// SplitN lets the warpgroups of a wgmma Gemm whose output has fewer
+	// 64-row tiles than there are warpgroups split its columns too (MLA's
+	// 64×512 accumulator over two), where the policy is not FullRow. A hint.
+	SplitN bool
 }
 
 // Func is a whole program: its tensor parameters, its symbolic sizes and

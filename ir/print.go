@@ -52,6 +52,9 @@ func (f *Func) String() string {
 		if k.PingPong {
 			p.line("ping-pong warpgroups")
 		}
+		if k.SplitN {
+			p.line("warpgroups split N")
+		}
 		for _, b := range k.Allocs {
 			sw := ""
 			if b.Scope == Shared && b.Swizzle != SwizzleAuto {

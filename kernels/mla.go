@@ -38,6 +38,10 @@ type MLAConfig struct {
 	// WS asks for a producer warpgroup that fetches the pages (Hopper, by
 	// TMA; with two stages or more) while the Threads compute.
 	WS bool
+	// SplitN lets two warpgroups on 64 rows split the columns of both
+	// products, so both take wgmma on Hopper (tl's SplitN); without it they
+	// take mma.sync there.
+	SplitN bool
 }
 
 // Full fills in the default sizes.
@@ -138,6 +142,9 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 		L := k.Var(tl.I32, Lens.At(b)).Named("L")
 		if c.WS {
 			k.WarpSpecialize()
+		}
+		if c.SplitN {
+			k.SplitN()
 		}
 
 		for i := range c.M / rows {

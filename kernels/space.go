@@ -251,8 +251,8 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 	}
 	// S = Q·Kᵀ (A = qs, B = ks transposed) and acc += P·V (A = P in
 	// registers, B = vs) must take the same path: P gets S's layout.
-	w1 := wgmmaOK(arch, s.DType, c.Threads, c.M, c.N, s.Dqk, noSplitN, [2]int{c.N, s.Dqk}, [2]int{c.M, s.Dqk}) // FullRow
-	w2 := wgmmaOK(arch, s.DType, c.Threads, c.M, s.Dv, c.N, noSplitN, [2]int{c.N, s.Dv})
+	w1 := wgmmaOK(arch, s.DType, c.Threads, c.M, c.N, s.Dqk, [2]int{c.N, s.Dqk}, [2]int{c.M, s.Dqk})
+	w2 := wgmmaOK(arch, s.DType, c.Threads, c.M, s.Dv, c.N, [2]int{c.N, s.Dv})
 	e.WGMMA = w1 && w2
 	warps := c.Threads / 32
 	mma := c.Threads%32 == 0 && c.M%(16*max(warps, 1)) == 0 && c.N%16 == 0 && s.Dv%8 == 0 && s.Dqk%16 == 0
@@ -359,14 +359,7 @@ func gemmEstimate(s GemmShape, c GemmConfig, arch string) Estimate {
 	if s.TransB {
 		bTile = [2]int{c.BN, c.BK}
 	}
-	split := noSplitN
-	if c.Policy != ir.FullRow { // warpgroups may split N; an N-major B (not TransB) in whole panels
-		split = 8
-		if !s.TransB {
-			split = 128 / eb
-		}
-	}
-	e.WGMMA = wgmmaOK(arch, s.DType, c.Threads, c.BM, c.BN, c.BK, split, aTile, bTile)
+	e.WGMMA = wgmmaOK(arch, s.DType, c.Threads, c.BM, c.BN, c.BK, aTile, bTile)
 	e.Reject = firstReason(
 		bad(c.BM < 16 || c.BN < 8 || c.BK < 16 || c.Stages < 1 || c.Threads < 32, "tiles too small, no stages or under a warp"),
 		bad(c.Threads%32 != 0, "threads = %d is not a multiple of 32", c.Threads),
@@ -408,30 +401,18 @@ func tmaBarriers(arch string, eb, stages int, tiles [][2]int, rowLens []int) int
 	return 8 * stages
 }
 
-// noSplitN: a Gemm whose warpgroups may not split N (FullRow).
-const noSplitN = 0
-
 // tileBytes is a rows×cols shared tile's bytes as the backend places it.
 func tileBytes(rows, cols, eb int) int { return roundUp(rows*cols*eb, sharedAlign) }
 
 // wgmmaOK mirrors target/cuda's wgmmaFits for a Gemm with an m×n
 // accumulator and reduction k whose shared operands are rows×cols tiles:
-// sm_90a, 16-bit inputs, whole warpgroups splitting M in 64-row tiles (and
-// N, in blocks a multiple of splitN columns, where M has too few tiles and
-// splitN > 0: noSplitN under the FullRow policy), at most 256 columns a
-// warpgroup, and tiles in a canonical swizzled layout.
-func wgmmaOK(arch string, dt ir.DType, threads, m, n, k, splitN int, tiles ...[2]int) bool {
-	if arch != "sm_90a" || (dt != ir.BF16 && dt != ir.F16) || threads <= 0 || threads%128 != 0 {
+// sm_90a, 16-bit inputs, whole warpgroups splitting M in 64-row tiles,
+// n ≤ 256, and tiles in a canonical swizzled layout.
+func wgmmaOK(arch string, dt ir.DType, threads, m, n, k int, tiles ...[2]int) bool {
+	if arch != "sm_90a" || (dt != ir.BF16 && dt != ir.F16) || threads <= 0 {
 		return false
 	}
-	wg, wgN := threads/128, 1
-	if t := m / 64; splitN > 0 && m%64 == 0 && m%(64*wg) != 0 && t > 0 && wg%t == 0 {
-		wg, wgN = t, wg/t // the backend's wgSplit: the warpgroups split N too
-		if n%(splitN*wgN) != 0 {
-			return false
-		}
-	}
-	if m%(64*wg) != 0 || n%(8*wgN) != 0 || n/wgN > 256 || k%16 != 0 {
+	if threads%128 != 0 || m%(64*(threads/128)) != 0 || n%8 != 0 || n > 256 || k%16 != 0 {
 		return false
 	}
 	for _, t := range tiles {

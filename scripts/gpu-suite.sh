@@ -15,10 +15,10 @@
 # tilego bench), BENCH_FLAGS (more tilego bench flags, e.g. "--sms 132
 # --repeats 50"), PEERS_BUDGET_S and PEERS_IMPLS (read by scripts/peers.py).
 # Logs go to $OUT (records and tables as files, the logs in logs.tgz).
-# TILEGO_TMA=0, TILEGO_WS=0/1, TILEGO_PINGPONG=0/1 and TILEGO_WGSPLIT=0
-# (read by the code generator) turn TMA loads off, or warp specialization or
-# the consumers' ping-pong off or on, or keep Gemms whose warpgroups would
-# split N (MLA's 64 rows over two) on mma.sync, for everything run.
+# TILEGO_TMA=0, TILEGO_WS=0/1, TILEGO_PINGPONG=0/1 and TILEGO_WGSPLIT=0/1
+# (read by the code generator) turn TMA loads off, or warp specialization,
+# the consumers' ping-pong, or warpgroups splitting a Gemm's N (MLA's 64
+# rows over two; tl's SplitN) off or on, for everything run.
 #
 # SUITES may also name fa-short and issue 6's mla (MLA decoding) and
 # fa-tail (FlashAttention's tail split), which time a split path (impl

@@ -173,6 +173,12 @@ func (k *Block) WarpSpecialize() { k.k.Producer = true }
 // where it cannot apply (see docs/language.md).
 func (k *Block) PingPong() { k.k.PingPong = true }
 
+// SplitN lets the warpgroups of a wgmma Gemm whose output has fewer 64-row
+// tiles than there are warpgroups split its columns (64 rows over two
+// warpgroups: each computes half the columns), unless the Gemm's policy is
+// FullRow. A hint: elsewhere such a Gemm takes mma.sync.
+func (k *Block) SplitN() { k.k.SplitN = true }
+
 // Rasterize sets the threadblock swizzle: blocks walk panels of panel
 // blocks, row- or column-major, for L2 reuse.
 func (k *Block) Rasterize(panel int, colMajor bool) {

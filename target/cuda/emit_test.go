@@ -268,13 +268,21 @@ func TestLoopNesting(t *testing.T) {
 	}
 }
 
-// Two warpgroups on a 64-row wgmma output split its columns: each issues
-// half-width instructions at its own column block of B (panels apart when
-// B is N-major, rows apart when it is K-major), and a region of B's first
-// whole panels is addressed as the tile is. FullRow keeps mma.sync.
+// With SplitN, two warpgroups on a 64-row wgmma output split its columns:
+// each issues half-width instructions at its own column block of B (panels
+// apart when B is N-major, rows apart when it is K-major), and a region of
+// B's first whole panels is addressed as the tile is. Without it, or under
+// FullRow, such a Gemm keeps mma.sync.
 func TestWGSplitN(t *testing.T) {
 	s := kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
-	f, err := kernels.MLADecode(s, kernels.MLAConfig{M: 64, Stages: 1, Threads: 256}).Build()
+	c := kernels.MLAConfig{M: 64, Stages: 1, Threads: 256}
+	if f, err := kernels.MLADecode(s, c).Build(); err != nil {
+		t.Fatal(err)
+	} else if p, err := Compile(f, Options{Arch: "sm_90a"}); err != nil || strings.Contains(p.Source, "wgmma.mma_async") {
+		t.Errorf("MLA without SplitN took wgmma (%v)", err)
+	}
+	c.SplitN = true
+	f, err := kernels.MLADecode(s, c).Build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,14 +304,21 @@ func TestWGSplitN(t *testing.T) {
 	if strings.Contains(p.Source, "mma_m16n8k16") {
 		t.Error("MLA still on mma.sync")
 	}
-	g, err := kernels.Gemm(kernels.GemmShape{M: 64, N: 128, K: 64, DType: ir.BF16, OutDType: ir.F32},
-		kernels.GemmConfig{BM: 64, BN: 128, BK: 64, Stages: 2, Threads: 256, Policy: ir.FullRow}).Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// mma.sync cannot give 8 warps whole rows of 64 either: an error, not wgmma.
-	if gp, err := Compile(g, Options{Arch: "sm_90a"}); err == nil || !strings.Contains(err.Error(), "policy fullrow") {
-		t.Errorf("FullRow with more warpgroups than 64-row tiles: %v, wgmma %v", err, gp != nil && strings.Contains(gp.Source, "wgmma.mma_async"))
+	t.Setenv("TILEGO_WGSPLIT", "1") // the hint forced on: the GEMM splits N, unless FullRow
+	for _, pol := range []ir.Policy{ir.Square, ir.FullRow} {
+		g, err := kernels.Gemm(kernels.GemmShape{M: 64, N: 128, K: 64, DType: ir.BF16, OutDType: ir.F32},
+			kernels.GemmConfig{BM: 64, BN: 128, BK: 64, Stages: 2, Threads: 256, Policy: pol}).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gp, err := Compile(g, Options{Arch: "sm_90a"})
+		switch {
+		case pol == ir.Square && (err != nil || !strings.Contains(gp.Source, "wgmma_m64n64k16_ss")):
+			t.Errorf("Square GEMM of 64 rows over two warpgroups: no half-width wgmma (%v)", err)
+		case pol == ir.FullRow && (err == nil || !strings.Contains(err.Error(), "policy fullrow")):
+			// mma.sync cannot give 8 warps whole rows of 64 either: an error, not wgmma.
+			t.Errorf("FullRow with more warpgroups than 64-row tiles: %v", err)
+		}
 	}
 }
 

@@ -24,7 +24,7 @@ func wgmmaFits(c *compilation, g *ir.Gemm) string {
 		k = g.B.Shape()[1]
 	}
 	dt := g.B.Buf.DType
-	w := wgSplit(T/128, m, g.Policy)
+	w := wgSplit(T/128, m, g.Policy, splitNWanted(c))
 	switch {
 	case c.opts.Arch != "sm_90a":
 		return "not sm_90a"
@@ -56,13 +56,25 @@ func wgmmaFits(c *compilation, g *ir.Gemm) string {
 // wgSplit is how wg warpgroups tile an M-row wgmma output: along M when M
 // has a 64-row tile for each, else M's tiles times an even split of N
 // (two warpgroups on 64 rows take half the columns each, as MLA's 64×512
-// accumulator needs), unless the policy keeps whole rows to a warp or
-// TILEGO_WGSPLIT=0 (then such a Gemm takes mma.sync, as before 2026-11-23).
-func wgSplit(wg, m int, p ir.Policy) layout.WGs {
-	if t := m / 64; p != ir.FullRow && m%64 == 0 && m%(64*wg) != 0 && t > 0 && wg%t == 0 && os.Getenv("TILEGO_WGSPLIT") != "0" {
+// accumulator needs), where the kernel asks (splitN) and the policy does
+// not keep whole rows to a warp.
+func wgSplit(wg, m int, p ir.Policy, splitN bool) layout.WGs {
+	if t := m / 64; splitN && p != ir.FullRow && m%64 == 0 && m%(64*wg) != 0 && t > 0 && wg%t == 0 {
 		return layout.WGs{M: t, N: wg / t}
 	}
 	return layout.WGs{M: wg, N: 1}
+}
+
+// splitNWanted: the program asks (tl's SplitN, ir.Kernel.SplitN), unless
+// TILEGO_WGSPLIT is 0 or 1, which overrides it.
+func splitNWanted(c *compilation) bool {
+	switch os.Getenv("TILEGO_WGSPLIT") {
+	case "1":
+		return true
+	case "0":
+		return false
+	}
+	return c.f.Kernel.SplitN
 }
 
 // panelRegion: r is its whole shared tile, or the tile's first columns
@@ -98,7 +110,7 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 	if g.TransB {
 		K = g.B.Shape()[1]
 	}
-	w := wgSplit(WG, M, g.Policy)
+	w := wgSplit(WG, M, g.Policy, splitNWanted(e.c))
 	rows, cols := M/w.M, N/w.N
 	MT := rows / 64
 	aRegs := g.A.Buf.Scope == ir.Fragment

@@ -112,8 +112,8 @@ func TestGPUTMA(t *testing.T) {
 		}
 	}
 	// MLA: 32 rows on mma.sync; 64 rows over two warpgroups splitting the
-	// columns of both wgmma products, with and without a producer (WS,
-	// in the config), its loop bound read from the cache lengths.
+	// columns of both wgmma products (SplitN), with and without a producer
+	// (WS), its loop bound read from the cache lengths.
 	for _, mc := range []struct {
 		name string
 		s    kernels.MLAShape
@@ -121,9 +121,9 @@ func TestGPUTMA(t *testing.T) {
 		lens []int32
 	}{
 		{"mla_m32_2stages", kernels.MLAShape{Hq: 32, Sq: 2, DType: ir.BF16}, kernels.MLAConfig{M: 32, Stages: 2, Threads: 128}, []int32{1, 64, 65, 300}},
-		{"mla_m64_2stages", kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}, kernels.MLAConfig{M: 64, Stages: 2, Threads: 256}, []int32{1, 64, 65, 700}},
-		{"mla_m64_ws", kernels.MLAShape{Hq: 128, Sq: 2, DType: ir.BF16}, kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true}, []int32{0, 1, 63, 129, 1000}},
-		{"mla_m64_ws_f16_hq64", kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.F16}, kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true}, []int32{2, 64, 300}},
+		{"mla_m64_2stages_splitn", kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}, kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true}, []int32{1, 64, 65, 700}},
+		{"mla_m64_ws_splitn", kernels.MLAShape{Hq: 128, Sq: 2, DType: ir.BF16}, kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true}, []int32{0, 1, 63, 129, 1000}},
+		{"mla_m64_ws_splitn_f16_hq64", kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.F16}, kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true}, []int32{2, 64, 300}},
 	} {
 		ws = mc.c.WS
 		t.Run(mc.name, func(t *testing.T) {

@@ -56,7 +56,7 @@ func inferLayouts(c *compilation) error {
 		sh := g.C.Shape()
 		if why := wgmmaFits(c, g); why == "" {
 			c.wgmma[g] = true
-			acc, err := layout.WGAccumulator(sh[0], sh[1], wgSplit(threads/128, sh[0], g.Policy))
+			acc, err := layout.WGAccumulator(sh[0], sh[1], wgSplit(threads/128, sh[0], g.Policy, splitNWanted(c)))
 			if err == nil {
 				fail(set(g.C.Buf, acc, g.P, "gemm"))
 			}
