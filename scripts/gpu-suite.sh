@@ -73,7 +73,7 @@ run() {
 			summary+=("tests $t: $pass passed, $fail failed (exit $rc)")
 			grep -- '--- FAIL' "$OUT/test-$t.log" | head -20
 		done
-		timeout 300 ./bin/cuda_backend.test -test.v -test.run '^(TestGPUTMA|TestGPUDeferred|TestGPUPersistent)$' >"$OUT/test-tma.log" 2>&1
+		timeout 420 ./bin/cuda_backend.test -test.v -test.run '^(TestGPUTMA|TestGPUDeferred|TestGPUPersistent)$' >"$OUT/test-tma.log" 2>&1
 		rc=$?
 		summary+=("tests tma/ws/deferred/persistent: $(grep -c -- '--- PASS' "$OUT/test-tma.log") passed, $(grep -c -- '--- FAIL' "$OUT/test-tma.log") failed (exit $rc; 124 = hung)")
 	fi
