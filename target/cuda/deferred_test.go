@@ -47,14 +47,7 @@ func TestEmitDeferred(t *testing.T) {
 			"const int lo = ", "const int k0 = k0_late;", "const int k0_late = hi - 1;", "tl::wgmma_wait<0>();",
 		}},
 	} {
-		f, err := kernels.FlashAttention(s, tc.c).Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Compile(f, Options{Arch: tc.arch})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		p := compileAttn(t, s, tc.c, tc.arch)
 		for _, w := range tc.want {
 			if !strings.Contains(p.Source, w) {
 				t.Errorf("%s: source lacks %q", tc.name, w)

@@ -425,37 +425,26 @@ func (e *emitter) copyPairsToShared(frag, dst ir.Region, l *layout.Fragment) boo
 // when that dim is contiguous, one element otherwise.
 func (e *emitter) prefetch(s *ir.Prefetch) {
 	src := s.Src
-	shape := src.Shape()
-	if len(shape) == 0 {
-		shape = []int{1}
-	}
-	inner := 1
+	lines := src.Shape() // the tile in lines: the innermost dim cut in 128 bytes when contiguous
+	step := 1
 	if dims := src.Dims(); len(dims) > 0 && e.strides(src.Buf)[dims[len(dims)-1]] == "1" {
-		inner = max(1, 128/src.Buf.DType.Bytes())
+		step = max(1, 128/src.Buf.DType.Bytes())
+		lines[len(lines)-1] = (lines[len(lines)-1] + step - 1) / step
 	}
-	perRow := (shape[len(shape)-1] + inner - 1) / inner
-	n := perRow
-	for _, d := range shape[:len(shape)-1] {
+	n := 1
+	for _, d := range lines {
 		n *= d
 	}
-	T := e.c.f.Kernel.Threads
 	name := e.fresh("pf")
-	e.open("for (int %s = tid; %s < %d; %s += %d)", name, name, n, name, T)
-	tile := make([]string, len(shape))
+	e.open("for (int %s = tid; %s < %d; %s += %d)", name, name, n, name, e.c.f.Kernel.Threads)
+	tile := make([]string, len(lines))
 	rest := name
-	for d := len(shape) - 1; d >= 0; d-- {
-		ext := shape[d]
-		if d == len(shape)-1 {
-			ext = perRow
+	for d := len(lines) - 1; d >= 0; d-- {
+		tile[d] = fmt.Sprintf("(%s %% %d)", rest, lines[d])
+		if d == len(lines)-1 && step > 1 {
+			tile[d] = fmt.Sprintf("(%s %% %d * %d)", rest, lines[d], step)
 		}
-		tile[d] = fmt.Sprintf("(%s %% %d)", rest, ext)
-		if d == len(shape)-1 && inner > 1 {
-			tile[d] = fmt.Sprintf("(%s %% %d * %d)", rest, ext, inner)
-		}
-		rest = fmt.Sprintf("(%s / %d)", rest, ext)
-	}
-	if len(src.Dims()) == 0 {
-		tile = nil
+		rest = fmt.Sprintf("(%s / %d)", rest, lines[d])
 	}
 	idx := e.bufIndex(src, tile)
 	ref := fmt.Sprintf("&%s", e.refStr(src.Buf, idx))

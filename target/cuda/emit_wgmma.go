@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/tilego/tilego/ir"
@@ -67,15 +66,7 @@ func wgSplit(wg, m int, p ir.Policy, splitN bool) layout.WGs {
 
 // splitNWanted: the program asks (tl's SplitN, ir.Kernel.SplitN), unless
 // TILEGO_WGSPLIT is 0 or 1, which overrides it.
-func splitNWanted(c *compilation) bool {
-	switch os.Getenv("TILEGO_WGSPLIT") {
-	case "1":
-		return true
-	case "0":
-		return false
-	}
-	return c.f.Kernel.SplitN
-}
+func splitNWanted(c *compilation) bool { return envSwitch("TILEGO_WGSPLIT", c.f.Kernel.SplitN) }
 
 // panelRegion: r is its whole shared tile, or the tile's first columns
 // (all its rows, a whole number of swizzle panels), which the tile's

@@ -1,8 +1,6 @@
 package cuda
 
 import (
-	"os"
-
 	"github.com/tilego/tilego/ir"
 )
 
@@ -44,15 +42,7 @@ type turnState struct {
 
 // pingPongWanted: the program asks (ir.Kernel.PingPong, a config's
 // PingPong); TILEGO_PINGPONG=1 or 0 overrides it.
-func pingPongWanted(c *compilation) bool {
-	switch os.Getenv("TILEGO_PINGPONG") {
-	case "1":
-		return true
-	case "0":
-		return false
-	}
-	return c.f.Kernel.PingPong
-}
+func pingPongWanted(c *compilation) bool { return envSwitch("TILEGO_PINGPONG", c.f.Kernel.PingPong) }
 
 // pingPong says whether the producer's loop, whose body apart from its
 // prefetches is rest, takes turns: it is wanted, there are two consumer

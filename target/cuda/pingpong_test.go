@@ -26,14 +26,7 @@ func TestEmitPingPong(t *testing.T) {
 		{"pingpong without ws", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, PingPong: true}, false},
 		{"one warpgroup", kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128, WS: true, PingPong: true}, false},
 	} {
-		f, err := kernels.FlashAttention(s, tc.c).Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Compile(f, Options{Arch: "sm_90a"})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		p := compileAttn(t, s, tc.c, "sm_90a")
 		src := p.Source
 		if p.PingPong != tc.want || strings.Contains(src, "tl::bar_arrive(") != tc.want {
 			t.Errorf("%s: ping-pong %v (source: %v), want %v", tc.name, p.PingPong, strings.Contains(src, "tl::bar_arrive("), tc.want)

@@ -247,6 +247,33 @@ func loopNesting(body []ir.Stmt) (outer map[*ir.For]*ir.For, alone map[*ir.For]b
 	return outer, alone
 }
 
+// ringBase declares where the ring of a loop run once per iteration of
+// an outer loop (tmaLoop.outer) stands at this run's first iteration
+// (after lo and hi).
+func (e *emitter) ringBase(l *tmaLoop) {
+	if l != nil && l.outer != nil {
+		e.line("const int rb = lo - ring;")
+	}
+}
+
+// ringAdvance counts this run's iterations into ring.
+func (e *emitter) ringAdvance(l *tmaLoop) {
+	if l != nil && l.outer != nil {
+		e.line("ring += max(0, hi - lo);")
+	}
+}
+
+// ringPos is iteration v's position in its loop's ring of buffers: v - lo,
+// or, for a loop run once per iteration of an outer loop, counted on from
+// its earlier runs (v - rb, rb = lo - ring, ring the iterations so far).
+// The barriers' phases follow the position, so they need no reset.
+func (e *emitter) ringPos(l *tmaLoop, v string) string {
+	if l != nil && l.outer != nil {
+		return fmt.Sprintf("(%s - rb)", v)
+	}
+	return fmt.Sprintf("(%s - lo)", v)
+}
+
 // tmaWait waits until the copies of iteration v (ring slot i % stages,
 // the (i / stages)-th use of that slot, i = v - lo) have landed.
 func (e *emitter) tmaWait(l *tmaLoop, v string, stages int) {

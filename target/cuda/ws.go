@@ -33,13 +33,19 @@ type wsPlan struct {
 // wsWanted: the program asks (ir.Kernel.Producer, a config's WS) or
 // Options.WarpSpecialize does; TILEGO_WS=1 or 0 overrides both.
 func wsWanted(c *compilation) bool {
-	switch os.Getenv("TILEGO_WS") {
+	return envSwitch("TILEGO_WS", c.opts.WarpSpecialize || c.f.Kernel.Producer)
+}
+
+// envSwitch is what a schedule hint asks (asked), unless the environment
+// variable name is 1 or 0, which turns it on or off for every program.
+func envSwitch(name string, asked bool) bool {
+	switch os.Getenv(name) {
 	case "1":
 		return true
 	case "0":
 		return false
 	}
-	return c.opts.WarpSpecialize || c.f.Kernel.Producer
+	return asked
 }
 
 // planWS picks the loop the producer runs: the kernel's only TMA loop, a
@@ -158,33 +164,6 @@ func (e *emitter) wsSplit() {
 	if l.outer != nil {
 		e.line("int ring = 0; // the ring positions used so far (ringPos)")
 	}
-}
-
-// ringBase declares where the ring of a loop run once per iteration of
-// an outer loop (tmaLoop.outer) stands at this run's first iteration
-// (after lo and hi).
-func (e *emitter) ringBase(l *tmaLoop) {
-	if l != nil && l.outer != nil {
-		e.line("const int rb = lo - ring;")
-	}
-}
-
-// ringAdvance counts this run's iterations into ring.
-func (e *emitter) ringAdvance(l *tmaLoop) {
-	if l != nil && l.outer != nil {
-		e.line("ring += max(0, hi - lo);")
-	}
-}
-
-// ringPos is iteration v's position in its loop's ring of buffers: v - lo,
-// or, for a loop run once per iteration of an outer loop, counted on from
-// its earlier runs (v - rb, rb = lo - ring, ring the iterations so far).
-// The barriers' phases follow the position, so they need no reset.
-func (e *emitter) ringPos(l *tmaLoop, v string) string {
-	if l != nil && l.outer != nil {
-		return fmt.Sprintf("(%s - rb)", v)
-	}
-	return fmt.Sprintf("(%s - lo)", v)
 }
 
 // wsRelease frees iteration iter's slot of a ring of R for the producer:
