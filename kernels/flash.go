@@ -154,6 +154,6 @@ func longestFirst(id tl.Expr, s AttnShape, c AttnConfig) (b, h, bx tl.Expr) {
 // starts with its heads' first tiles, all reading K and V from HBM at once.
 func causalGroup(s AttnShape, nM, heads int) int {
 	kv := s.Skv * (s.Dqk + s.Dv) * s.DType.Bytes()
-	wave := (128 + nM - 1) / nM
+	wave := (128 + nM - 1) / max(1, nM) // no query tiles (Sq = 0): no blocks either
 	return max(1, min(heads, wave, (16<<20)/max(1, kv)))
 }

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tilego/tilego/interp"
@@ -71,5 +72,16 @@ func TestLongestFirst(t *testing.T) {
 				lastTile[grp] = bx
 			}
 		})
+	}
+}
+
+// No query rows is the verifier's error (sizes must be positive), not a
+// division by zero while the causal order is worked out.
+func TestNoQueryRows(t *testing.T) {
+	s := AttnShape{B: 1, H: 1, HKV: 1, Sq: 0, Skv: 10, Dqk: 64, Dv: 64, Causal: true, DType: ir.BF16}
+	for _, c := range []AttnConfig{{M: 64, N: 64, Stages: 2, Threads: 128}, {M: 64, N: 64, Stages: 2, Threads: 128, Persistent: true, Prefetch: true}} {
+		if _, err := FlashAttention(s, c).Build(); err == nil || !strings.Contains(err.Error(), "sizes and strides must be positive") {
+			t.Errorf("%+v: %v", c, err)
+		}
 	}
 }
