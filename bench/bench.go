@@ -5,6 +5,7 @@ package bench
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -166,8 +167,10 @@ func (cd candidate) inputBytes(args []*tensor.Tensor) int {
 
 // RunSuite builds every config of every point, compiles them all in
 // parallel (NVRTC dominates otherwise), then runs the points in order and
-// hands each result to emit.
-func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) {
+// hands each result to emit. It returns an error when a kernel faulted or
+// hung and took the CUDA context with it: the points after it are emitted
+// as not run, and nothing more can run on the device in this process.
+func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) error {
 	cands := make([][]candidate, len(points))
 	var progs []*cuda.Program
 	seen := map[string]bool{} // identical programs (a combine, MLA's batch-free kernels) compile once
@@ -210,13 +213,14 @@ func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) {
 			if r.lost {
 				for _, p := range points[k+1:] { // nothing more can run in this process
 					emit(Result{Suite: p.Suite, Kernel: p.Problem.Kernel(), Impl: cmp.Or(p.Impl, "tilego"), Shape: p.Problem.Shape(),
-						Error: "not run: an earlier kernel faulted and the CUDA context is lost"})
+						Error: "not run: an earlier kernel faulted or hung and the CUDA context is lost"})
 				}
-				return
+				return errors.New(r.Error)
 			}
 		}
 		i = j
 	}
+	return nil
 }
 
 // prepareAll makes every candidate's device copy of args at once: an
@@ -252,7 +256,9 @@ func run(b *cuda.Backend, p Point, cands []candidate, args []*tensor.Tensor, o O
 		)
 		if err == nil {
 			st, check, info, err = runOne(b, p.Problem, cd, cd.x, args, o)
-			cd.x.Free()
+			if !cuda.DeviceLost(err) { // freeing waits for a hung kernel
+				cd.x.Free()
+			}
 		}
 		ms := st.MS()
 		if err != nil {
@@ -260,7 +266,7 @@ func run(b *cuda.Backend, p Point, cands []candidate, args []*tensor.Tensor, o O
 			if cuda.DeviceLost(err) { // the context is gone: no later config can run
 				r.lost = true
 				r.Tried = append(r.Tried, try)
-				r.Error = fmt.Sprintf("config %s faulted, losing the CUDA context: %v", kernels.ConfigFields(cd.cfg), err)
+				r.Error = fmt.Sprintf("%s config %s faulted or hung, losing the CUDA context: %v", p.Problem.Kernel(), kernels.ConfigFields(cd.cfg), err)
 				return r
 			}
 		} else {

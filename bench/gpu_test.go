@@ -35,7 +35,9 @@ func TestGPUSplitPairs(t *testing.T) {
 	points := append(mla, tail...)
 	for _, f := range []Flush{FlushAuto, FlushNone, FlushRotate} {
 		var rs []Result
-		RunSuite(b, points, Options{Warmup: 2, Repeats: 5, Seed: 1, Flush: f, Logf: t.Logf}, func(r Result) { rs = append(rs, r) })
+		if err := RunSuite(b, points, Options{Warmup: 2, Repeats: 5, Seed: 1, Flush: f, Logf: t.Logf}, func(r Result) { rs = append(rs, r) }); err != nil {
+			t.Fatal(err)
+		}
 		for i, r := range rs {
 			t.Log(r.Line())
 			p := points[i]

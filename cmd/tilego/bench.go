@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/chart"
+	"github.com/tilego/tilego/kernels"
 	drv "github.com/tilego/tilego/runtime/cuda"
 	"github.com/tilego/tilego/target/cuda"
 )
@@ -30,6 +32,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	flushName := fs.String("flush", "auto", "keep the L2 cache cold between timed launches: auto (when the inputs fit in twice the L2), l2, rotate or none")
 	chartOut := fs.String("chart", "", "also draw TFLOP/s per shape as an SVG chart here (one file per suite: FILE, FILE-SUITE.svg)")
 	peers := fs.String("peers", "", "JSON lines of peers (scripts/peers.py) to draw beside tilego in --chart")
+	match := fs.String("match", "", "keep only the configs whose fields, as the results print them (\"m=64 stages=2 threads=256 ws=true\"), match this regular expression")
 	sms := fs.Int("sms", 0, "SM count the split-KV decisions are made for (mla, fa-tail); 0: the device's")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -77,10 +80,13 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if points, err = matchConfigs(points, *match); err != nil {
+			return err
+		}
 		var werr error
 		opt := bench.Options{Warmup: *warmup, Repeats: *repeats, Seed: *seed, Flush: flush,
 			Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
-		bench.RunSuite(b, points, opt, func(r bench.Result) {
+		lost := bench.RunSuite(b, points, opt, func(r bench.Result) {
 			fmt.Fprintln(stderr, r.Line())
 			if err := bench.Write(w, r); err != nil && werr == nil {
 				werr = err
@@ -89,6 +95,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		})
 		if werr != nil {
 			return werr
+		}
+		if lost != nil { // the device is gone: the later suites cannot run
+			return fmt.Errorf("suite %s: %w", name, lost)
 		}
 		ran = append(ran, name)
 	}
@@ -179,4 +188,30 @@ var benchCmd = &command{
 		fmt.Fprintf(w, "and the single program (impl tilego) on the same inputs; --sms sets the SM count the\n")
 		fmt.Fprintf(w, "splits are chosen for (default: the device's).\n")
 	},
+}
+
+// matchConfigs keeps the configs of each point whose fields match expr
+// (all of them when expr is empty); a point left with none is an error,
+// since it would time nothing.
+func matchConfigs(points []bench.Point, expr string) ([]bench.Point, error) {
+	if expr == "" {
+		return points, nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("--match: %w", err)
+	}
+	for i, p := range points {
+		var keep []kernels.Config
+		for _, c := range p.Configs {
+			if re.MatchString(kernels.ConfigFields(c).String()) {
+				keep = append(keep, c)
+			}
+		}
+		if len(keep) == 0 {
+			return nil, fmt.Errorf("--match %q: no config of %s %s matches", expr, p.Suite, p.Problem.Shape())
+		}
+		points[i].Configs = keep
+	}
+	return points, nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/tilego/tilego/bench"
 )
 
 func tilegoOut(t *testing.T, wantCode int, args ...string) (stdout, stderr string) {
@@ -153,5 +155,38 @@ func TestRunConfig(t *testing.T) {
 	_, stderr := tilegoOut(t, 2, "run", "flash-attention", "--backend", "cpu", "--config", "m=x")
 	if !strings.Contains(stderr, "--config") || !strings.Contains(stderr, "whole number") {
 		t.Errorf("bad --config: %s", stderr)
+	}
+}
+
+// bench --match keeps the matching configs of every point and refuses an
+// expression that leaves a point nothing to time.
+func TestMatchConfigs(t *testing.T) {
+	mk := func() []bench.Point {
+		ps, err := bench.Suites["mla"](bench.SuiteOptions{Quick: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ps[:1]
+	}
+	for _, c := range []struct {
+		expr string
+		want int // configs kept; -1: an error
+	}{
+		{"", len(bench.MLAConfigs(128, 1))},
+		{"splitn=true", 3},
+		{"ws=true", 1},
+		{"^m=32 ", 2},
+		{"nosuchfield", -1},
+		{"(", -1},
+	} {
+		ps, err := matchConfigs(mk(), c.expr)
+		switch {
+		case c.want < 0 && err == nil:
+			t.Errorf("%q: no error", c.expr)
+		case c.want >= 0 && err != nil:
+			t.Errorf("%q: %v", c.expr, err)
+		case c.want >= 0 && len(ps[0].Configs) != c.want:
+			t.Errorf("%q kept %d configs, want %d", c.expr, len(ps[0].Configs), c.want)
+		}
 	}
 }

@@ -29,7 +29,12 @@ type Error struct {
 	Kernel string // kernel or program name, when the call concerned one
 	Detail string // human description (cuGetErrorString) or extra context
 	Log    string // compiler or JIT log, when there is one
+
+	wrapped error // a sentinel of this package the error also is (ErrHung)
 }
+
+// Unwrap returns the sentinel the error wraps, if any.
+func (e *Error) Unwrap() error { return e.wrapped }
 
 func (e *Error) Error() string {
 	var b strings.Builder
@@ -72,6 +77,7 @@ const (
 	resultNoDevice      = 100
 	resultNotReady      = 600
 	resultNotSymbolCode = -1 // our own: the entry point is not exported
+	codeHung            = -2 // our own: Sync gave a kernel up as hung
 )
 
 // fallbackNames covers the results most likely to be seen when cuGetErrorName

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestErrorMessage(t *testing.T) {
@@ -94,6 +95,41 @@ func TestCheckWithoutDriver(t *testing.T) {
 		}
 		if e.Name != tt.name || e.Code != int(tt.code) || e.Kernel != "gemm" || e.Call != "cuLaunchKernel" {
 			t.Errorf("code %d: got %+v", tt.code, e)
+		}
+	}
+}
+
+// A wait that outlasts its limit comes back as a hung kernel, naming the
+// limit; one that returns in time passes its own result through.
+func TestWaitWithin(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	err := waitWithin(20*time.Millisecond, func() error { <-block; return nil })
+	if !errors.Is(err, ErrHung) {
+		t.Fatalf("blocked wait: got %v, want ErrHung", err)
+	}
+	if !strings.Contains(err.Error(), "no completion after 20ms") {
+		t.Errorf("message %q does not name the limit", err)
+	}
+	want := &Error{Call: "cuCtxSynchronize", Code: 700}
+	if err := waitWithin(time.Minute, func() error { return want }); err != want {
+		t.Errorf("quick wait: got %v, want its own error", err)
+	}
+	if err := waitWithin(0, func() error { return nil }); err != nil {
+		t.Errorf("no limit: %v", err)
+	}
+	if errors.Is(want, ErrHung) {
+		t.Error("a driver error reads as hung")
+	}
+}
+
+func TestHangAfterEnv(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want time.Duration
+	}{{"", time.Hour}, {"30", 30 * time.Second}, {"0", 0}, {"-1", time.Hour}, {"x", time.Hour}} {
+		if got := hangAfterEnv(c.v, time.Hour); got != c.want {
+			t.Errorf("TILEGO_HANG_S=%q: %v, want %v", c.v, got, c.want)
 		}
 	}
 }

@@ -4,8 +4,12 @@ package cuda
 // compiler that generates many kernels "invalid argument" alone says nothing.
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"os"
+	"strconv"
+	"time"
 )
 
 // Launch queues fn on stream (nil: the default stream) with the given grid
@@ -56,15 +60,59 @@ func Launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, a
 // Sync waits for stream (nil: the whole context) and attributes any failure
 // to fn, the kernel just launched. Call it after Launch when debugging or in
 // tests, where knowing which kernel faulted matters more than overlap.
+//
+// A kernel still running after HangAfter is given up as hung: Sync returns
+// an error wrapping ErrHung. The context is then unusable (the kernel
+// still occupies the GPU and every later synchronization would wait on
+// it), so the caller should stop using the device and exit.
 func Sync(fn *Function, stream *Stream) error {
-	var err error
-	if stream != nil {
-		err = stream.Synchronize()
-	} else {
-		err = fn.m.d.Synchronize()
-	}
+	err := waitWithin(HangAfter, func() error {
+		if stream != nil {
+			return stream.Synchronize()
+		}
+		return fn.m.d.Synchronize()
+	})
 	if e, ok := err.(*Error); ok && e.Kernel == "" {
 		e.Kernel = fn.name
 	}
 	return err
+}
+
+// HangAfter is how long Sync waits before calling a kernel hung; 0 waits
+// forever. A barrier wait that never completes (a wrong mbarrier phase, a
+// producer and consumers that disagree on a loop's trip count) spins until
+// the process dies: the driver has no watchdog on a compute GPU, and a
+// benchmark or test run would sit out its whole time limit saying nothing.
+// TILEGO_HANG_S (seconds) sets it for a process.
+var HangAfter = hangAfterEnv(os.Getenv("TILEGO_HANG_S"), 2*time.Minute)
+
+// hangAfterEnv reads TILEGO_HANG_S: whole seconds, 0 for no limit; the
+// default when unset or not a number.
+func hangAfterEnv(v string, def time.Duration) time.Duration {
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	return def
+}
+
+// ErrHung is wrapped by Sync's error for a kernel given up as hung.
+var ErrHung = errors.New("kernel still running: hung (a barrier that never completes?); the CUDA context cannot be used again")
+
+// waitWithin runs wait and returns its error, or an *Error wrapping ErrHung
+// once limit has passed (wait is left blocked: nothing can cancel it).
+func waitWithin(limit time.Duration, wait func() error) error {
+	if limit <= 0 {
+		return wait()
+	}
+	done := make(chan error, 1)
+	go func() { done <- wait() }()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return &Error{Call: "cuCtxSynchronize", Code: codeHung, Name: "TILEGO_KERNEL_HUNG",
+			Detail: fmt.Sprintf("no completion after %v", limit), wrapped: ErrHung}
+	}
 }

@@ -28,10 +28,13 @@ type emitter struct {
 	lazy     *lazyState          // wgmma groups in flight in a loop with Deferred statements
 }
 
-// parCtx is the Parallel loop being emitted when a fragment drives it.
+// parCtx is the Parallel loop being emitted. Its statements run per index
+// point in one thread, so they take no barriers between them (one there
+// would sit inside a loop over the thread's points, which not every thread
+// enters: a deadlock).
 type parCtx struct {
 	p   *ir.Parallel
-	drv *layout.Fragment
+	drv *layout.Fragment // the fragment that drives the loop; nil: threads stride the index space
 }
 
 func emitPass(c *compilation) error {
@@ -331,6 +334,10 @@ func (e *emitter) loopEndSync(body []ir.Stmt) {
 
 func (e *emitter) sync() {
 	e.noBarrierInTurns()
+	if e.par != nil { // inside a loop over one thread's points: not every thread would arrive
+		e.fail(errAt("parallel", e.par.p.P, "a block-wide barrier inside the loop's per-thread body would deadlock (an op here needs one)"))
+		return
+	}
 	if e.dirty && e.c.opts.Arch == "sm_90a" { // plain writes before wgmma/TMA reads
 		e.line("tl::fence_proxy_async();")
 	}

@@ -126,8 +126,8 @@ func (e *emitter) ref(b *ir.Buffer, idx []ir.Expr) string {
 // fragIndex is the register of a fragment element accessed in the
 // Parallel loop being emitted.
 func (e *emitter) fragIndex(b *ir.Buffer, idx []ir.Expr) string {
-	if e.par == nil {
-		e.fail(fmt.Errorf("cuda: fragment %s accessed outside a Parallel loop", b.Name))
+	if e.par == nil || e.par.drv == nil {
+		e.fail(fmt.Errorf("cuda: fragment %s accessed outside a Parallel loop a fragment drives", b.Name))
 		return "0"
 	}
 	keep, ok := accessKeep(e.par.p, idx)

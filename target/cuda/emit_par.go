@@ -68,17 +68,18 @@ func (e *emitter) parallel(p *ir.Parallel) {
 		names[i] = v.Name
 	}
 	e.open("")
+	saved := e.par
 	if drv, _ := parallelDriver(e.c, p); drv != nil {
-		saved := e.par
 		e.par = &parCtx{p: p, drv: e.c.layouts[drv]}
 		e.fragLoop(e.par.drv, names)
 		e.stmts(p.Body)
 		e.close()
-		e.par = saved
 	} else {
+		e.par = &parCtx{p: p}
 		// No fragment: spread the index space over the threads.
 		for _, a := range fragmentAccesses(p) {
 			e.fail(errAt("parallel", p.P, "fragment %s is accessed in a loop whose index space is not a fragment's", a.buf.Name))
+			e.par = saved
 			return
 		}
 		total := 1
@@ -94,6 +95,7 @@ func (e *emitter) parallel(p *ir.Parallel) {
 		e.stmts(p.Body)
 		e.close()
 	}
+	e.par = saved
 	e.close()
 	if writes {
 		e.dirty = true // so the barrier fences the writes for wgmma and TMA (sm_90a)

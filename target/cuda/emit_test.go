@@ -373,3 +373,43 @@ func TestPersistentCompiles(t *testing.T) {
 		}
 	}
 }
+
+// A Parallel loop with no fragment to drive it spreads its points over the
+// threads; its statements run per point in one thread, so the second
+// store, which reads the first one's tile, takes no barrier inside the
+// loop (one there hangs the block: threads past the points never arrive).
+// The MLA combine's mergeSplit is this loop, with 8 points over 128 threads.
+func TestParallelBodyNoBarrier(t *testing.T) {
+	f := tl.NewFunc("par_body")
+	X := f.In("X", tl.F32, 8)
+	Y := f.Out("Y", tl.F32, 8)
+	f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+		w := k.Shared(tl.F32, 8).Named("w")
+		sum := k.Shared(tl.F32, 8).Named("sum")
+		k.Clear(sum)
+		k.Parallel(func(r tl.Expr) {
+			w.Set(tl.Exp2(X.At(r)), r)
+			sum.Set(sum.At(r).Add(w.At(r)), r)
+		}, 8)
+		k.Copy(sum, Y)
+	})
+	fn, err := f.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range []string{"sm_80", "sm_90a"} {
+		p, err := Compile(fn, Options{Arch: arch})
+		if err != nil {
+			t.Fatalf("%s: %v", arch, err)
+		}
+		loops := strings.Split(p.Source, "for (int idx = tid; idx < 8; idx += 128)")[1:]
+		if len(loops) != 2 { // the Clear, then the Parallel
+			t.Fatalf("%s: %d loops over the points, want 2:\n%s", arch, len(loops), p.Source)
+		}
+		for _, loop := range loops {
+			if body, _, _ := strings.Cut(loop, "}"); strings.Contains(body, "__syncthreads") {
+				t.Errorf("%s: a barrier inside the per-thread loop:\n%s", arch, body)
+			}
+		}
+	}
+}

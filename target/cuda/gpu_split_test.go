@@ -93,6 +93,9 @@ func TestGPUMLADecode(t *testing.T) {
 	m16 := kernels.MLAConfig{M: 16, Stages: 1, Threads: 128}
 	m32 := kernels.MLAConfig{M: 32, Stages: 1, Threads: 128}
 	m64 := kernels.MLAConfig{M: 64, Stages: 1, Threads: 256}
+	splitN1 := kernels.MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true}
+	splitN2 := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true}
+	splitNWS := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}
 	cases := []tc{
 		{"sq1_m16", sq1, m16, []int32{1, 63, 65, 200}, 0},
 		{"sq2_m32_causal", sq2, m32, []int32{1, 64 + 1, 130, 2}, 0},
@@ -107,6 +110,14 @@ func TestGPUMLADecode(t *testing.T) {
 		{"split_sched_hq128_16warps", h128, kernels.MLAConfig{M: 64, Stages: 1, Threads: 512}, []int32{2000, 3, 700}, -1},
 		{"split_uniform3_m32_2stages", h128, kernels.MLAConfig{M: 32, Stages: 2, Threads: 128}, []int32{2000, 3, 700, 129}, 3},
 		{"split_sched_hq128_sq2_f16", h128sq2, m64, []int32{1500, 64 + 3}, -1},
+		// 64 rows over two warpgroups splitting N (wgmma on sm_90a): one
+		// stage, two by TMA, and a producer warpgroup, on the split path
+		// (splits start past block 0) and at bench-like lengths.
+		{"split_sched_hq128_splitn", h128, splitN1, []int32{2000, 3, 700}, -1},
+		{"split_sched_hq128_splitn_2stages", h128, splitN2, []int32{2000, 3, 700, 129}, -1},
+		{"split_sched_hq128_splitn_ws", h128, splitNWS, []int32{2000, 3, 700, 129}, -1},
+		{"split_uniform3_sq2_f16_splitn_ws", h128sq2, splitNWS, []int32{1500, 64 + 3}, 3},
+		{"hq128_splitn_ws_long", h128, splitNWS, []int32{3058, 2048 + 5, 1034}, 0},
 	}
 	for _, c := range cases {
 		for _, arch := range archs(b) {

@@ -46,8 +46,11 @@ func PrepareOn(p *Program, t *Tensors) (*Launch, error) {
 // call in the process fails (the context is lost until it is reset): an
 // illegal address or instruction, a misaligned or invalid address space
 // access, a hardware stack error, an invalid PC, a launch that failed or
-// timed out.
+// timed out, or a kernel Sync gave up as hung (drv.ErrHung).
 func DeviceLost(err error) bool {
+	if errors.Is(err, drv.ErrHung) { // the kernel still holds the GPU
+		return true
+	}
 	var e *drv.Error
 	if !errors.As(err, &e) {
 		return false
