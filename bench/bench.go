@@ -256,9 +256,7 @@ func run(b *cuda.Backend, p Point, cands []candidate, args []*tensor.Tensor, o O
 		)
 		if err == nil {
 			st, check, info, err = runOne(b, p.Problem, cd, cd.x, args, o)
-			if !cuda.DeviceLost(err) { // freeing waits for a hung kernel
-				cd.x.Free()
-			}
+			cd.x.Free()
 		}
 		ms := st.MS()
 		if err != nil {

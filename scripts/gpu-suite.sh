@@ -59,7 +59,11 @@ build() {
 run() {
 	OUT=${OUT:-/tmp/tilego-out}
 	mkdir -p "$OUT"
-	export TILEGO_REQUIRE_GPU=1 TILEGO_CACHE=${TILEGO_CACHE:-/tmp/tilego-cache} PYTHONUNBUFFERED=1
+	# A kernel that has not finished after TILEGO_HANG_S seconds is given up
+	# as hung: the test or bench config fails with its name, and every later
+	# GPU call of that process fails at once, instead of the whole call
+	# sitting out its time limit.
+	export TILEGO_REQUIRE_GPU=1 TILEGO_CACHE=${TILEGO_CACHE:-/tmp/tilego-cache} PYTHONUNBUFFERED=1 TILEGO_HANG_S=${TILEGO_HANG_S:-60}
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
 	summary=()
 	if [ "${TESTS:-1}" = 1 ]; then

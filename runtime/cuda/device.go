@@ -52,6 +52,7 @@ type Device struct {
 	ctx    uintptr
 	mu     sync.Mutex
 	closed bool
+	hung   bool // a kernel was given up as hung (Sync): every later call fails at once
 }
 
 // Open retains the primary context of device ordinal and reads its
@@ -145,10 +146,13 @@ var errClosed = errors.New("cuda: device is closed")
 // contexts are per thread and goroutines move between threads.
 func (d *Device) do(f func() error) error {
 	d.mu.Lock()
-	closed := d.closed
+	closed, hung := d.closed, d.hung
 	d.mu.Unlock()
 	if closed {
 		return errClosed
+	}
+	if hung { // the driver would wait on the hung kernel (a free, a copy) forever
+		return hungError("an earlier kernel hung")
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

@@ -133,3 +133,16 @@ func TestHangAfterEnv(t *testing.T) {
 		}
 	}
 }
+
+// After a hung kernel, a call on the device fails at once instead of
+// reaching the driver (where a free or a copy would wait on the kernel).
+func TestHungDeviceFailsFast(t *testing.T) {
+	d := &Device{hung: true}
+	err := d.do(func() error {
+		t.Error("the call reached the driver")
+		return nil
+	})
+	if !errors.Is(err, ErrHung) || !strings.Contains(err.Error(), "an earlier kernel hung") {
+		t.Errorf("got %v, want ErrHung naming the earlier kernel", err)
+	}
+}

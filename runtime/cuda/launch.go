@@ -64,14 +64,21 @@ func Launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, a
 // A kernel still running after HangAfter is given up as hung: Sync returns
 // an error wrapping ErrHung. The context is then unusable (the kernel
 // still occupies the GPU and every later synchronization would wait on
-// it), so the caller should stop using the device and exit.
+// it): every later call on the device fails at once with ErrHung, and the
+// caller should stop using it and exit.
 func Sync(fn *Function, stream *Stream) error {
+	d := fn.m.d
 	err := waitWithin(HangAfter, func() error {
 		if stream != nil {
 			return stream.Synchronize()
 		}
-		return fn.m.d.Synchronize()
+		return d.Synchronize()
 	})
+	if errors.Is(err, ErrHung) {
+		d.mu.Lock()
+		d.hung = true
+		d.mu.Unlock()
+	}
 	if e, ok := err.(*Error); ok && e.Kernel == "" {
 		e.Kernel = fn.name
 	}
@@ -112,7 +119,10 @@ func waitWithin(limit time.Duration, wait func() error) error {
 	case err := <-done:
 		return err
 	case <-t.C:
-		return &Error{Call: "cuCtxSynchronize", Code: codeHung, Name: "TILEGO_KERNEL_HUNG",
-			Detail: fmt.Sprintf("no completion after %v", limit), wrapped: ErrHung}
+		return hungError(fmt.Sprintf("no completion after %v", limit))
 	}
+}
+
+func hungError(detail string) *Error {
+	return &Error{Call: "cuCtxSynchronize", Code: codeHung, Name: "TILEGO_KERNEL_HUNG", Detail: detail, wrapped: ErrHung}
 }
