@@ -48,40 +48,23 @@ func attention(suite string, vals map[string]string) (Point, error) {
 }
 
 // shortAttnConfigs are tried at short sequences (up to 2k query tokens),
-// where a block's prologue and epilogue weigh most: configs that win
-// there with the next wave's Q and first K/V tiles prefetched into L2
-// (prefetch), and on a persistent grid (a block an SM walking the tiles,
-// whose producer runs on into the next tile's K/V while the consumers
-// store this one's output).
+// where a block's prologue weighs most: configs that prefetch the next
+// wave's Q and first K/V tiles into L2. The persistent grid (config
+// Persistent) is no longer among them: on the H100 it lost at every short
+// causal point it was tried at, by up to 15% (docs/perf.md, 2026-11-23,
+// third session); it stays a config (--config persistent).
 func shortAttnConfigs(d int) []kernels.Config {
-	var cs []kernels.Config
-	add := func(c kernels.AttnConfig, variants ...func(*kernels.AttnConfig)) {
-		for _, v := range variants {
-			c := c
-			v(&c)
-			cs = append(cs, c)
-		}
-	}
-	pf := func(c *kernels.AttnConfig) { c.Prefetch = true }
-	ps := func(c *kernels.AttnConfig) { c.Persistent = true }
-	both := func(c *kernels.AttnConfig) { c.Prefetch, c.Persistent = true, true }
-	ws := kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true}
+	pf := func(c kernels.AttnConfig) kernels.Config { c.Prefetch = true; return c }
 	switch {
 	case d <= 64:
-		add(kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}, pf)
-		add(ws, ps, both)
+		return []kernels.Config{pf(kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128})}
 	case d <= 128:
-		add(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}, pf)
-		add(kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true}, ps, both)
-		add(ws, both)
-	default:
-		ws.N = 64
-		add(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}, pf)
-		add(ws, pf, ps, both)
-		ws.PingPong = true
-		add(ws, both)
+		return []kernels.Config{pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256})}
 	}
-	return cs
+	return []kernels.Config{
+		pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),
+		pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true}),
+	}
 }
 
 // faSweep is FlashAttention-3's forward sweep: 512 to 16k tokens per
