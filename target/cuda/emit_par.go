@@ -75,13 +75,12 @@ func (e *emitter) parallel(p *ir.Parallel) {
 		e.stmts(p.Body)
 		e.close()
 	} else {
-		e.par = &parCtx{p: p}
 		// No fragment: spread the index space over the threads.
 		for _, a := range fragmentAccesses(p) {
 			e.fail(errAt("parallel", p.P, "fragment %s is accessed in a loop whose index space is not a fragment's", a.buf.Name))
-			e.par = saved
 			return
 		}
+		e.par = &parCtx{p: p}
 		total := 1
 		for _, n := range p.Extents {
 			total *= n
