@@ -80,6 +80,10 @@ run() {
 		timeout 420 ./bin/cuda_backend.test -test.v -test.run '^(TestGPUTMA|TestGPUDeferred|TestGPUPersistent)$' >"$OUT/test-tma.log" 2>&1
 		rc=$?
 		summary+=("tests tma/ws/deferred/persistent: $(grep -c -- '--- PASS' "$OUT/test-tma.log") passed, $(grep -c -- '--- FAIL' "$OUT/test-tma.log") failed (exit $rc; 124 = hung)")
+		# A kernel that spins forever must come back as a named error: alone,
+		# since it leaves its process's device unusable.
+		TILEGO_TEST_HANG=1 timeout 60 ./bin/runtime.test -test.v -test.run '^TestGPUHangIsReported$' >"$OUT/test-hang.log" 2>&1
+		summary+=("test hang watchdog: exit $? ($(grep -cE -- '--- PASS' "$OUT/test-hang.log") passed)")
 	fi
 	if [ "${SAN:-0}" = 1 ]; then
 		# FlashAttention and GEMM on both paths (sm_90a: TMA), with a
