@@ -158,6 +158,29 @@ func TestRunConfig(t *testing.T) {
 	}
 }
 
+// run takes MLA's split path (the split kernel, then the combine) at the
+// scheduler's splits and at uniform ones, s_q 2 among them, and checks the
+// combined O and LSE: both steps ran.
+func TestRunSplitChain(t *testing.T) {
+	for _, args := range [][]string{
+		{"--splits", "0", "--batch", "3", "--mean-kv", "300", "--sms", "16"},
+		{"--splits", "3", "--batch", "2", "--seq-q", "2", "--mean-kv", "200"},
+	} {
+		out, _ := tilegoOut(t, 0, append([]string{"run", "mla-decode", "--backend", "cpu", "--json"}, args...)...)
+		var r struct {
+			Shape   map[string]any
+			Checked string
+			OK      bool
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if !r.OK || r.Checked != "all" || r.Shape["splits"].(float64) < 2 {
+			t.Errorf("%v: %+v", args, r)
+		}
+	}
+}
+
 // bench --match keeps the matching configs of every point and refuses an
 // expression that leaves a point nothing to time.
 func TestMatchConfigs(t *testing.T) {

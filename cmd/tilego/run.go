@@ -143,10 +143,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		from += ", changed by --config"
 	}
-	fn, err := kernels.Build(p, cfg, be.Limits())
-	if err != nil {
-		return err
-	}
 	opt := target.RunOptions{Repeats: rf.repeats}
 	if be.Name() != "cpu" {
 		opt.Warmup = 2
@@ -156,7 +152,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	opt.Repeats = max(opt.Repeats, 1)
 	inputs := p.Inputs(rf.seed)
-	res, err := be.Run(fn, inputs, opt)
+	res, err := runProblem(be, p, cfg, inputs, opt)
 	if err != nil {
 		return fmt.Errorf("%s on %s: %w", p.Kernel(), be.Name(), err)
 	}
