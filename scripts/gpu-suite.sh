@@ -84,6 +84,8 @@ run() {
 		# since it leaves its process's device unusable.
 		TILEGO_TEST_HANG=1 timeout 60 ./bin/runtime.test -test.v -test.run '^TestGPUHangIsReported$' >"$OUT/test-hang.log" 2>&1
 		summary+=("test hang watchdog: exit $? ($(grep -cE -- '--- PASS' "$OUT/test-hang.log") passed)")
+		./bin/tilego run mla-decode --batch 8 --heads 128 --mean-kv 2000 --splits 0 >"$OUT/run-split.log" 2>&1
+		summary+=("tilego run mla-decode --splits 0 (split kernel, then combine): exit $?")
 	fi
 	if [ "${SAN:-0}" = 1 ]; then
 		# FlashAttention and GEMM on both paths (sm_90a: TMA), with a
