@@ -8,7 +8,8 @@
 # Knobs (environment): SUITES (default fa-sweep,extra,gemm), QUICK=1 (fewer
 # points), SAN=1 (compute-sanitizer memcheck+racecheck on small shapes),
 # TESTS=0 (skip the tests; TEST_PKGS="cuda_backend" runs only those test
-# binaries before the TMA/warp-specialization test), PEERS=0 (skip torch), SASS=1 (resource report
+# binaries before the TMA/warp-specialization test, GUARDED=0 skips that
+# one), PEERS=0 (skip torch), SASS=1 (resource report
 # and SASS histogram of the default GPU kernels), TUNE=1 (full searches of
 # the FlashAttention configs at the short causal sweep points with a fresh
 # tuning cache, then tilego run picking the winner from it), BENCH=0 (skip
@@ -77,9 +78,11 @@ run() {
 			summary+=("tests $t: $pass passed, $fail failed (exit $rc)")
 			grep -- '--- FAIL' "$OUT/test-$t.log" | head -20
 		done
-		timeout 420 ./bin/cuda_backend.test -test.v -test.run '^(TestGPUTMA|TestGPUDeferred|TestGPUPersistent)$' >"$OUT/test-tma.log" 2>&1
-		rc=$?
-		summary+=("tests tma/ws/deferred/persistent: $(grep -c -- '--- PASS' "$OUT/test-tma.log") passed, $(grep -c -- '--- FAIL' "$OUT/test-tma.log") failed (exit $rc; 124 = hung)")
+		if [ "${GUARDED:-1}" = 1 ]; then
+			timeout 420 ./bin/cuda_backend.test -test.v -test.run '^(TestGPUTMA|TestGPUDeferred|TestGPUPersistent)$' >"$OUT/test-tma.log" 2>&1
+			rc=$?
+			summary+=("tests tma/ws/deferred/persistent: $(grep -c -- '--- PASS' "$OUT/test-tma.log") passed, $(grep -c -- '--- FAIL' "$OUT/test-tma.log") failed (exit $rc; 124 = hung)")
+		fi
 		# A kernel that spins forever must come back as a named error: alone,
 		# since it leaves its process's device unusable.
 		TILEGO_TEST_HANG=1 timeout 60 ./bin/runtime.test -test.v -test.run '^TestGPUHangIsReported$' >"$OUT/test-hang.log" 2>&1
