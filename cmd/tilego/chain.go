@@ -1,10 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
+	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/target"
@@ -18,41 +18,26 @@ import (
 // the combine) runs them in order and is timed from the first program's
 // start to the last one's end.
 func runProblem(be target.Backend, p kernels.Problem, cfg kernels.Config, inputs []*tensor.Tensor, opt target.RunOptions) (target.Result, error) {
-	var steps []kernels.Step
-	if ch, ok := p.(kernels.Chain); ok {
-		var err error
-		if steps, err = ch.Steps(cfg); err != nil {
-			return target.Result{}, err
-		}
+	fns, idx, err := bench.Programs(p, cfg, be.Limits())
+	if err != nil {
+		return target.Result{}, err
 	}
-	if len(steps) <= 1 {
-		fn, err := kernels.Build(p, cfg, be.Limits())
-		if err != nil {
-			return target.Result{}, err
+	if len(fns) == 1 {
+		args := inputs
+		if idx != nil {
+			args = pick(inputs, idx[0])
 		}
-		return be.Run(fn, inputs, opt)
-	}
-	fns := make([]*ir.Func, len(steps))
-	for i, st := range steps {
-		fn, err := st.Func.Build(be.Limits())
-		if err != nil {
-			return target.Result{}, fmt.Errorf("%s step %d (%s) does not build:\n%w", p.Kernel(), i, kernels.ConfigFields(cfg), err)
-		}
-		fns[i] = fn
+		return be.Run(fns[0], args, opt)
 	}
 	if b, ok := be.(*cuda.Backend); ok {
-		return runChainGPU(b, steps, fns, inputs, opt)
+		return runChainGPU(b, fns, idx, inputs, opt)
 	}
-	// Elsewhere (the interpreter) each step runs through the backend.
+	// Elsewhere (the interpreter) each program runs through the backend.
 	var ts []time.Duration
 	for range max(opt.Repeats, 1) {
 		t0 := time.Now()
-		for i, st := range steps {
-			sub := make([]*tensor.Tensor, len(st.Args))
-			for j, a := range st.Args {
-				sub[j] = inputs[a]
-			}
-			if _, err := be.Run(fns[i], sub, target.RunOptions{Repeats: 1}); err != nil {
+		for i, fn := range fns {
+			if _, err := be.Run(fn, pick(inputs, idx[i]), target.RunOptions{Repeats: 1}); err != nil {
 				return target.Result{}, err
 			}
 		}
@@ -62,18 +47,26 @@ func runProblem(be target.Backend, p kernels.Problem, cfg kernels.Config, inputs
 	return target.Result{Time: ts[len(ts)/2], Spread: ts[len(ts)-1] - ts[0], Repeats: len(ts)}, nil
 }
 
-// runChainGPU compiles the steps, binds them to one upload of inputs,
-// poisons every tensor a step writes, times the chain and downloads the
+// pick is the tensors of list at idx, in order.
+func pick(list []*tensor.Tensor, idx []int) []*tensor.Tensor {
+	out := make([]*tensor.Tensor, len(idx))
+	for i, a := range idx {
+		out[i] = list[a]
+	}
+	return out
+}
+
+// runChainGPU compiles the programs, binds them to one upload of inputs,
+// poisons every tensor one writes, times the chain and downloads the
 // results into inputs.
-func runChainGPU(b *cuda.Backend, steps []kernels.Step, fns []*ir.Func, inputs []*tensor.Tensor, opt target.RunOptions) (target.Result, error) {
-	progs := make([]*cuda.Program, len(steps))
-	idx := make([][]int, len(steps))
+func runChainGPU(b *cuda.Backend, fns []*ir.Func, idx [][]int, inputs []*tensor.Tensor, opt target.RunOptions) (target.Result, error) {
+	progs := make([]*cuda.Program, len(fns))
 	for i, fn := range fns {
 		p, err := cuda.Compile(fn, cuda.Options{Arch: b.Arch()})
 		if err != nil {
 			return target.Result{}, err
 		}
-		progs[i], idx[i] = p, steps[i].Args
+		progs[i] = p
 	}
 	c, err := cuda.PrepareChain(b, progs, idx, inputs)
 	if err != nil {
