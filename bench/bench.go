@@ -5,7 +5,6 @@ package bench
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -57,7 +56,7 @@ type Result struct {
 	Tried    []map[string]any   `json:"tried,omitempty"`
 	Error    string             `json:"error,omitempty"`
 	Errors   map[string]float64 `json:"-"`
-	lost     bool               // a kernel faulted and took the CUDA context with it
+	lost     error              // a kernel faulted or hung and took the CUDA context with it
 	elapsed  time.Duration
 }
 
@@ -210,12 +209,12 @@ func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) err
 		for k := i; k < j; k++ {
 			r := run(b, points[k], cands[k], args, o)
 			emit(r)
-			if r.lost {
+			if r.lost != nil {
 				for _, p := range points[k+1:] { // nothing more can run in this process
 					emit(Result{Suite: p.Suite, Kernel: p.Problem.Kernel(), Impl: cmp.Or(p.Impl, "tilego"), Shape: p.Problem.Shape(),
 						Error: "not run: an earlier kernel faulted or hung and the CUDA context is lost"})
 				}
-				return errors.New(r.Error)
+				return r.lost
 			}
 		}
 		i = j
@@ -262,9 +261,9 @@ func run(b *cuda.Backend, p Point, cands []candidate, args []*tensor.Tensor, o O
 		if err != nil {
 			try["error"] = err.Error()
 			if cuda.DeviceLost(err) { // the context is gone: no later config can run
-				r.lost = true
+				r.lost = fmt.Errorf("%s config %s faulted or hung, losing the CUDA context: %w", p.Problem.Kernel(), kernels.ConfigFields(cd.cfg), err)
 				r.Tried = append(r.Tried, try)
-				r.Error = fmt.Sprintf("%s config %s faulted or hung, losing the CUDA context: %v", p.Problem.Kernel(), kernels.ConfigFields(cd.cfg), err)
+				r.Error = r.lost.Error()
 				return r
 			}
 		} else {

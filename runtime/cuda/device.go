@@ -152,7 +152,7 @@ func (d *Device) do(f func() error) error {
 		return errClosed
 	}
 	if hung { // the driver would wait on the hung kernel (a free, a copy) forever
-		return hungError("an earlier kernel hung")
+		return hungError("any call after a hang", "an earlier kernel hung and still holds the device; it cannot be used again in this process")
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

@@ -119,10 +119,11 @@ func waitWithin(limit time.Duration, wait func() error) error {
 	case err := <-done:
 		return err
 	case <-t.C:
-		return hungError(fmt.Sprintf("no completion after %v", limit))
+		return hungError("cuCtxSynchronize", fmt.Sprintf("no completion after %v", limit))
 	}
 }
 
-func hungError(detail string) *Error {
-	return &Error{Call: "cuCtxSynchronize", Code: codeHung, Name: "TILEGO_KERNEL_HUNG", Detail: detail, wrapped: ErrHung}
+// hungError is the error of call when a kernel hung (ErrHung).
+func hungError(call, detail string) *Error {
+	return &Error{Call: call, Code: codeHung, Name: "TILEGO_KERNEL_HUNG", Detail: detail, wrapped: ErrHung}
 }
