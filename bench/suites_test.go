@@ -101,7 +101,7 @@ func TestSplitSuites(t *testing.T) {
 		split, one [][]int // the steps' tensors when the split path splits, and of the single program
 		check      func(t *testing.T, sh kernels.Fields, n int, split Point)
 	}{
-		{"mla", 132, [][]int{{0, 1, 2, 3, 6, 7, 8}, {7, 8, 4, 5}}, [][]int{{0, 1, 2, 3, 4, 5}}, func(t *testing.T, sh kernels.Fields, n int, _ Point) {
+		{"mla", 132, [][]int{{0, 1, 2, 3, 6, 7, 9, 10}, {8, 9, 10, 4, 5}}, [][]int{{0, 1, 2, 3, 4, 5}}, func(t *testing.T, sh kernels.Fields, n int, _ Point) {
 			b, m := field(sh, "batch").(int), field(sh, "mean_kv").(int)
 			if field(sh, "heads") != 128 || field(sh, "dtype") != "bf16" || (b != 64 && b != 128) || m < 1024 || m > 32768 {
 				t.Errorf("mla shape %s", sh)
@@ -245,7 +245,7 @@ func TestSplitPairsOnCPU(t *testing.T) {
 }
 
 // The flush decision counts what a candidate's programs read and none
-// writes: the split path's Q, cache, table, lengths and bounds, not the
+// writes: the split path's Q, cache, table, lengths and schedule, not the
 // partials its combine reads.
 func TestCandidateInputBytes(t *testing.T) {
 	ps, err := mlaPoints("t", 2, 32, 1, 100, 8)
@@ -260,7 +260,7 @@ func TestCandidateInputBytes(t *testing.T) {
 		}
 		return n
 	}
-	for i, want := range []int{size(0, 1, 2, 3, 6), size(0, 1, 2, 3)} {
+	for i, want := range []int{size(0, 1, 2, 3, 6, 7, 8), size(0, 1, 2, 3)} {
 		fns, idx, err := Programs(ps[i].Problem, ps[i].Configs[0], ir.DefaultLimits)
 		if err != nil {
 			t.Fatal(err)

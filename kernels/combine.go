@@ -31,8 +31,9 @@ func CheckCombine(s MLAShape, c CombineConfig) error {
 	return nil
 }
 
-// MLACombine merges the partial results of MLADecodeSplit. For each query
-// row, with lse_i the base-2 LSE of split i and O_i its output:
+// MLACombine merges the partial results of MLADecodeSplit: the first
+// num_splits[b] splits of request b (the rest are not written). For each
+// query row, with lse_i the base-2 LSE of split i and O_i its output:
 //
 //	m   = max_i lse_i
 //	w_i = 2^(lse_i - m)                  (0 for an empty split: lse_i = -inf)
@@ -45,6 +46,7 @@ func MLACombine(s MLAShape, c CombineConfig) *tl.Func {
 	s = s.Full()
 	f := tl.NewFunc("mla_combine")
 	B, nSplit := f.Sym("batch"), f.Sym("splits")
+	NS := f.In("num_splits", tl.I32, B)
 	OP := f.In("O_partial", tl.F32, B, nSplit, s.Sq, s.Hq, s.Dv)
 	LP := f.In("LSE_partial", tl.F32, B, nSplit, s.Sq, s.Hq)
 	O := f.Out("O", s.DType, B, s.Sq, s.Hq, s.Dv)
@@ -65,10 +67,11 @@ func MLACombine(s MLAShape, c CombineConfig) *tl.Func {
 		k.Fill(m, tl.NegInf())
 		k.Clear(sum)
 		k.Clear(acc)
-		k.Serial(nSplit, func(i tl.Expr) { // the largest LSE of each row
+		n := NS.At(b)
+		k.Serial(n, func(i tl.Expr) { // the largest LSE of each row
 			k.Parallel(func(r tl.Expr) { m.Set(tl.Max(m.At(r), lseI(i, r)), r) }, R)
 		})
-		k.Serial(nSplit, func(i tl.Expr) {
+		k.Serial(n, func(i tl.Expr) {
 			k.Copy(OP.Sub(b, i, t, tl.Tile(hx, R), tl.All), oi)
 			mergeSplit(k, func(r tl.Expr) tl.Expr { return lseI(i, r) }, oi, w, sum, m, acc, R, s.Dv)
 		})

@@ -91,11 +91,12 @@ func (s MLAShape) Check(c MLAConfig) error {
 // table with the online softmax of kernels/flash.go.
 func MLADecode(s MLAShape, c MLAConfig) *tl.Func { return mlaDecode(s, c, false) }
 
-// MLADecodeSplit is MLADecode with a split dim in the grid: split sp of
-// request b covers cache blocks [split_bounds[b, sp], split_bounds[b,
-// sp+1]) (from the scheduler, ScheduleMLA) and writes its f32 output and
-// its base-2 LSE to O_partial and LSE_partial; an empty split writes
-// zeros and -inf. MLACombine merges them.
+// MLADecodeSplit is MLADecode over a schedule (ScheduleMLA, then
+// MLAMetadata.Tensors): a block per part (per M-block of rows) walks the
+// part's chunks (parts[p] = first chunk, end), and chunk (b, lo, hi, sp) covers cache blocks [lo, hi) of
+// request b and writes split sp of its f32 output and base-2 LSE to
+// O_partial and LSE_partial; an empty chunk writes zeros and -inf. Splits
+// past num_splits[b] are not written: MLACombine reads only those.
 func MLADecodeSplit(s MLAShape, c MLAConfig) *tl.Func { return mlaDecode(s, c, true) }
 
 func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
@@ -108,101 +109,126 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 	Lens := f.In("cache_seqlens", tl.I32, B)
 	// O and LSE are [B, Sq, Hq, (Dv)] with a natural-log LSE, or per split
 	// [B, splits, Sq, Hq, (Dv)] in f32 with a base-2 LSE.
-	nSplit, lead, odt, lseScale, sfx := tl.Int(1), []any{B}, s.DType, math.Ln2, ""
-	var Bounds *tl.Tensor
+	lead, odt, lseScale, sfx := []any{B}, s.DType, math.Ln2, ""
+	var PartStart, Chunks *tl.Tensor
+	nParts := tl.Int(1)
 	if split {
-		nSplit = f.Sym("splits")
-		Bounds = f.In("split_bounds", tl.I32, B, nSplit.Add(1))
-		lead, odt, lseScale, sfx = []any{B, nSplit}, tl.F32, 1, "_partial"
+		var nChunks tl.Expr
+		nParts, nChunks = f.Sym("num_parts"), f.Sym("num_chunks")
+		PartStart = f.In("parts", tl.I32, nParts, 2)
+		Chunks = f.In("chunks", tl.I32, nChunks, 4)
+		lead, odt, lseScale, sfx = []any{B, f.Sym("splits")}, tl.F32, 1, "_partial"
 	}
 	O := f.Out("O"+sfx, odt, append(lead, s.Sq, s.Hq, s.Dv)...)
 	LSE := f.Out("LSE"+sfx, tl.F32, append(lead, s.Sq, s.Hq)...)
-	scale := s.SoftmaxScale() * math.Log2E // softmax in base 2
-	rows := min(c.M, s.Hq)                 // a block's rows are pieces of this many heads of one token
-	f.Kernel(tl.Grid(s.Sq*s.Hq/c.M, nSplit, B), c.Threads, func(k *tl.Block) {
-		bx, sp, b := k.Idx()
-		piece := func(i int) (tok, h0 tl.Expr) { // piece i: token tok, heads h0 .. h0+rows-1
-			r := bx.Mul(c.M).Add(i * rows)
-			return r.Div(s.Hq), r.Mod(s.Hq)
-		}
-		at := []any{b} // request b (and split sp) of O and LSE; append copies it (len = cap)
-		if split {
-			at = []any{b, sp}
-		}
-		qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
-		kvs := k.Shared(s.DType, s.Page, s.Dqk).Named("kvs")
-		ps := k.Shared(s.DType, c.M, s.Page).Named("ps")
-		S := k.Fragment(tl.F32, c.M, s.Page).Named("S")
-		acc := k.Fragment(tl.F32, c.M, s.Dv).Named("acc")
-		m := k.Fragment(tl.F32, c.M).Named("m")
-		mOld := k.Fragment(tl.F32, c.M).Named("m_old")
-		l := k.Fragment(tl.F32, c.M).Named("l")
-		lse := k.Fragment(tl.F32, c.M).Named("lse")
-		rowS := k.Shared(tl.F32, c.M).Named("row_s") // row factors for acc, whose warps may split rows unlike S's
-		L := k.Var(tl.I32, Lens.At(b)).Named("L")
-		if c.WS {
-			k.WarpSpecialize()
-		}
-		if c.SplitN {
-			k.SplitN()
-		}
-
-		for i := range c.M / rows {
-			tok, h0 := piece(i)
-			k.Copy(Q.Sub(b, tok, tl.Range(h0, rows), tl.All), qs.Sub(tl.Range(i*rows, rows), tl.All))
-		}
-		k.Clear(acc)
-		k.Clear(l)
-		k.Fill(m, tl.NegInf())
-		lo, hi := tl.Int(0), tl.CeilDiv(Lens.At(b), s.Page) // from the input, which a producer can read too
-		if split {
-			lo, hi = Bounds.At(b, sp), Bounds.At(b, sp.Add(1))
-		}
-		k.PipelinedRange(lo, hi, c.Stages, func(j tl.Expr) {
-			k.Copy(KV.Sub(Table.At(b, j), tl.All, tl.All), kvs) // the request's j-th cache block
-			key0 := j.Mul(s.Page)
-			// Token t sees keys <= L - Sq + t: an edge block hides a key from some row.
-			edge := key0.Add(s.Page).Gt(L.Val().Sub(s.Sq - 1))
-			k.If(edge, func() { // slots past the length may hold anything, NaN too: zero them
-				k.Parallel(func(r, d tl.Expr) {
-					kvs.Set(tl.Select(key0.Add(r).Ge(L), 0, kvs.At(r, d)), r, d)
-				}, s.Page, s.Dqk)
+	nM := s.Sq * s.Hq / c.M // M-blocks of a request's rows: adjacent in launch order, so they share the pages in L2
+	if split {
+		f.Kernel(tl.Grid(nM, nParts), c.Threads, func(k *tl.Block) {
+			bx, p, _ := k.Idx()
+			first := PartStart.At(p, 0)
+			k.Serial(PartStart.At(p, 1).Sub(first), func(i tl.Expr) {
+				ch := first.Add(i)
+				b := Chunks.At(ch, 0)
+				// The consumers' copies of the chunk's request and split, read
+				// once: as loads in every address of the epilogue's 128 stores
+				// they made its unrolled loop too big for nvcc.
+				req := k.Var(tl.I32, b).Named("req").Val()
+				sp := k.Var(tl.I32, Chunks.At(ch, 3)).Named("split").Val()
+				mlaPiece(k, s, c, Q, KV, Table, Lens, O, LSE, bx, b, req, []any{req, sp}, Chunks.At(ch, 1), Chunks.At(ch, 2), lseScale, odt)
 			})
-			k.Gemm(qs, kvs, S, tl.TransB, tl.ClearAccum)
-			k.If(edge, func() {
-				k.Parallel(func(i, jj tl.Expr) {
-					tok := bx.Mul(c.M).Add(i).Div(s.Hq)
-					hide := key0.Add(jj).Gt(L.Val().Sub(s.Sq).Add(tok))
-					S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
-				}, c.M, s.Page)
-			})
-			onlineSoftmax(k, S, m, mOld, l, scale, c.M, s.Page)
-			k.Copy(mOld, rowS)
-			k.Parallel(func(i, d tl.Expr) {
-				acc.Set(acc.At(i, d).Mul(rowS.At(i)), i, d)
-			}, c.M, s.Dv)
-			k.Copy(S, ps)
-			k.Gemm(ps, kvs.Sub(tl.All, tl.Range(0, s.Dv)), acc)
 		})
-		k.Copy(l, rowS)
-		k.Parallel(func(i, d tl.Expr) {
-			acc.Set(tl.Select(rowS.At(i).Eq(0), 0, acc.At(i, d).Div(rowS.At(i))), i, d)
-		}, c.M, s.Dv)
-		k.Parallel(func(i tl.Expr) { // -inf for a row with no keys
-			v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(lseScale)
-			lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)
-		}, c.M)
-		oT, lT := acc, lse // one token a block: straight from the fragments (one whole piece)
-		if c.M > s.Hq {    // several: through shared tiles, a piece at a time
-			oT, lT = k.Shared(odt, c.M, s.Dv).Named("os"), rowS
-			k.Copy(acc, oT)
-			k.Copy(lse, lT)
-		}
-		for i := range c.M / rows {
-			tok, h0 := piece(i)
-			k.Copy(oT.Sub(tl.Range(i*rows, rows), tl.All), O.Sub(append(at, tok, tl.Range(h0, rows), tl.All)...))
-			k.Copy(lT.Sub(tl.Range(i*rows, rows)), LSE.Sub(append(at, tok, tl.Range(h0, rows))...))
-		}
+		return f
+	}
+	f.Kernel(tl.Grid(nM, 1, B), c.Threads, func(k *tl.Block) {
+		bx, _, b := k.Idx()
+		mlaPiece(k, s, c, Q, KV, Table, Lens, O, LSE, bx, b, b, []any{b}, tl.Int(0), tl.CeilDiv(Lens.At(b), s.Page), lseScale, odt)
 	})
 	return f
+}
+
+// mlaPiece is one block's work on cache blocks [lo, hi) of request b (its
+// M-block bx of query rows), written to O and LSE at at (request b, and
+// in the split kernel its split). b, lo and hi come from inputs, which a
+// producer warpgroup can read too; req is b as the consumers read it.
+func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, Q, KV, Table, Lens, O, LSE *tl.Tensor, bx, b, req tl.Expr, at []any, lo, hi tl.Expr, lseScale float64, odt tl.DType) {
+	scale := s.SoftmaxScale() * math.Log2E   // softmax in base 2
+	rows := min(c.M, s.Hq)                   // a block's rows are pieces of this many heads of one token
+	piece := func(i int) (tok, h0 tl.Expr) { // piece i: token tok, heads h0 .. h0+rows-1
+		r := bx.Mul(c.M).Add(i * rows)
+		return r.Div(s.Hq), r.Mod(s.Hq)
+	}
+	qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
+	kvs := k.Shared(s.DType, s.Page, s.Dqk).Named("kvs")
+	ps := k.Shared(s.DType, c.M, s.Page).Named("ps")
+	S := k.Fragment(tl.F32, c.M, s.Page).Named("S")
+	acc := k.Fragment(tl.F32, c.M, s.Dv).Named("acc")
+	m := k.Fragment(tl.F32, c.M).Named("m")
+	mOld := k.Fragment(tl.F32, c.M).Named("m_old")
+	l := k.Fragment(tl.F32, c.M).Named("l")
+	lse := k.Fragment(tl.F32, c.M).Named("lse")
+	rowS := k.Shared(tl.F32, c.M).Named("row_s") // row factors for acc, whose warps may split rows unlike S's
+	L := k.Var(tl.I32, Lens.At(req)).Named("L")
+	if c.WS {
+		k.WarpSpecialize()
+	}
+	if c.SplitN {
+		k.SplitN()
+	}
+
+	for i := range c.M / rows {
+		tok, h0 := piece(i)
+		k.Copy(Q.Sub(req, tok, tl.Range(h0, rows), tl.All), qs.Sub(tl.Range(i*rows, rows), tl.All))
+	}
+	k.Clear(acc)
+	k.Clear(l)
+	k.Fill(m, tl.NegInf())
+	k.PipelinedRange(lo, hi, c.Stages, func(j tl.Expr) {
+		k.Copy(KV.Sub(Table.At(b, j), tl.All, tl.All), kvs) // the request's j-th cache block
+		key0 := j.Mul(s.Page)
+		// Token t sees keys <= L - Sq + t: an edge block hides a key from some row.
+		edge := key0.Add(s.Page).Gt(L.Val().Sub(s.Sq - 1))
+		k.If(edge, func() { // slots past the length may hold anything, NaN too: zero them
+			k.Parallel(func(r, d tl.Expr) {
+				kvs.Set(tl.Select(key0.Add(r).Ge(L), 0, kvs.At(r, d)), r, d)
+			}, s.Page, s.Dqk)
+		})
+		k.Gemm(qs, kvs, S, tl.TransB, tl.ClearAccum)
+		k.If(edge, func() {
+			k.Parallel(func(i, jj tl.Expr) {
+				tok := bx.Mul(c.M).Add(i).Div(s.Hq)
+				hide := key0.Add(jj).Gt(L.Val().Sub(s.Sq).Add(tok))
+				S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
+			}, c.M, s.Page)
+		})
+		onlineSoftmax(k, S, m, mOld, l, scale, c.M, s.Page)
+		factor := mOld.At // SplitN: S and acc hold the same rows in the same threads (wgmma's layout)
+		if !c.SplitN {    // mma.sync: acc's warps split the rows unlike S's
+			k.Copy(mOld, rowS)
+			factor = rowS.At
+		}
+		k.Parallel(func(i, d tl.Expr) {
+			acc.Set(acc.At(i, d).Mul(factor(i)), i, d)
+		}, c.M, s.Dv)
+		k.Copy(S, ps)
+		k.Gemm(ps, kvs.Sub(tl.All, tl.Range(0, s.Dv)), acc)
+	})
+	k.Copy(l, rowS)
+	k.Parallel(func(i, d tl.Expr) {
+		acc.Set(tl.Select(rowS.At(i).Eq(0), 0, acc.At(i, d).Div(rowS.At(i))), i, d)
+	}, c.M, s.Dv)
+	k.Parallel(func(i tl.Expr) { // -inf for a row with no keys
+		v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(lseScale)
+		lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)
+	}, c.M)
+	oT, lT := acc, lse // one token a block: straight from the fragments (one whole piece)
+	if c.M > s.Hq {    // several: through shared tiles, a piece at a time
+		oT, lT = k.Shared(odt, c.M, s.Dv).Named("os"), rowS
+		k.Copy(acc, oT)
+		k.Copy(lse, lT)
+	}
+	for i := range c.M / rows {
+		tok, h0 := piece(i)
+		k.Copy(oT.Sub(tl.Range(i*rows, rows), tl.All), O.Sub(append(at, tok, tl.Range(h0, rows), tl.All)...))
+		k.Copy(lT.Sub(tl.Range(i*rows, rows)), LSE.Sub(append(at, tok, tl.Range(h0, rows))...))
+	}
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // The MLA programs generate CUDA on both code paths at the registry's GPU
-// configs, split or not (no GPU needed: the source is not compiled here).
+// configs for each architecture, split or not (no GPU needed: the source
+// is not compiled here).
 func TestMLAEmitCUDA(t *testing.T) {
 	e, err := kernels.Lookup("mla-decode")
 	if err != nil {
@@ -25,16 +26,16 @@ func TestMLAEmitCUDA(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				steps, err := p.(kernels.Chain).Steps(p.GPUConfig())
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, st := range steps {
-					fn, err := st.Func.Build(ir.DefaultLimits)
+				for _, arch := range []string{"sm_80", "sm_90a"} {
+					steps, err := p.(kernels.Chain).Steps(kernels.GPUConfigFor(p, arch))
 					if err != nil {
-						t.Fatalf("%v: %v", vals, err)
+						t.Fatal(err)
 					}
-					for _, arch := range []string{"sm_80", "sm_90a"} {
+					for _, st := range steps {
+						fn, err := st.Func.Build(ir.DefaultLimits)
+						if err != nil {
+							t.Fatalf("%v: %v", vals, err)
+						}
 						prog, err := cuda.Compile(fn, cuda.Options{Arch: arch})
 						if err != nil {
 							t.Errorf("%v %s %s: %v", vals, fn.Name, arch, err)

@@ -184,11 +184,22 @@ func (p *mlaProblem) DefaultConfig() Config {
 	return MLAConfig{M: p.mlaM(64, 32, 16, 8, 4, 2, 1), Stages: 1, Threads: 128}
 }
 
-// GPUConfig: 64 query rows per block over 8 warps where the shape and
+// GPUConfig is GPUConfigFor Hopper's TMA path.
+func (p *mlaProblem) GPUConfig() Config { return p.GPUConfigFor("sm_90a") }
+
+// GPUConfigFor: on sm_90a, where 64 rows are a piece of one token's heads
+// (h_q >= 64), FlashMLA's block: two warpgroups splitting the columns of
+// both products (wgmma), two stages of pages fetched by TMA from a
+// producer warpgroup; the bench's fastest config at every point measured
+// on 2026-11-23 (docs/perf.md). Its two stages fit only the TMA path.
+// Elsewhere, or with fewer heads, 64 rows over 8 warps where the shape and
 // shared memory allow (the split kernel's f32 staging tile needs fewer
-// rows when a block holds several tokens), else 32 or 16 over 4 warps.
-// One stage: two stages of 576-wide pages fit only 32 rows a block.
-func (p *mlaProblem) GPUConfig() Config {
+// rows when a block holds several tokens), else 32 or 16 over 4 warps,
+// one stage each.
+func (p *mlaProblem) GPUConfigFor(arch string) Config {
+	if c := (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true}); arch == "sm_90a" && p.s.Hq%64 == 0 && p.s.Check(c) == nil {
+		return c
+	}
 	for _, m := range []int{64, 32, 16} {
 		c := MLAConfig{M: m, Stages: 1, Threads: 128}
 		if m == 64 {
@@ -224,9 +235,7 @@ func (p *mlaProblem) Program(c Config) (*tl.Func, error) {
 	return MLADecode(p.s, cfg), nil
 }
 
-// Steps is the single-program kernel over Inputs[0:6], or the split
-// kernel over Q, KV, table, lengths, bounds, O_partial, LSE_partial and
-// then the combine from the partials into O and LSE.
+// Steps is the single-program kernel over Inputs[0:6], or MLASplitSteps.
 func (p *mlaProblem) Steps(c Config) ([]Step, error) {
 	cfg, err := p.config(c)
 	if err != nil {
@@ -235,11 +244,18 @@ func (p *mlaProblem) Steps(c Config) ([]Step, error) {
 	if p.md == nil {
 		return []Step{{MLADecode(p.s, cfg), []int{0, 1, 2, 3, 4, 5}}}, nil
 	}
-	cc := DefaultCombineConfig(p.s)
+	return MLASplitSteps(p.s, cfg), nil
+}
+
+// MLASplitSteps is the split path over MLAInputs and then MLAPartials: the
+// split kernel over Q, KV, table, lengths, parts, chunks, O_partial
+// and LSE_partial, then the combine from num_splits and the partials into
+// O and LSE.
+func MLASplitSteps(s MLAShape, c MLAConfig) []Step {
 	return []Step{
-		{MLADecodeSplit(p.s, cfg), []int{0, 1, 2, 3, 6, 7, 8}},
-		{MLACombine(p.s, cc), []int{7, 8, 4, 5}},
-	}, nil
+		{MLADecodeSplit(s, c), []int{0, 1, 2, 3, 6, 7, 9, 10}},
+		{MLACombine(s, DefaultCombineConfig(s)), []int{8, 9, 10, 4, 5}},
+	}
 }
 
 // Inputs: see MLAInputs; with splits, also the bounds tensor and the
@@ -304,13 +320,15 @@ func MLAInputs(s MLAShape, lens []int32, seed uint64) []*tensor.Tensor {
 	}
 }
 
-// MLAPartials makes the split path's extra arguments: the bounds tensor of
-// a schedule and NaN-poisoned O_partial and LSE_partial.
+// MLAPartials makes the split path's extra arguments: a schedule's
+// tensors (parts, chunks, num_splits) and NaN-poisoned O_partial and
+// LSE_partial.
 func MLAPartials(s MLAShape, md MLAMetadata) []*tensor.Tensor {
 	s = s.Full()
 	b := len(md.NumSplits)
+	ps, ch, ns := md.Tensors()
 	return []*tensor.Tensor{
-		md.Tensor(),
+		ps, ch, ns,
 		tensor.New(ir.F32, b, md.Splits, s.Sq, s.Hq, s.Dv).Fill(math.NaN()),
 		tensor.New(ir.F32, b, md.Splits, s.Sq, s.Hq).Fill(math.NaN()),
 	}

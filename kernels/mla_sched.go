@@ -12,9 +12,12 @@ import (
 // of threads per request leaves most SMs idle on a small batch and lets a
 // long request finish last on a large one. The scheduler cuts the whole
 // batch's work into parts of about equal cost, one per SM (per M-block of
-// query rows), cutting a request where a part ends; each piece of a
-// request becomes one split of MLADecodeSplit, and MLACombine merges a
-// request's splits.
+// query rows), cutting a request where a part ends. MLADecodeSplit runs a
+// block per part (per M-block), which walks the part's pieces in order,
+// each piece of a request one split of its partial outputs; MLACombine
+// merges a request's splits. A part is a block's whole work, as in
+// FlashMLA: a grid of one block per piece would leave the balancing to the
+// hardware's block scheduler, which runs blocks in launch order.
 
 // MLARequestCost is the cost, in cache blocks, that a piece of a request
 // adds besides its blocks: loading Q, the epilogue's partial store and
@@ -25,8 +28,8 @@ const MLARequestCost = 5
 // MLAChunk is a piece of one request: cache blocks [Begin, End).
 type MLAChunk struct{ Req, Begin, End int }
 
-// MLAMetadata is a schedule: which pieces each part runs, and the bounds
-// tensor MLADecodeSplit reads.
+// MLAMetadata is a schedule: which pieces each part runs (Tensors gives
+// them as MLADecodeSplit reads them), and per request its pieces.
 type MLAMetadata struct {
 	Parts     [][]MLAChunk // per part, its pieces in order
 	NumSplits []int        // per request, the pieces it is cut into (at least 1)
@@ -89,14 +92,14 @@ func ScheduleMLAParts(lens []int32, page, parts int) MLAMetadata {
 }
 
 // UniformMLASplits cuts every request into n pieces of (nearly) equal
-// block counts, as a fixed --splits does; a request with fewer than n
-// blocks gets empty pieces, which the combine skips.
+// block counts, as a fixed --splits does, each piece a part of its own; a
+// request with fewer than n blocks gets empty pieces (zeros and -inf).
 func UniformMLASplits(lens []int32, page, n int) MLAMetadata {
 	n = max(n, 1)
-	md := MLAMetadata{Parts: make([][]MLAChunk, n)}
+	var md MLAMetadata
 	for b, nb := range mlaBlocks(lens, page) {
 		for k := range n {
-			md.Parts[k] = append(md.Parts[k], MLAChunk{b, nb * k / n, nb * (k + 1) / n})
+			md.Parts = append(md.Parts, []MLAChunk{{b, nb * k / n, nb * (k + 1) / n}})
 		}
 	}
 	md.bounds(len(lens))
@@ -140,15 +143,35 @@ func (md *MLAMetadata) bounds(batch int) {
 	}
 }
 
-// Tensor is Bounds as the [batch, Splits+1] i32 tensor MLADecodeSplit
-// reads.
-func (md MLAMetadata) Tensor() *tensor.Tensor {
-	batch := len(md.NumSplits)
-	t := tensor.New(ir.I32, batch, md.Splits+1)
-	for i, v := range md.Bounds {
-		t.Data[i] = float64(v)
+// Tensors are the schedule as the split path reads it: parts [parts, 2]
+// (part p runs chunks parts[p, 0] to parts[p, 1]-1),
+// chunks [pieces, 4] (request, first block, end block, split index: the
+// piece's place among its request's pieces) and num_splits [batch].
+func (md MLAMetadata) Tensors() (parts, chunks, numSplits *tensor.Tensor) {
+	n := 0
+	for _, part := range md.Parts {
+		n += len(part)
 	}
-	return t
+	parts = tensor.New(ir.I32, max(len(md.Parts), 1), 2) // no parts: one part of no chunks
+	chunks = tensor.New(ir.I32, max(n, 1), 4)            // no chunks: a row no part points at
+	numSplits = tensor.New(ir.I32, len(md.NumSplits))
+	seen := make([]int, len(md.NumSplits))
+	i := 0
+	for p, part := range md.Parts {
+		parts.Set(float64(i), p, 0)
+		for _, c := range part {
+			for j, v := range []int{c.Req, c.Begin, c.End, seen[c.Req]} {
+				chunks.Set(float64(v), i, j)
+			}
+			seen[c.Req]++
+			i++
+		}
+		parts.Set(float64(i), p, 1)
+	}
+	for b, v := range md.NumSplits {
+		numSplits.Set(float64(v), b)
+	}
+	return parts, chunks, numSplits
 }
 
 // Validate checks that the pieces of every request tile its blocks

@@ -108,8 +108,12 @@ func TestUniformMLASplits(t *testing.T) {
 	if md.Splits != 4 || !slices.Equal(md.Bounds, want) {
 		t.Errorf("bounds %v (%d splits), want %v", md.Bounds, md.Splits, want)
 	}
-	tt := md.Tensor()
-	if !slices.Equal(tt.Shape, []int{3, 5}) || tt.At(1, 4) != 5 || tt.At(1, 2) != 2 {
-		t.Errorf("tensor %v %v", tt.Shape, tt.Data)
+	ps, ch, ns := md.Tensors()
+	if len(md.Parts) != 12 || !slices.Equal(ps.Shape, []int{12, 2}) || ps.At(11, 0) != 11 || ps.At(11, 1) != 12 || !slices.Equal(ns.Data, []float64{4, 4, 4}) {
+		t.Errorf("%d parts; parts %v; num_splits %v", len(md.Parts), ps.Data, ns.Data)
+	}
+	// Part 6 is request 1's third piece: blocks 2..3.
+	if got := ch.Data[6*4 : 7*4]; !slices.Equal(got, []float64{1, 2, 3, 2}) {
+		t.Errorf("chunk 6: %v, want request 1, blocks 2..3, split 2", got)
 	}
 }

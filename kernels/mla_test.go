@@ -88,19 +88,17 @@ func TestMLADecodeInterp(t *testing.T) {
 func runSplit(t *testing.T, s MLAShape, c MLAConfig, md MLAMetadata, args []*tensor.Tensor) (op, lp *tensor.Tensor) {
 	t.Helper()
 	all := append(append([]*tensor.Tensor{}, args...), MLAPartials(s, md)...)
-	steps := []Step{
-		{MLADecodeSplit(s, c), []int{0, 1, 2, 3, 6, 7, 8}},
-		{MLACombine(s, DefaultCombineConfig(s)), []int{7, 8, 4, 5}},
-	}
-	if err := RunSteps(steps, all, ir.DefaultLimits, interp.Run); err != nil {
+	if err := RunSteps(MLASplitSteps(s, c), all, ir.DefaultLimits, interp.Run); err != nil {
 		t.Fatal(err)
 	}
-	return all[7], all[8]
+	return all[9], all[10]
 }
 
 // The split path agrees with the reference (and so with the single
 // program) whatever the cut: the scheduler's, pieces of one block, and
-// more splits than blocks (empty splits, which write zeros and -inf).
+// more splits than blocks (empty pieces, which write zeros and -inf).
+// Splits past a request's pieces stay unwritten (NaN): the combine skips
+// them.
 func TestMLASplitInterp(t *testing.T) {
 	s := MLAShape{Hq: 16, Sq: 2, DType: ir.BF16}
 	c := MLAConfig{M: 32, Stages: 1, Threads: 128}
@@ -128,20 +126,33 @@ func TestMLASplitInterp(t *testing.T) {
 			args := MLAInputs(s, lens, 5)
 			op, lp := runSplit(t, s, c, md, args)
 			checkMLA(t, s, args, lens)
-			// Empty splits wrote zeros and -inf.
-			empty := 0
-			for b := range lens {
-				for k := md.NumSplits[b]; k < md.Splits; k++ {
-					empty++
-					if v := lp.At(b, k, 1, 3); !math.IsInf(v, -1) {
-						t.Errorf("request %d split %d is empty but its LSE is %g", b, k, v)
+			empty, unused := 0, 0
+			seen := make([]int, len(lens)) // a piece's split: its place among its request's pieces
+			for _, part := range md.Parts {
+				for _, ch := range part {
+					k := seen[ch.Req]
+					seen[ch.Req]++
+					if ch.Begin < ch.End {
+						continue
 					}
-					if v := op.At(b, k, 1, 3, 7); v != 0 {
-						t.Errorf("request %d split %d is empty but its O is %g", b, k, v)
+					empty++
+					if v := lp.At(ch.Req, k, 1, 3); !math.IsInf(v, -1) {
+						t.Errorf("request %d split %d is empty but its LSE is %g", ch.Req, k, v)
+					}
+					if v := op.At(ch.Req, k, 1, 3, 7); v != 0 {
+						t.Errorf("request %d split %d is empty but its O is %g", ch.Req, k, v)
 					}
 				}
 			}
-			t.Logf("%d splits, %v per request, %d empty", md.Splits, md.NumSplits, empty)
+			for b := range lens {
+				for k := md.NumSplits[b]; k < md.Splits; k++ {
+					unused++
+					if v := lp.At(b, k, 1, 3); !math.IsNaN(v) {
+						t.Errorf("request %d has %d splits, but split %d's LSE was written: %g", b, md.NumSplits[b], k, v)
+					}
+				}
+			}
+			t.Logf("%d splits, %v per request, %d empty pieces, %d unused splits", md.Splits, md.NumSplits, empty, unused)
 		})
 	}
 }
@@ -167,7 +178,8 @@ func TestMLACombine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := interp.Run(fn, []*tensor.Tensor{op, lp, o, lse}); err != nil {
+	ns := tensor.New(ir.I32, 1).Fill(splits)
+	if err := interp.Run(fn, []*tensor.Tensor{ns, op, lp, o, lse}); err != nil {
 		t.Fatal(err)
 	}
 	var do, dl ref.Diff
@@ -338,9 +350,11 @@ func TestMLAFLOPsBytes(t *testing.T) {
 	if _, checked := p.rowsToCheck(1); !strings.HasPrefix(checked, "sampled") {
 		t.Errorf("a 4×4096-token batch is checked %s", checked)
 	}
-	c := p.GPUConfig().(MLAConfig)
-	if c.M != 64 || c.Threads != 256 {
-		t.Errorf("GPU config %+v", c)
+	if c := GPUConfigFor(p, "sm_90a").(MLAConfig); c != (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true}) {
+		t.Errorf("sm_90a config %+v, want FlashMLA's block (SplitN, two TMA stages, a producer)", c)
+	}
+	if c := GPUConfigFor(p, "sm_80").(MLAConfig); c.M != 64 || c.Threads != 256 || c.Stages != 1 {
+		t.Errorf("sm_80 config %+v, want 64 rows over 8 warps, one stage (two do not fit cp.async's path)", c)
 	}
 }
 

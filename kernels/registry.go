@@ -101,6 +101,16 @@ type Problem interface {
 	FLOPs() float64
 }
 
+// GPUConfigFor is p's GPU config for one CUDA architecture (sm_80,
+// sm_90a): problems whose best tiling differs between the code paths say
+// so by a GPUConfigFor method; for the others it is p.GPUConfig().
+func GPUConfigFor(p Problem, arch string) Config {
+	if a, ok := p.(interface{ GPUConfigFor(arch string) Config }); ok {
+		return a.GPUConfigFor(arch)
+	}
+	return p.GPUConfig()
+}
+
 // Build makes p's program for c and verifies it against lim (a backend's
 // limits). A program that does not verify gives every problem, one a line,
 // each at the file:line of the kernel code that built the op.

@@ -94,9 +94,14 @@ run() {
 		# FlashAttention and GEMM on both paths (sm_90a: TMA), with a
 		# producer warpgroup, and on a persistent grid (the fourth level).
 		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA|TestGPUDeferred|TestGPUPersistent)$/^(sm_90a?|wstrue|pingpong|gemm_ws)$/^(mha_cfg0|mha_cfg4|mha_cfg5|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16|san_d64)$/^(ws_ovpp|ws_pf|noprod)$'
+		# MLA: the single program on mma.sync, and the split path (the
+		# scheduler's parts, the combine) with the wgmma/TMA/producer block.
+		mla='^TestGPUMLADecode$/^sm_90a/(sq1_m16|split_sched_hq128_splitn_ws)$'
 		for tool in memcheck racecheck synccheck; do
 			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.v -test.run "$small" >"$OUT/san-$tool.log" 2>&1
 			summary+=("compute-sanitizer $tool: exit $?, $(grep -c -- '--- PASS' "$OUT/san-$tool.log") tests passed ($(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.log" | sed 's/=* *//'))")
+			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.v -test.run "$mla" >"$OUT/san-mla-$tool.log" 2>&1
+			summary+=("compute-sanitizer $tool, MLA: exit $?, $(grep -c -- '--- PASS' "$OUT/san-mla-$tool.log") tests passed ($(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-mla-$tool.log" | sed 's/=* *//'))")
 		done
 	fi
 	if [ "${SASS:-0}" = 1 ]; then

@@ -81,7 +81,7 @@ func emit(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := p.DefaultConfig()
 	if be.Name() == "cuda" {
-		cfg = p.GPUConfig()
+		cfg = kernels.GPUConfigFor(p, *tgt)
 	}
 	if cfg, err = kernels.ParseConfig(cfg, *config); err != nil {
 		return usageErr(fmt.Errorf("--config: %w", err))

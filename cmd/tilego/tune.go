@@ -213,16 +213,17 @@ func gpuConfig(be target.Backend, p kernels.Problem) (kernels.Config, string) {
 	if !ok {
 		return p.GPUConfig(), "default"
 	}
+	def := kernels.GPUConfigFor(p, b.Arch())
 	t, err := autotune.TargetOf(b)
 	if err != nil {
-		return p.GPUConfig(), "default"
+		return def, "default"
 	}
 	if cfg, from := lookupTuned(autotune.DefaultCache(), p, t, b.Limits()); cfg != nil {
 		return cfg, from
 	} else if from != "" {
-		return p.GPUConfig(), from
+		return def, from
 	}
-	return p.GPUConfig(), "default"
+	return def, "default"
 }
 
 // lookupTuned finds p's tuned config for t in c. The entry holds the
