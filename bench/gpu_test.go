@@ -23,7 +23,7 @@ func TestGPUSplitPairs(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	mla, err := mlaPoints("t", 4, 128, 1, 700, 132)
+	mla, err := mlaPoints("t", 2, 128, 1, 4000, 132) // two long requests: the scheduler splits them
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -106,8 +106,12 @@ func TestSplitSuites(t *testing.T) {
 			if field(sh, "heads") != 128 || field(sh, "dtype") != "bf16" || (b != 64 && b != 128) || m < 1024 || m > 32768 {
 				t.Errorf("mla shape %s", sh)
 			}
-			if field(sh, "sms") != 132 || n < 2 {
-				t.Errorf("%s: %d splits, want 2 or more", sh, n)
+			// The scheduler's parts where they pay (kernels.MLASplitPays),
+			// the single program where not: at 32k both batches split.
+			sq := field(sh, "seq_q").(int)
+			md := kernels.ScheduleMLA(kernels.MLALengths(b, m), sq, 128, 132)
+			if pays := kernels.MLASplitPays(md, kernels.MLALengths(b, m), sq, 128, 132); field(sh, "sms") != 132 || (n >= 2) != pays || (m == 32768 && n < 2) {
+				t.Errorf("%s: %d splits, but the split path pays: %v", sh, n, pays)
 			}
 		}},
 		{"mla", 78, nil, nil, func(t *testing.T, sh kernels.Fields, n int, _ Point) {
@@ -212,7 +216,7 @@ func runCPU(t *testing.T, p Point, c kernels.Config, args []*tensor.Tensor) {
 // inputs, as the mla and fa-tail suites run them, on the interpreter: both
 // give the right O and LSE.
 func TestSplitPairsOnCPU(t *testing.T) {
-	mla, err := mlaPoints("t", 3, 32, 2, 150, 8)
+	mla, err := mlaPoints("t", 1, 32, 2, 2000, 8) // one long request over 8 SMs: the split pays
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +252,7 @@ func TestSplitPairsOnCPU(t *testing.T) {
 // writes: the split path's Q, cache, table, lengths and schedule, not the
 // partials its combine reads.
 func TestCandidateInputBytes(t *testing.T) {
-	ps, err := mlaPoints("t", 2, 32, 1, 100, 8)
+	ps, err := mlaPoints("t", 1, 32, 1, 2000, 8)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,9 +110,10 @@ func parseMLA(v values) (Problem, error) {
 	}
 	p := &mlaProblem{s: s.Full(), lens: MLALengths(batch, mean), mean: mean, sms: sms}
 	switch splits {
-	case 0:
-		md := ScheduleMLA(p.lens, s.Sq, s.Hq, sms)
-		p.md = &md
+	case 0: // the scheduler's parts, where they beat one program
+		if md := ScheduleMLA(p.lens, s.Sq, s.Hq, sms); MLASplitPays(md, p.lens, s.Sq, s.Hq, sms) {
+			p.md = &md
+		}
 	case 1:
 	default:
 		md := UniformMLASplits(p.lens, MLAPage, splits)

@@ -47,6 +47,49 @@ func MLASMParts(sq, hq, sms int) int {
 	return max(1, sms/mBlocks)
 }
 
+// MLAPieceOverhead is what a piece of the split path costs besides its
+// cache blocks, in blocks' time: loading Q, storing the f32 partial, the
+// pipeline's restart and the combine's share. Fitted on an H100
+// (2026-11-23, docs/perf.md): about 45 µs a piece of a part against 2.45 µs
+// a cache block. MLASplitPays weighs it.
+const MLAPieceOverhead = 18
+
+// MLASplitPays reports whether md, a schedule of lens over sms SMs, should
+// beat the single program: that program's blocks (one a request and
+// M-block) start in launch order on the SMs as they free up, one an SM,
+// and the last to finish sets its time; the split path's is its costliest
+// part, each piece adding MLAPieceOverhead. On the 2026-11-23 H100 bench
+// this picked the faster path at every point where the two differed by
+// more than 5%.
+func MLASplitPays(md MLAMetadata, lens []int32, sq, hq, sms int) bool {
+	mBlocks := (sq*hq + 63) / 64
+	free := make([]int, max(sms, 1)) // when each SM frees up, in blocks
+	for _, n := range mlaBlocks(lens, MLAPage) {
+		for range mBlocks {
+			i := 0
+			for j := range free {
+				if free[j] < free[i] {
+					i = j
+				}
+			}
+			free[i] += n
+		}
+	}
+	single := 0
+	for _, t := range free {
+		single = max(single, t)
+	}
+	split := 0
+	for _, part := range md.Parts {
+		t := 0
+		for _, c := range part {
+			t += c.End - c.Begin + MLAPieceOverhead
+		}
+		split = max(split, t)
+	}
+	return split < single
+}
+
 // ScheduleMLA balances a batch (the cache lengths) over the parts an SM
 // count gives: MLASMParts(sq, hq, sms).
 func ScheduleMLA(lens []int32, sq, hq, sms int) MLAMetadata {

@@ -117,3 +117,25 @@ func TestUniformMLASplits(t *testing.T) {
 		t.Errorf("chunk 6: %v, want request 1, blocks 2..3, split 2", got)
 	}
 }
+
+// The split path is taken where its balance outweighs a piece's overhead:
+// long, uneven batches and a lone long request, not short ones.
+func TestMLASplitPays(t *testing.T) {
+	for _, c := range []struct {
+		lens    []int32
+		sq, sms int
+		want    bool
+	}{
+		{MLALengths(64, 2048), 1, 132, false},   // 1.2 waves of ~32 blocks: the overhead eats the balance
+		{MLALengths(128, 8192), 1, 132, true},   // 2 uneven waves of ~128 blocks
+		{MLALengths(128, 32768), 1, 132, true},  // the same, longer
+		{MLALengths(128, 4096), 2, 132, false},  // 4 M-blocks a request: even enough already
+		{[]int32{64 * 1000}, 1, 132, true},      // one request on 2 of 132 SMs
+		{[]int32{100, 200, 300}, 1, 132, false}, // a few blocks each
+	} {
+		md := ScheduleMLA(c.lens, c.sq, 128, c.sms)
+		if got := MLASplitPays(md, c.lens, c.sq, 128, c.sms); got != c.want {
+			t.Errorf("%d requests (first %d), s_q %d: split pays %v, want %v", len(c.lens), c.lens[0], c.sq, got, c.want)
+		}
+	}
+}

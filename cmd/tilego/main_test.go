@@ -160,10 +160,10 @@ func TestRunConfig(t *testing.T) {
 
 // run takes MLA's split path (the split kernel, then the combine) at the
 // scheduler's splits and at uniform ones, s_q 2 among them, and checks the
-// combined O and LSE: both steps ran.
+// combined O and LSE: both steps ran. A short batch declines the split.
 func TestRunSplitChain(t *testing.T) {
 	for _, args := range [][]string{
-		{"--splits", "0", "--batch", "3", "--mean-kv", "300", "--sms", "16"},
+		{"--splits", "0", "--batch", "1", "--mean-kv", "2000", "--sms", "16"}, // one long request: the scheduler's parts pay
 		{"--splits", "3", "--batch", "2", "--seq-q", "2", "--mean-kv", "200"},
 	} {
 		out, _ := tilegoOut(t, 0, append([]string{"run", "mla-decode", "--backend", "cpu", "--json"}, args...)...)
@@ -178,6 +178,10 @@ func TestRunSplitChain(t *testing.T) {
 		if !r.OK || r.Checked != "all" || r.Shape["splits"].(float64) < 2 {
 			t.Errorf("%v: %+v", args, r)
 		}
+	}
+	out, _ := tilegoOut(t, 0, "run", "mla-decode", "--backend", "cpu", "--json", "--splits", "0", "--batch", "3", "--mean-kv", "300", "--sms", "16")
+	if !strings.Contains(out, `"splits":1`) {
+		t.Errorf("3 short requests on 16 SMs split: %s", out)
 	}
 }
 
