@@ -18,33 +18,41 @@ import (
 // mla is issue 6's decoding benchmark: DeepSeek's shapes (h_q 128, bf16)
 // at batch 64 and 128 over mean cache lengths of 1k to 32k (each request's
 // length within ±50% of the mean, kernels.MLALengths), s_q 1, and s_q 2 at
-// 4k. Each shape times the scheduler's split path for the device's SMs
-// (--splits 0) and the single program (--splits 1).
+// 4k; then the memory-bound cases (h_q·s_q < 128: h_q 16, 32 and 64, as
+// DeepSeek's heads split over 8, 4 or 2 GPUs) at 8k. Each shape times the
+// scheduler's split path for the device's SMs (--splits 0; the single
+// program where the scheduler declines) and the single program
+// (--splits 1).
 //
 // Host cost: the inputs are float64 on the host, about 2 ns a cache
 // element to make on 16 cores, and every upload encodes them on one core at
 // about 11 ns an element (RunSuite uploads the four candidates of a shape
 // at once). Batch 128 at 32k is 2.4e9 elements: 19 GB of host memory (and
 // 19 GB more while it uploads), 19 GB of device memory and about 35 s. It
-// is kept, being issue 6's point: the whole suite is 7.5e9 elements, about
-// 2 minutes with the checks (sampled rows) and compiles. --quick has three
-// shapes (~15 s).
+// is kept, being issue 6's point: the whole suite is 9.9e9 elements, about
+// 2.5 minutes with the checks (sampled rows) and compiles. --quick has
+// four shapes (~25 s).
 func mla(o SuiteOptions) ([]Point, error) {
-	type shape struct{ batch, sq, mean int }
+	type shape struct{ batch, hq, sq, mean int }
 	var shapes []shape
 	if o.Quick {
-		shapes = []shape{{64, 1, 2048}, {128, 1, 8192}, {128, 2, 4096}}
+		shapes = []shape{{64, 128, 1, 2048}, {128, 128, 1, 8192}, {128, 128, 2, 4096}, {128, 16, 1, 8192}}
 	} else {
 		for _, b := range []int{64, 128} {
 			for _, m := range []int{1024, 2048, 4096, 8192, 16384, 32768} {
-				shapes = append(shapes, shape{b, 1, m})
+				shapes = append(shapes, shape{b, 128, 1, m})
 			}
 		}
-		shapes = append(shapes, shape{64, 2, 4096}, shape{128, 2, 4096})
+		shapes = append(shapes, shape{64, 128, 2, 4096}, shape{128, 128, 2, 4096})
+		for _, b := range []int{64, 128} {
+			for _, hq := range []int{16, 32, 64} {
+				shapes = append(shapes, shape{b, hq, 1, 8192})
+			}
+		}
 	}
 	var ps []Point
 	for _, s := range shapes {
-		pair, err := mlaPoints("mla", s.batch, 128, s.sq, s.mean, o.sms())
+		pair, err := mlaPoints("mla", s.batch, s.hq, s.sq, s.mean, o.sms())
 		if err != nil {
 			return nil, err
 		}
@@ -82,14 +90,19 @@ func mlaPoints(suite string, batch, hq, sq, mean, sms int) ([]Point, error) {
 // also leaves room for two stages (the next page prefetched, by TMA) and a
 // producer warpgroup (WS); 64 rows over 16 warps (so the 64×512
 // accumulator takes 64 registers a thread on mma.sync, not 128, which
-// spilled), and 32 over 4 with one stage or two; those the shape does not
-// allow (kernels.MLAShape.Check), or whose split kernel does not fit
+// spilled), and 32 over 4 with one stage or two; with fewer than 32 rows a
+// request (h_q 16), 16 over 4 with one stage or two. Those the shape does
+// not allow (kernels.MLAShape.Check), or whose split kernel does not fit
 // shared memory (64 rows of two tokens stage an f32 output tile), are
 // left out.
 func MLAConfigs(hq, sq int) []kernels.Config {
 	s := kernels.MLAShape{Hq: hq, Sq: sq, DType: ir.BF16}
+	all := []kernels.MLAConfig{{M: 64, Stages: 1, Threads: 256}, {M: 64, Stages: 1, Threads: 256, SplitN: true}, {M: 64, Stages: 2, Threads: 256, SplitN: true}, {M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, {M: 64, Stages: 1, Threads: 512}, {M: 32, Stages: 1, Threads: 128}, {M: 32, Stages: 2, Threads: 128}}
+	if hq*sq < 32 {
+		all = append(all, kernels.MLAConfig{M: 16, Stages: 1, Threads: 128}, kernels.MLAConfig{M: 16, Stages: 2, Threads: 128})
+	}
 	var cs []kernels.Config
-	for _, c := range []kernels.MLAConfig{{M: 64, Stages: 1, Threads: 256}, {M: 64, Stages: 1, Threads: 256, SplitN: true}, {M: 64, Stages: 2, Threads: 256, SplitN: true}, {M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, {M: 64, Stages: 1, Threads: 512}, {M: 32, Stages: 1, Threads: 128}, {M: 32, Stages: 2, Threads: 128}} {
+	for _, c := range all {
 		if s.Check(c) != nil {
 			continue
 		}

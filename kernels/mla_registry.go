@@ -113,6 +113,8 @@ func parseMLA(v values) (Problem, error) {
 	case 0: // the scheduler's parts, where they beat one program
 		if md := ScheduleMLA(p.lens, s.Sq, s.Hq, sms); MLASplitPays(md, p.lens, s.Sq, s.Hq, sms) {
 			p.md = &md
+		} else {
+			p.note = fmt.Sprintf("declined: on %d SMs the scheduler's parts would not beat one program (kernels.MLASplitPays)", sms)
 		}
 	case 1:
 	default:
@@ -120,7 +122,7 @@ func parseMLA(v values) (Problem, error) {
 		p.md = &md
 	}
 	if p.md != nil && p.md.Splits == 1 { // the scheduler cut nothing: one program does it
-		p.md = nil
+		p.md, p.note = nil, "the scheduler cut no request: one program"
 	}
 	return p, nil
 }
@@ -146,7 +148,12 @@ type mlaProblem struct {
 	lens      []int32
 	mean, sms int
 	md        *MLAMetadata // nil: the single-program kernel
+	note      string       // why --splits 0 runs the single program
 }
+
+// SplitNote says why the scheduler (--splits 0) left the single program
+// running; "" otherwise.
+func (p *mlaProblem) SplitNote() string { return p.note }
 
 func (p *mlaProblem) Kernel() string { return mlaEntry.Name }
 

@@ -26,9 +26,9 @@
 # tilego-split) beside the single program and compare MLA's GB/s with the
 # copy bandwidth, e.g. SUITES=mla,fa-tail TESTS=0. The tests include the
 # bench package's GPU test: a small mla and fa-tail pair through the whole
-# benchmark. Rough times on a 16-core H100 host, compiles cached: mla ~2.5
-# min (mostly making and uploading 7e9 KV-cache elements on the host; QUICK
-# ~20 s), fa-tail ~1 min, their peers (torch MLA, copy bandwidth) ~1 min.
+# benchmark. Rough times on a 16-core H100 host, compiles cached: mla ~3
+# min (mostly making and uploading 1e10 KV-cache elements on the host; QUICK
+# ~25 s), fa-tail ~1 min, their peers (torch MLA, copy bandwidth) ~1 min.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

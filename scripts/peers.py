@@ -278,18 +278,20 @@ class Attn:
 
 # ---------------------------------------------------------------- mla
 
-MLA_DQK, MLA_DV, MLA_PAGE, MLA_HEADS = 576, 512, 64, 128
+MLA_DQK, MLA_DV, MLA_PAGE = 576, 512, 64
 
 
 def mla_shapes(quick):
-    """bench/suites.go's mla points: (batch, s_q, mean cache length), h_q 128, bf16."""
+    """bench/split_suites.go's mla points: (batch, h_q, s_q, mean cache
+    length), bf16: h_q 128, then the memory-bound h_q 16-64 at 8k."""
     if quick:
-        pts = [(64, 1, 2048), (128, 1, 8192), (128, 2, 4096)]
+        pts = [(64, 128, 1, 2048), (128, 128, 1, 8192), (128, 128, 2, 4096), (128, 16, 1, 8192)]
     else:
-        pts = [(b, 1, m) for b in (64, 128) for m in (1024, 2048, 4096, 8192, 16384, 32768)]
-        pts += [(64, 2, 4096), (128, 2, 4096)]
-    for b, sq, mean in pts:
-        yield {"batch": b, "heads": MLA_HEADS, "seq_q": sq, "mean_kv": mean, "dtype": "bf16"}
+        pts = [(b, 128, 1, m) for b in (64, 128) for m in (1024, 2048, 4096, 8192, 16384, 32768)]
+        pts += [(64, 128, 2, 4096), (128, 128, 2, 4096)]
+        pts += [(b, h, 1, 8192) for b in (64, 128) for h in (16, 32, 64)]
+    for b, h, sq, mean in pts:
+        yield {"batch": b, "heads": h, "seq_q": sq, "mean_kv": mean, "dtype": "bf16"}
 
 
 def mla_lengths(s):

@@ -15,8 +15,10 @@ split count ("n"; 1: the cost model declined, so it is the single program
 again) and its speedup over the single program ("s/1"); the ratios to the
 peers are then of the faster of the two. Suites whose records carry GB/s
 (mla) add tilego's GB/s and its fraction of the peak suite's
-device-to-device copy bandwidth ("/copy"; issue 6 asks >= 0.85 where
-decoding is bound by memory). "ok" is tilego's check, "ok/FAIL" when the
+device-to-device copy bandwidth ("/copy"). The summary judges them as
+issue 6 does: memory-bound decoding (h_q*s_q < 128) by its fraction of the
+copy bandwidth (>= 0.85), compute-bound (h_q*s_q >= 128) by TFLOP/s
+(>= 600). "ok" is tilego's check, "ok/FAIL" when the
 single program's and the split path's differ (in that order).
 """
 
@@ -39,6 +41,7 @@ SHORT = {"sdpa-flash": "flash", "sdpa-cudnn": "cudnn", "sdpa-efficient": "effic"
 BASELINES = {"flash-attention": ("sdpa-flash", "sdpa-cudnn"), "gemm": ("cublas",),
              "mla-decode": ("flashmla", "torch")}
 COPY_GOAL = 0.85  # issue 6: memory-bound decoding at >= 85% of the d2d copy bandwidth
+TFLOPS_GOAL = 600  # issue 6: compute-bound decoding (h_q*s_q >= 128) at >= 600 TFLOP/s
 
 
 def norm_val(v):
@@ -225,7 +228,7 @@ def suite_table(suite, points, md, copy_gbps=None):
            [SHORT.get(p, p) for p in peers] + ["t/" + SHORT.get(b, b) for b in bases] + \
            (["GB/s"] + (["/copy"] if copy_gbps else []) if gbps else []) + ["ok"]
     rows, ratios, fails = [head], {b: [] for b in bases}, 0
-    speedups, declined, copies = [], [], []
+    speedups, declined, copies, compute = [], [], [], []
     for key in keys:
         pts = points[key]
         t, sp = pts.get("tilego"), pts.get("tilego-split")
@@ -252,10 +255,14 @@ def suite_table(suite, points, md, copy_gbps=None):
         if gbps:
             g = best.get("gbps") if best else None
             row.append("%.0f" % g if g else "")
+            sh = dict(key[1])
+            if (sh.get("heads") or 0) * (sh.get("seq_q") or 0) >= 128:
+                if best:
+                    compute.append(best["tflops"])
+            elif copy_gbps and g:
+                copies.append(g / copy_gbps)
             if copy_gbps:
                 row.append("%.2f" % (g / copy_gbps) if g else "")
-                if g:
-                    copies.append(g / copy_gbps)
         oks = [ok_txt(r) for r in (t, sp) if r is not None]  # the single program's, then the split path's
         fails += sum(o in ("FAIL", "err") for o in oks)
         rows.append(row + [(oks[0] if len(set(oks)) == 1 else "/".join(oks)) if oks else "-"])
@@ -275,8 +282,11 @@ def suite_table(suite, points, md, copy_gbps=None):
         if declined:
             summ.append("declined (n=1): %s over %d" % (span(declined), len(declined)))
     if copies:
-        summ.append("of copy %s, >=%.2f: %d/%d" % (span(copies), COPY_GOAL,
-                                                    sum(x >= COPY_GOAL for x in copies), len(copies)))
+        summ.append("memory-bound (h*s_q < 128) of copy %s, >=%.2f: %d/%d" % (
+            span(copies), COPY_GOAL, sum(x >= COPY_GOAL for x in copies), len(copies)))
+    if compute:
+        summ.append("compute-bound TFLOP/s %.0f-%.0f, >=%d: %d/%d" % (
+            min(compute), max(compute), TFLOPS_GOAL, sum(x >= TFLOPS_GOAL for x in compute), len(compute)))
     line = "%s: %d shapes; %s" % (suite, len(keys), "; ".join(summ) or "no peers")
     if fails:
         line += "; tilego failed/err: %d" % fails

@@ -180,8 +180,8 @@ func TestRunSplitChain(t *testing.T) {
 		}
 	}
 	out, _ := tilegoOut(t, 0, "run", "mla-decode", "--backend", "cpu", "--json", "--splits", "0", "--batch", "3", "--mean-kv", "300", "--sms", "16")
-	if !strings.Contains(out, `"splits":1`) {
-		t.Errorf("3 short requests on 16 SMs split: %s", out)
+	if !strings.Contains(out, `"splits":1`) || !strings.Contains(out, `"split_note":"declined`) {
+		t.Errorf("3 short requests on 16 SMs: want the single program and why: %s", out)
 	}
 }
 

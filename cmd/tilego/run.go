@@ -87,7 +87,8 @@ type runResult struct {
 	From    string             `json:"config_source"`  // "default" or "tuned (cache)"
 	PickMS  float64            `json:"config_pick_ms"` // time to find the config (cache lookup and its check)
 	Errors  map[string]jsonNum `json:"errors,omitempty"`
-	Checked string             `json:"checked"` // "all", "sampled N rows", "none"
+	Checked string             `json:"checked"`              // "all", "sampled N rows", "none"
+	Split   string             `json:"split_note,omitempty"` // why a split path asked for runs as one program
 	OK      *bool              `json:"ok,omitempty"`
 	TimeMS  float64            `json:"time_ms"`
 	Repeats int                `json:"repeats"`
@@ -161,6 +162,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Config: kernels.ConfigFields(cfg), From: from, PickMS: pick.Seconds() * 1e3, Checked: "none",
 		TimeMS: res.Time.Seconds() * 1e3, Repeats: res.Repeats, GFLOP: p.FLOPs() / 1e9,
 	}
+	if n, ok := p.(interface{ SplitNote() string }); ok {
+		out.Split = n.SplitNote()
+	}
 	if s := res.Time.Seconds(); s > 0 {
 		out.TFLOPS = p.FLOPs() / s / 1e12
 	}
@@ -192,6 +196,9 @@ func printRun(w io.Writer, r runResult, rep kernels.Report, checked bool) {
 	fmt.Fprintf(w, "%s  %s\n", r.Kernel, r.Shape)
 	fmt.Fprintf(w, "  backend  %s: %s\n", r.Backend, r.Device)
 	fmt.Fprintf(w, "  config   %s: %s (picked in %.1f ms)\n", r.From, r.Config, r.PickMS)
+	if r.Split != "" {
+		fmt.Fprintf(w, "  split    %s\n", r.Split)
+	}
 	if checked {
 		for i, m := range rep.Measures {
 			fmt.Fprintf(w, "  %-8s %s\n", map[bool]string{true: "error"}[i == 0], m)
