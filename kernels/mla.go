@@ -76,13 +76,18 @@ func (s MLAShape) Check(c MLAConfig) error {
 		return fmt.Errorf("mla: dtype %s; want bf16 or f16", s.DType)
 	case s.Dv < 1 || s.Dv > s.Dqk || s.Page < 1:
 		return fmt.Errorf("mla: Dqk %d, Dv %d, page %d; want 1 <= Dv <= Dqk and a positive page", s.Dqk, s.Dv, s.Page)
-	case c.M < 1 || s.Sq*s.Hq%c.M != 0 || (s.Hq%c.M != 0 && c.M%s.Hq != 0):
-		return fmt.Errorf("mla: M = %d must divide s_q·h_q = %d and divide h_q = %d or be a multiple of it", c.M, s.Sq*s.Hq, s.Hq)
+	case c.M < 1 || (!s.padded(c) && (s.Sq*s.Hq%c.M != 0 || (s.Hq%c.M != 0 && c.M%s.Hq != 0))):
+		return fmt.Errorf("mla: M = %d must divide s_q·h_q = %d and divide h_q = %d or be a multiple of it (or, with s_q 1, exceed h_q)", c.M, s.Sq*s.Hq, s.Hq)
 	case c.Stages < 1 || c.Threads < 1:
 		return fmt.Errorf("mla: bad config %+v", c)
 	}
 	return nil
 }
+
+// padded: one token's h_q heads fill the first rows of a larger M-row
+// block; the rest read zeros and store nothing (FlashMLA pads small h_q
+// to its 64-row block the same way, so they take the wgmma path).
+func (s MLAShape) padded(c MLAConfig) bool { return s.Sq == 1 && c.M > s.Hq }
 
 // MLADecode computes O and the natural-log LSE of every query row: the
 // s_q·h_q rows of a request (token-major: row r is token r/h_q, head
@@ -121,7 +126,7 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 	}
 	O := f.Out("O"+sfx, odt, append(lead, s.Sq, s.Hq, s.Dv)...)
 	LSE := f.Out("LSE"+sfx, tl.F32, append(lead, s.Sq, s.Hq)...)
-	nM := s.Sq * s.Hq / c.M // M-blocks of a request's rows: adjacent in launch order, so they share the pages in L2
+	nM := max(1, s.Sq*s.Hq/c.M) // M-blocks of a request's rows: adjacent in launch order, so they share the pages in L2
 	if split {
 		f.Kernel(tl.Grid(nM, nParts), c.Threads, func(k *tl.Block) {
 			bx, p, _ := k.Idx()
@@ -175,7 +180,14 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, Q, KV, Table, Lens, O, LSE *
 		k.SplitN()
 	}
 
+	pad := s.padded(c)
+	if pad { // the h_q rows, then zeros (the tile runs past Q's heads)
+		k.Copy(Q.Sub(req, 0, tl.Tile(0, c.M), tl.All), qs)
+	}
 	for i := range c.M / rows {
+		if pad {
+			break
+		}
 		tok, h0 := piece(i)
 		k.Copy(Q.Sub(req, tok, tl.Range(h0, rows), tl.All), qs.Sub(tl.Range(i*rows, rows), tl.All))
 	}
@@ -220,6 +232,11 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, Q, KV, Table, Lens, O, LSE *
 		v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(lseScale)
 		lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)
 	}, c.M)
+	if pad { // the first h_q rows, straight from the fragments
+		k.Copy(acc, O.Sub(append(at, 0, tl.Tile(0, c.M), tl.All)...))
+		k.Copy(lse, LSE.Sub(append(at, 0, tl.Tile(0, c.M))...))
+		return
+	}
 	oT, lT := acc, lse // one token a block: straight from the fragments (one whole piece)
 	if c.M > s.Hq {    // several: through shared tiles, a piece at a time
 		oT, lT = k.Shared(odt, c.M, s.Dv).Named("os"), rowS

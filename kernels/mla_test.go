@@ -43,6 +43,9 @@ func mlaCases() []mlaCase {
 		{"hq128_sq2_m64", MLAShape{Hq: 128, Sq: 2, DType: ir.BF16}, MLAConfig{M: 64, Stages: 1, Threads: 256}, []int32{1, 65, 191}},
 		// Two tokens of 32 heads in one block of 64.
 		{"hq32_sq2_m64_f16", MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256}, []int32{2, 64, 129}},
+		// One token's 16 or 32 heads padded to a 64-row block (zeros in, nothing out).
+		{"hq16_padded_m64", bf, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, []int32{1, 63, 65, 200}},
+		{"hq32_padded_m64_f16", MLAShape{Hq: 32, Sq: 1, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256}, []int32{0, 129}},
 	}
 }
 
@@ -116,6 +119,7 @@ func TestMLASplitInterp(t *testing.T) {
 		{"scheduler_3_parts", s, c, lens, ScheduleMLAParts(lens, MLAPage, 3)},
 		{"uniform_5", s, c, lens, UniformMLASplits(lens, MLAPage, 5)},
 		{"hq128_sq2_f16_m64", big, MLAConfig{M: 64, Stages: 1, Threads: 256}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
+		{"hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, lens, ScheduleMLAParts(lens, MLAPage, 3)},
 	}
 	for _, tc := range cases {
 		s, c, lens, md := tc.s, tc.c, tc.lens, tc.md
@@ -136,10 +140,10 @@ func TestMLASplitInterp(t *testing.T) {
 						continue
 					}
 					empty++
-					if v := lp.At(ch.Req, k, 1, 3); !math.IsInf(v, -1) {
+					if v := lp.At(ch.Req, k, s.Sq-1, 3); !math.IsInf(v, -1) {
 						t.Errorf("request %d split %d is empty but its LSE is %g", ch.Req, k, v)
 					}
-					if v := op.At(ch.Req, k, 1, 3, 7); v != 0 {
+					if v := op.At(ch.Req, k, s.Sq-1, 3, 7); v != 0 {
 						t.Errorf("request %d split %d is empty but its O is %g", ch.Req, k, v)
 					}
 				}
@@ -147,7 +151,7 @@ func TestMLASplitInterp(t *testing.T) {
 			for b := range lens {
 				for k := md.NumSplits[b]; k < md.Splits; k++ {
 					unused++
-					if v := lp.At(b, k, 1, 3); !math.IsNaN(v) {
+					if v := lp.At(b, k, s.Sq-1, 3); !math.IsNaN(v) {
 						t.Errorf("request %d has %d splits, but split %d's LSE was written: %g", b, md.NumSplits[b], k, v)
 					}
 				}

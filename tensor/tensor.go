@@ -70,8 +70,15 @@ func (t *Tensor) NumElems() int {
 
 // Offset is the position of an element in Data.
 func (t *Tensor) Offset(idx ...int) int {
+	if len(idx) != len(t.Shape) {
+		panic(fmt.Sprintf("tensor: %d indices for a tensor of shape %v", len(idx), t.Shape))
+	}
 	o := 0
 	for i, x := range idx {
+		if x < 0 || x >= t.Shape[i] {
+			// A stray index would read a neighbor silently.
+			panic(fmt.Sprintf("tensor: index %v out of range for shape %v", idx, t.Shape))
+		}
 		o += x * t.Strides[i]
 	}
 	return o

@@ -25,3 +25,22 @@ func TestBytesRoundTripLarge(t *testing.T) {
 		}
 	}
 }
+
+// An index outside its dim, or the wrong number of them, panics rather
+// than reading a neighbor.
+func TestOffsetBounds(t *testing.T) {
+	x := New(ir.F32, 2, 3)
+	for _, idx := range [][]int{{0, 3}, {2, 0}, {-1, 0}, {1}, {0, 0, 0}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("At%v on shape [2 3] did not panic", idx)
+				}
+			}()
+			x.At(idx...)
+		}()
+	}
+	if x.Offset(1, 2) != 5 {
+		t.Errorf("Offset(1, 2) = %d, want 5", x.Offset(1, 2))
+	}
+}

@@ -123,6 +123,11 @@ func TestGPUMLADecode(t *testing.T) {
 		{"split_sched_hq128_splitn_ws", h128, splitNWS, []int32{2000, 3, 700, 129}, -1, true},
 		{"split_uniform3_sq2_f16_splitn_ws", h128sq2, splitNWS, []int32{1500, 64 + 3}, 3, true},
 		{"hq128_splitn_ws_long", h128, splitNWS, []int32{3058, 2048 + 5, 1034}, 0, true},
+		// One token's 16 or 32 heads padded to the 64-row block: on
+		// mma.sync, and on the wgmma/TMA/producer path, single and split.
+		{"hq16_padded_m64", sq1, m64, []int32{1, 200, 1000}, 0, false},
+		{"hq16_padded_splitn_ws", sq1, splitNWS, []int32{1, 63, 65, 2000}, 0, true},
+		{"split_sched_hq32_padded_splitn_ws", kernels.MLAShape{Hq: 32, Sq: 1, DType: ir.F16}, splitNWS, []int32{2000, 3, 700}, -1, true},
 	}
 	for _, c := range cases {
 		for _, arch := range archs(b) {
