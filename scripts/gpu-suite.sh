@@ -21,6 +21,15 @@
 # the consumers' ping-pong, or warpgroups splitting a Gemm's N (MLA's 64
 # rows over two; tl's SplitN) off or on, for everything run.
 #
+# A/B: AB_REV=REV at build also builds bin/tilego-ab from git revision REV;
+# AB=1 at run then times the same suites with it right after this tree's
+# binary and prints B (this tree) over A (REV) per point (scripts/ab.py),
+# both in one device run. NCU="tilego run arguments" (e.g. "mla-decode
+# --batch 128 --heads 128 --mean-kv 8192 --splits 0") profiles that run's
+# kernels (NCU_KERNEL regex, default all; NCU_COUNT launches, default 2)
+# with ncu's full set and writes ncu-details.txt and, per instruction,
+# where the warps wait (ncu-stalls.txt, scripts/ncu_stalls.py).
+#
 # SUITES may also name fa-short and issue 6's mla (MLA decoding) and
 # fa-tail (FlashAttention's tail split), which time a split path (impl
 # tilego-split) beside the single program and compare MLA's GB/s with the
@@ -54,7 +63,14 @@ build() {
 		done &&
 		for cfg in "n=64 ws persistent prefetch" "n=64 ws"; do # d256 causal 512 (issue 3's last point), persistent or not
 			go run ./cmd/tilego emit flash-attention --dim 256 --seq-q 512 --batch 32 --heads 8 --causal --target sm_90a --config "$cfg" >"bin/src/flashattention_dim_256_causal_512_$(echo "$cfg" | tr ' =' '__').cu"
-		done
+		done &&
+		if [ -n "${AB_REV:-}" ]; then # the A side of an A/B: REV's CLI, built from a clean export
+			src=$(mktemp -d) && git archive "$AB_REV" | tar -x -C "$src" &&
+				(cd "$src" && go build -o "$OLDPWD/bin/tilego-ab" ./cmd/tilego) && rm -rf "$src" &&
+				echo "bin/tilego-ab: $(git rev-parse --short "$AB_REV")" >bin/tilego-ab.rev
+		else
+			rm -f bin/tilego-ab bin/tilego-ab.rev
+		fi
 }
 
 run() {
@@ -145,6 +161,22 @@ run() {
 		./bin/tilego bench --suite "$suites" "${quick[@]}" ${BENCH_FLAGS:-} "${chart[@]}" --out "$OUT/tilego.jsonl" 2>"$OUT/bench.log"
 		summary+=("bench: exit $? ($(wc -l <"$OUT/tilego.jsonl") points)")
 		cat "$OUT/bench.log"
+	fi
+	if [ "${AB:-0}" = 1 ] && [ -x bin/tilego-ab ]; then
+		# shellcheck disable=SC2086 # BENCH_FLAGS is a list of flags
+		./bin/tilego-ab bench --suite "$suites" "${quick[@]}" ${BENCH_FLAGS:-} --out "$OUT/tilego-ab.jsonl" 2>"$OUT/bench-ab.log"
+		summary+=("bench A ($(cat bin/tilego-ab.rev)): exit $?")
+		python3 scripts/ab.py "$OUT/tilego-ab.jsonl" "$OUT/tilego.jsonl" | tee "$OUT/ab.txt"
+	fi
+	if [ -n "${NCU:-}" ]; then
+		# shellcheck disable=SC2086 # NCU is a list of tilego run arguments
+		timeout 300 ncu -k "regex:${NCU_KERNEL:-.}" -c "${NCU_COUNT:-2}" --set full -o "$OUT/prof" -f ./bin/tilego run $NCU --repeats 1 >"$OUT/ncu-run.log" 2>&1
+		summary+=("ncu ($NCU): exit $?")
+		ncu -i "$OUT/prof.ncu-rep" --page details >"$OUT/ncu-details.txt" 2>&1
+		ncu -i "$OUT/prof.ncu-rep" --page source --csv --print-source sass >"$OUT/sass.csv" 2>&1
+		python3 scripts/ncu_stalls.py "$OUT/sass.csv" >"$OUT/ncu-stalls.txt" 2>&1
+		head -16 "$OUT/ncu-stalls.txt"
+		rm -f "$OUT/prof.ncu-rep" "$OUT/sass.csv"
 	fi
 	if [ $peers = 1 ]; then
 		python3 scripts/table.py "$OUT/tilego.jsonl" "$OUT/peers.jsonl" | tee "$OUT/table.txt"
