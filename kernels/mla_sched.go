@@ -19,11 +19,14 @@ import (
 // FlashMLA: a grid of one block per piece would leave the balancing to the
 // hardware's block scheduler, which runs blocks in launch order.
 
-// MLARequestCost is the cost, in cache blocks, that a piece of a request
-// adds besides its blocks: loading Q, the epilogue's partial store and
-// the combine's share. It keeps the scheduler from cutting short requests
-// into pieces that cost more than they save.
-const MLARequestCost = 5
+// MLARequestCost is what a piece of a request costs besides its cache
+// blocks, in blocks' time: loading Q, storing the f32 partial, the
+// pipeline's restart and the combine's share. Fitted on an H100
+// (2026-11-23, docs/perf.md): about 45 µs a piece of a part against 2.45
+// µs a cache block. The scheduler balances parts with it (so it does not
+// cut short requests into pieces that cost more than they save), and
+// MLASplitPays weighs it.
+const MLARequestCost = 18
 
 // MLAChunk is a piece of one request: cache blocks [Begin, End).
 type MLAChunk struct{ Req, Begin, End int }
@@ -47,18 +50,11 @@ func MLASMParts(sq, hq, sms int) int {
 	return max(1, sms/mBlocks)
 }
 
-// MLAPieceOverhead is what a piece of the split path costs besides its
-// cache blocks, in blocks' time: loading Q, storing the f32 partial, the
-// pipeline's restart and the combine's share. Fitted on an H100
-// (2026-11-23, docs/perf.md): about 45 µs a piece of a part against 2.45 µs
-// a cache block. MLASplitPays weighs it.
-const MLAPieceOverhead = 18
-
 // MLASplitPays reports whether md, a schedule of lens over sms SMs, should
 // beat the single program: that program's blocks (one a request and
 // M-block) start in launch order on the SMs as they free up, one an SM,
 // and the last to finish sets its time; the split path's is its costliest
-// part, each piece adding MLAPieceOverhead. On the 2026-11-23 H100 bench
+// part, each piece adding MLARequestCost. On the 2026-11-23 H100 bench
 // this picked the faster path at every point where the two differed by
 // more than 5%.
 func MLASplitPays(md MLAMetadata, lens []int32, sq, hq, sms int) bool {
@@ -83,7 +79,7 @@ func MLASplitPays(md MLAMetadata, lens []int32, sq, hq, sms int) bool {
 	for _, part := range md.Parts {
 		t := 0
 		for _, c := range part {
-			t += c.End - c.Begin + MLAPieceOverhead
+			t += c.End - c.Begin + MLARequestCost
 		}
 		split = max(split, t)
 	}

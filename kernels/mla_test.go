@@ -106,6 +106,9 @@ func TestMLASplitInterp(t *testing.T) {
 	s := MLAShape{Hq: 16, Sq: 2, DType: ir.BF16}
 	c := MLAConfig{M: 32, Stages: 1, Threads: 128}
 	lens := []int32{1, 65, 200, 130}
+	// A long request among short ones on 3 parts: cut in three, so parts
+	// hold two chunks and the last part's first chunk is split 2.
+	long := []int32{1, 65, 5000, 130}
 	big := MLAShape{Hq: 128, Sq: 2, DType: ir.F16}
 	bigLens := []int32{190, 3}
 	cases := []struct {
@@ -116,10 +119,10 @@ func TestMLASplitInterp(t *testing.T) {
 		md   MLAMetadata
 	}{
 		{"scheduler_132_sms", s, c, lens, ScheduleMLA(lens, s.Sq, s.Hq, 132)},
-		{"scheduler_3_parts", s, c, lens, ScheduleMLAParts(lens, MLAPage, 3)},
+		{"scheduler_3_parts", s, c, long, ScheduleMLAParts(long, MLAPage, 3)},
 		{"uniform_5", s, c, lens, UniformMLASplits(lens, MLAPage, 5)},
 		{"hq128_sq2_f16_m64", big, MLAConfig{M: 64, Stages: 1, Threads: 256}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
-		{"hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, lens, ScheduleMLAParts(lens, MLAPage, 3)},
+		{"hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, long, ScheduleMLAParts(long, MLAPage, 3)},
 	}
 	for _, tc := range cases {
 		s, c, lens, md := tc.s, tc.c, tc.lens, tc.md
