@@ -98,10 +98,11 @@ func MLADecode(s MLAShape, c MLAConfig) *tl.Func { return mlaDecode(s, c, false)
 
 // MLADecodeSplit is MLADecode over a schedule (ScheduleMLA, then
 // MLAMetadata.Tensors): a block per part (per M-block of rows) walks the
-// part's chunks (parts[p] = first chunk, end), and chunk (b, lo, hi, sp) covers cache blocks [lo, hi) of
-// request b and writes split sp of its f32 output and base-2 LSE to
-// O_partial and LSE_partial; an empty chunk writes zeros and -inf. Splits
-// past num_splits[b] are not written: MLACombine reads only those.
+// part's chunks (parts[p] = first chunk, end), and chunk (b, lo, hi, sp)
+// covers cache blocks [lo, hi) of request b and writes split sp of its f32
+// output and base-2 LSE to O_partial and LSE_partial; an empty chunk
+// writes zeros and -inf. Splits past num_splits[b] are not written:
+// MLACombine reads only those.
 func MLADecodeSplit(s MLAShape, c MLAConfig) *tl.Func { return mlaDecode(s, c, true) }
 
 func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
@@ -114,24 +115,25 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 	Lens := f.In("cache_seqlens", tl.I32, B)
 	// O and LSE are [B, Sq, Hq, (Dv)] with a natural-log LSE, or per split
 	// [B, splits, Sq, Hq, (Dv)] in f32 with a base-2 LSE.
-	lead, odt, lseScale, sfx := []any{B}, s.DType, math.Ln2, ""
-	var PartStart, Chunks *tl.Tensor
+	a := mlaArgs{Q: Q, KV: KV, Table: Table, Lens: Lens, odt: s.DType, lseScale: math.Ln2}
+	lead, sfx := []any{B}, ""
+	var Parts, Chunks *tl.Tensor
 	nParts := tl.Int(1)
 	if split {
 		var nChunks tl.Expr
 		nParts, nChunks = f.Sym("num_parts"), f.Sym("num_chunks")
-		PartStart = f.In("parts", tl.I32, nParts, 2)
+		Parts = f.In("parts", tl.I32, nParts, 2)
 		Chunks = f.In("chunks", tl.I32, nChunks, 4)
-		lead, odt, lseScale, sfx = []any{B, f.Sym("splits")}, tl.F32, 1, "_partial"
+		lead, a.odt, a.lseScale, sfx = []any{B, f.Sym("splits")}, tl.F32, 1, "_partial"
 	}
-	O := f.Out("O"+sfx, odt, append(lead, s.Sq, s.Hq, s.Dv)...)
-	LSE := f.Out("LSE"+sfx, tl.F32, append(lead, s.Sq, s.Hq)...)
+	a.O = f.Out("O"+sfx, a.odt, append(lead, s.Sq, s.Hq, s.Dv)...)
+	a.LSE = f.Out("LSE"+sfx, tl.F32, append(lead, s.Sq, s.Hq)...)
 	nM := max(1, s.Sq*s.Hq/c.M) // M-blocks of a request's rows: adjacent in launch order, so they share the pages in L2
 	if split {
 		f.Kernel(tl.Grid(nM, nParts), c.Threads, func(k *tl.Block) {
 			bx, p, _ := k.Idx()
-			first := PartStart.At(p, 0)
-			k.Serial(PartStart.At(p, 1).Sub(first), func(i tl.Expr) {
+			first := Parts.At(p, 0)
+			k.Serial(Parts.At(p, 1).Sub(first), func(i tl.Expr) {
 				ch := first.Add(i)
 				b := Chunks.At(ch, 0)
 				// The consumers' copies of the chunk's request and split, read
@@ -139,23 +141,32 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 				// they made its unrolled loop too big for nvcc.
 				req := k.Var(tl.I32, b).Named("req").Val()
 				sp := k.Var(tl.I32, Chunks.At(ch, 3)).Named("split").Val()
-				mlaPiece(k, s, c, Q, KV, Table, Lens, O, LSE, bx, b, req, []any{req, sp}, Chunks.At(ch, 1), Chunks.At(ch, 2), lseScale, odt)
+				mlaPiece(k, s, c, a, bx, b, req, []any{req, sp}, Chunks.At(ch, 1), Chunks.At(ch, 2))
 			})
 		})
 		return f
 	}
 	f.Kernel(tl.Grid(nM, 1, B), c.Threads, func(k *tl.Block) {
 		bx, _, b := k.Idx()
-		mlaPiece(k, s, c, Q, KV, Table, Lens, O, LSE, bx, b, b, []any{b}, tl.Int(0), tl.CeilDiv(Lens.At(b), s.Page), lseScale, odt)
+		mlaPiece(k, s, c, a, bx, b, b, []any{b}, tl.Int(0), tl.CeilDiv(Lens.At(b), s.Page))
 	})
 	return f
+}
+
+// mlaArgs are the kernel's tensors, and how it stores O and LSE: the
+// shape's dtype and natural logs, or (split) f32 and base 2.
+type mlaArgs struct {
+	Q, KV, Table, Lens, O, LSE *tl.Tensor
+	odt                        tl.DType
+	lseScale                   float64
 }
 
 // mlaPiece is one block's work on cache blocks [lo, hi) of request b (its
 // M-block bx of query rows), written to O and LSE at at (request b, and
 // in the split kernel its split). b, lo and hi come from inputs, which a
 // producer warpgroup can read too; req is b as the consumers read it.
-func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, Q, KV, Table, Lens, O, LSE *tl.Tensor, bx, b, req tl.Expr, at []any, lo, hi tl.Expr, lseScale float64, odt tl.DType) {
+func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Expr, at []any, lo, hi tl.Expr) {
+	Q, KV, Table, Lens, O, LSE := a.Q, a.KV, a.Table, a.Lens, a.O, a.LSE
 	scale := s.SoftmaxScale() * math.Log2E   // softmax in base 2
 	rows := min(c.M, s.Hq)                   // a block's rows are pieces of this many heads of one token
 	piece := func(i int) (tok, h0 tl.Expr) { // piece i: token tok, heads h0 .. h0+rows-1
@@ -229,7 +240,7 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, Q, KV, Table, Lens, O, LSE *
 		acc.Set(tl.Select(rowS.At(i).Eq(0), 0, acc.At(i, d).Div(rowS.At(i))), i, d)
 	}, c.M, s.Dv)
 	k.Parallel(func(i tl.Expr) { // -inf for a row with no keys
-		v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(lseScale)
+		v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(a.lseScale)
 		lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)
 	}, c.M)
 	if pad { // the first h_q rows, straight from the fragments
@@ -239,7 +250,7 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, Q, KV, Table, Lens, O, LSE *
 	}
 	oT, lT := acc, lse // one token a block: straight from the fragments (one whole piece)
 	if c.M > s.Hq {    // several: through shared tiles, a piece at a time
-		oT, lT = k.Shared(odt, c.M, s.Dv).Named("os"), rowS
+		oT, lT = k.Shared(a.odt, c.M, s.Dv).Named("os"), rowS
 		k.Copy(acc, oT)
 		k.Copy(lse, lT)
 	}
