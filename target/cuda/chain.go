@@ -17,6 +17,7 @@ type Chain struct {
 	bufs    []drv.Buffer
 	steps   []*Launch
 	outputs []int // indices into the chain's tensors of everything a step writes
+	owned   bool  // bufs are the chain's to free (PrepareChain), not its caller's (BindChain)
 }
 
 // PrepareChain uploads args once and binds program i to the tensors
@@ -29,7 +30,16 @@ func PrepareChain(b *Backend, progs []*Program, idx [][]int, args []*tensor.Tens
 	if err != nil {
 		return nil, err
 	}
-	c := &Chain{b: b, bufs: bufs}
+	return chain(b, progs, idx, args, bufs, true)
+}
+
+// chain binds the steps over bufs, which hold args (their shapes bind the
+// sizes); owned: the chain frees bufs (on error too).
+func chain(b *Backend, progs []*Program, idx [][]int, args []*tensor.Tensor, bufs []drv.Buffer, owned bool) (*Chain, error) {
+	if len(progs) == 0 || len(progs) != len(idx) {
+		return nil, fmt.Errorf("cuda: a chain of %d programs with %d argument lists", len(progs), len(idx))
+	}
+	c := &Chain{b: b, bufs: bufs, owned: owned}
 	for i, p := range progs {
 		sub, subBufs := make([]*tensor.Tensor, len(idx[i])), make([]drv.Buffer, len(idx[i]))
 		for j, a := range idx[i] {
@@ -55,8 +65,11 @@ func PrepareChain(b *Backend, progs []*Program, idx [][]int, args []*tensor.Tens
 	return c, nil
 }
 
-// Free releases the device tensors.
+// Free releases the device tensors PrepareChain made (not BindChain's).
 func (c *Chain) Free() {
+	if !c.owned {
+		return
+	}
 	c.b.free(c.bufs)
 	c.bufs = nil
 }
