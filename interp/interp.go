@@ -42,6 +42,9 @@ const InterpSMs = 3
 // Bind resolves symbolic sizes from the tensors passed for f's parameters
 // and checks every shape and stride against the program's declaration.
 func Bind(f *ir.Func, args []*tensor.Tensor) (map[*ir.Var]int, error) {
+	if len(args) != len(f.Params) {
+		return nil, fmt.Errorf("%s: %d tensors for %d parameters", f.Name, len(args), len(f.Params))
+	}
 	syms := map[*ir.Var]int{}
 	if f.SMs != nil {
 		syms[f.SMs] = InterpSMs

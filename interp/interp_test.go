@@ -62,6 +62,10 @@ func TestBindErrors(t *testing.T) {
 			t.Errorf("got %v, want an error containing %q", err, c.want)
 		}
 	}
+	// Bind itself (the GPU backends bind through it) counts the tensors too.
+	if _, err := Bind(fn, cases[0].args); err == nil || !strings.Contains(err.Error(), "1 tensors for 3 parameters") {
+		t.Errorf("Bind with 1 tensor: %v", err)
+	}
 }
 
 // A While loop whose condition reads a variable the body assigns, and an
