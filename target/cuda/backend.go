@@ -270,14 +270,18 @@ func (l *Launch) Once() error {
 	return drv.Sync(l.fn, nil)
 }
 
-// start launches the kernel without waiting (an empty grid launches
-// nothing).
-func (l *Launch) start() error {
-	if l.grid[0]*l.grid[1]*l.grid[2] == 0 {
+// Start enqueues the kernel on stream (nil: the default stream) and
+// returns without waiting; the stream's Synchronize (or drv.Sync, which
+// also gives up on a hung kernel) waits.
+func (l *Launch) Start(stream *drv.Stream) error {
+	if l.grid[0]*l.grid[1]*l.grid[2] == 0 { // an empty grid launches nothing
 		return nil
 	}
-	return drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, nil, l.args...)
+	return drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, stream, l.args...)
 }
+
+// start is Start on the default stream.
+func (l *Launch) start() error { return l.Start(nil) }
 
 // Time runs opt.Warmup launches, then opt.Repeats timed ones (at least
 // one), and returns the median.

@@ -86,15 +86,19 @@ func (c *Chain) Once() error {
 	return drv.Sync(last.fn, nil)
 }
 
-// start enqueues every step on the default stream, in order.
-func (c *Chain) start() error {
+// Start enqueues every step on stream (nil: the default stream), in
+// order, without waiting.
+func (c *Chain) Start(stream *drv.Stream) error {
 	for _, l := range c.steps {
-		if err := l.start(); err != nil {
+		if err := l.Start(stream); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// start is Start on the default stream.
+func (c *Chain) start() error { return c.Start(nil) }
 
 func (c *Chain) kernelName() string {
 	names := make([]string, len(c.steps))

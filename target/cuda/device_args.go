@@ -13,7 +13,7 @@ import (
 )
 
 // DeviceTensor is a program argument in device memory: a buffer its
-// caller allocated (Backend.Memory().Alloc, or any CUdeviceptr wrapped in
+// caller allocated (Backend.Driver().Alloc, or any CUdeviceptr wrapped in
 // a drv.Buffer) and keeps, holding a tensor of this type and shape. The
 // shapes bind the program's symbolic sizes as Prepare's host tensors do.
 type DeviceTensor struct {
@@ -26,12 +26,14 @@ type DeviceTensor struct {
 	Strides []int
 }
 
-// Memory is the backend's device, for allocating and copying the memory
-// that Bind and BindChain launch over.
-func (b *Backend) Memory() *drv.Device { return b.dev }
+// Driver is the backend's device as the driver API sees it: for the
+// memory Bind and BindChain launch over (Alloc, CopyHtoD, CopyDtoH) and
+// the streams Start enqueues on (NewStream).
+func (b *Backend) Driver() *drv.Device { return b.dev }
 
 // Bind makes a launch of p over args, device memory the caller owns: Once
-// launches p and waits; Free leaves the memory alone.
+// launches p and waits, Start enqueues it on a stream; Free leaves the
+// memory alone.
 func Bind(b *Backend, p *Program, args []DeviceTensor) (*Launch, error) {
 	hdrs, bufs, err := deviceHeaders(p.Func, args)
 	if err != nil {

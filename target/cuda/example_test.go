@@ -35,11 +35,11 @@ func ExampleBind() {
 		if i == 4 {
 			dt, n = ir.F32, s.B*s.H*s.Sq*4
 		}
-		buf, err := b.Memory().Alloc(n)
+		buf, err := b.Driver().Alloc(n)
 		if err != nil {
 			log.Fatal(err)
 		}
-		defer b.Memory().Free(buf)
+		defer b.Driver().Free(buf)
 		args = append(args, cuda.DeviceTensor{Buf: buf, DType: dt, Shape: shape})
 	}
 	l, err := cuda.Bind(b, p, args)

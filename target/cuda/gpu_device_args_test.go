@@ -20,18 +20,18 @@ func toDevice(t *testing.T, b *Backend, args []*tensor.Tensor) (ds []DeviceTenso
 	var bufs []drv.Buffer
 	free = func() {
 		for _, x := range bufs {
-			b.Memory().Free(x)
+			b.Driver().Free(x)
 		}
 	}
 	for _, a := range args {
 		data := a.Bytes()
-		buf, err := b.Memory().Alloc(max(len(data), 16))
+		buf, err := b.Driver().Alloc(max(len(data), 16))
 		if err != nil {
 			free()
 			t.Fatal(err)
 		}
 		bufs = append(bufs, buf)
-		if err := b.Memory().CopyHtoD(buf, data); err != nil {
+		if err := b.Driver().CopyHtoD(buf, data); err != nil {
 			free()
 			t.Fatal(err)
 		}
@@ -44,15 +44,16 @@ func toDevice(t *testing.T, b *Backend, args []*tensor.Tensor) (ds []DeviceTenso
 func fromDevice(t *testing.T, b *Backend, d DeviceTensor, like *tensor.Tensor) []byte {
 	t.Helper()
 	out := make([]byte, len(like.Bytes()))
-	if err := b.Memory().CopyDtoH(out, drv.Buffer{Ptr: d.Buf.Ptr, Size: len(out)}); err != nil {
+	if err := b.Driver().CopyDtoH(out, drv.Buffer{Ptr: d.Buf.Ptr, Size: len(out)}); err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
-// Bind and BindChain over memory the caller owns give the very bytes that
-// Prepare and PrepareChain give over uploaded host tensors (outputs
-// poisoned first either way), and leave that memory to the caller.
+// Bind and BindChain over memory the caller owns (the chain started on a
+// stream of its own) give the very bytes that Prepare and PrepareChain
+// give over uploaded host tensors (outputs poisoned first either way), and
+// leave that memory to the caller.
 func TestGPUDeviceTensors(t *testing.T) {
 	b := openGPU(t)
 	t.Run("gemm", func(t *testing.T) {
@@ -68,7 +69,7 @@ func TestGPUDeviceTensors(t *testing.T) {
 		args := kernels.GemmInputs(s, 5)[:3]
 		ds, free := toDevice(t, b, args)
 		defer free()
-		if err := b.Memory().MemsetD8(ds[2].Buf, 0xff); err != nil {
+		if err := b.Driver().MemsetD8(ds[2].Buf, 0xff); err != nil {
 			t.Fatal(err)
 		}
 		l, err := Bind(b, p, ds)
@@ -114,7 +115,15 @@ func TestGPUDeviceTensors(t *testing.T) {
 		if err := ch.Poison(); err != nil {
 			t.Fatal(err)
 		}
-		if err := ch.Once(); err != nil {
+		// Enqueued on a stream of its own, as a server would, then waited for.
+		st, err := b.Driver().NewStream()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.Start(st); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Synchronize(); err != nil {
 			t.Fatal(err)
 		}
 		ch.Free()
