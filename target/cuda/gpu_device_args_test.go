@@ -120,6 +120,7 @@ func TestGPUDeviceTensors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer st.Close()
 		if err := ch.Start(st); err != nil {
 			t.Fatal(err)
 		}
