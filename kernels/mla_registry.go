@@ -213,7 +213,7 @@ func (p *mlaProblem) GPUConfigFor(arch string) Config {
 		if m == 64 {
 			c.Threads = 256
 		}
-		if p.s.Check(c) != nil {
+		if p.s.Check(c) != nil || p.s.padded(c) { // padding: not measured yet
 			continue
 		}
 		if _, err := mlaDecode(p.s, c, p.md != nil).Build(); err == nil {

@@ -360,6 +360,13 @@ func TestMLAFLOPsBytes(t *testing.T) {
 	if c := GPUConfigFor(p, "sm_90a").(MLAConfig); c != (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true}) {
 		t.Errorf("sm_90a config %+v, want FlashMLA's block (SplitN, two TMA stages, a producer)", c)
 	}
+	// h_q 16: 16 rows a block, not the 64-row block padded (unmeasured).
+	small := mustProblem(t, "mla-decode", map[string]string{"heads": "16"})
+	for _, arch := range []string{"sm_80", "sm_90a"} {
+		if c := GPUConfigFor(small, arch).(MLAConfig); c.M != 16 {
+			t.Errorf("h_q 16 on %s: config %+v, want 16 rows", arch, c)
+		}
+	}
 	if c := GPUConfigFor(p, "sm_80").(MLAConfig); c.M != 64 || c.Threads != 256 || c.Stages != 1 {
 		t.Errorf("sm_80 config %+v, want 64 rows over 8 warps, one stage (two do not fit cp.async's path)", c)
 	}
