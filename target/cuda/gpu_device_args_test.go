@@ -93,19 +93,7 @@ func TestGPUDeviceTensors(t *testing.T) {
 		md := kernels.ScheduleMLA(lens, s.Sq, s.Hq, 132)
 		args := append(kernels.MLAInputs(s, lens, 4), kernels.MLAPartials(s, md)...)
 		steps := kernels.MLASplitSteps(s, cfg)
-		var progs []*Program
-		var idx [][]int
-		for _, st := range steps {
-			fn, err := st.Func.Build(b.Limits())
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := Compile(fn, Options{Arch: b.Arch()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			progs, idx = append(progs, p), append(idx, st.Args)
-		}
+		progs, idx := compileSteps(t, b, b.Arch(), steps)
 		ds, free := toDevice(t, b, args)
 		defer free()
 		ch, err := BindChain(b, progs, idx, ds)

@@ -17,13 +17,10 @@ import (
 	"github.com/tilego/tilego/tensor"
 )
 
-// runChainPoisoned compiles steps for arch and runs them once, in order,
-// on one device copy of args, everything a step writes poisoned first; the
-// written tensors come back into args.
-func runChainPoisoned(t *testing.T, b *Backend, arch string, steps []kernels.Step, args []*tensor.Tensor) {
+// compileSteps builds and compiles steps for arch: the programs and their
+// tensors' indices, as PrepareChain and BindChain take them.
+func compileSteps(t *testing.T, b *Backend, arch string, steps []kernels.Step) (progs []*Program, idx [][]int) {
 	t.Helper()
-	var progs []*Program
-	var idx [][]int
 	for _, st := range steps {
 		fn, err := st.Func.Build(b.Limits())
 		if err != nil {
@@ -35,6 +32,15 @@ func runChainPoisoned(t *testing.T, b *Backend, arch string, steps []kernels.Ste
 		}
 		progs, idx = append(progs, p), append(idx, st.Args)
 	}
+	return progs, idx
+}
+
+// runChainPoisoned compiles steps for arch and runs them once, in order,
+// on one device copy of args, everything a step writes poisoned first; the
+// written tensors come back into args.
+func runChainPoisoned(t *testing.T, b *Backend, arch string, steps []kernels.Step, args []*tensor.Tensor) {
+	t.Helper()
+	progs, idx := compileSteps(t, b, arch, steps)
 	c, err := PrepareChain(b, progs, idx, args)
 	if err != nil {
 		t.Fatal(err)
