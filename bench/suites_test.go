@@ -218,8 +218,18 @@ func runCPU(t *testing.T, p Point, c kernels.Config, args []*tensor.Tensor) {
 // inputs, as the mla and fa-tail suites run them, on the interpreter: both
 // give the right O and LSE.
 func TestSplitPairsOnCPU(t *testing.T) {
-	mla, err := mlaPoints("t", 1, 32, 2, 2000, 8) // one long request over 8 SMs: the split pays
+	mla, err := mlaPoints("t", 3, 32, 2, 150, 8)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The scheduler declines so short a batch (kernels.MLASplitPays); its
+	// split path is the same programs as 3 uniform cuts, which stay cheap
+	// on the interpreter.
+	e, err := kernels.Lookup("mla-decode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mla[0].Problem, err = e.Problem(map[string]string{"batch": "3", "heads": "32", "seq-q": "2", "mean-kv": "150", "dtype": "bf16", "splits": "3", "sms": "8"}); err != nil {
 		t.Fatal(err)
 	}
 	s := kernels.AttnShape{B: 1, H: 1, HKV: 1, Sq: 64, Skv: 2048, Dqk: 32, Dv: 32, Causal: true, DType: ir.BF16, BSHD: true}

@@ -108,7 +108,7 @@ func TestMLASplitInterp(t *testing.T) {
 	lens := []int32{1, 65, 200, 130}
 	// A long request among short ones on 3 parts: cut in three, so parts
 	// hold two chunks and the last part's first chunk is split 2.
-	long := []int32{1, 65, 5000, 130}
+	long := []int32{1, 65, 3000, 130}
 	big := MLAShape{Hq: 128, Sq: 2, DType: ir.F16}
 	bigLens := []int32{190, 3}
 	cases := []struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/tilego/tilego/ir"
@@ -71,17 +72,23 @@ func (t *Tensor) NumElems() int {
 // Offset is the position of an element in Data.
 func (t *Tensor) Offset(idx ...int) int {
 	if len(idx) != len(t.Shape) {
-		panic(fmt.Sprintf("tensor: %d indices for a tensor of shape %v", len(idx), t.Shape))
+		badIndex(slices.Clone(idx), t.Shape)
 	}
 	o := 0
 	for i, x := range idx {
-		if x < 0 || x >= t.Shape[i] {
-			// A stray index would read a neighbor silently.
-			panic(fmt.Sprintf("tensor: index %v out of range for shape %v", idx, t.Shape))
+		if x < 0 || x >= t.Shape[i] { // a stray index would read a neighbor silently
+			badIndex(slices.Clone(idx), t.Shape)
 		}
 		o += x * t.Strides[i]
 	}
 	return o
+}
+
+// badIndex panics for Offset. It takes a copy of the indices, so that
+// Offset's own variadic slice stays on the stack (At and Set run in the
+// references' inner loops).
+func badIndex(idx, shape []int) {
+	panic(fmt.Sprintf("tensor: index %v out of range for shape %v", idx, shape))
 }
 
 // At reads an element.
