@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -204,7 +207,7 @@ func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) err
 		args := points[i].Problem.Inputs(o.Seed)
 		prepareAll(b, cands[i:j], args)
 		if dt := time.Since(t0); dt > time.Second {
-			o.Log("%s: inputs made and uploaded in %.1fs", points[i].Suite, dt.Seconds())
+			o.Log("%s: inputs made and uploaded in %.1fs (host memory: %s)", points[i].Suite, dt.Seconds(), hostMemory())
 		}
 		for k := i; k < j; k++ {
 			r := run(b, points[k], cands[k], args, o)
@@ -218,8 +221,37 @@ func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) err
 			}
 		}
 		i = j
+		if inputBytes(args) > 1<<30 { // give a large point's host memory back before the next one's
+			args = nil
+			debug.FreeOSMemory()
+		}
 	}
 	return nil
+}
+
+// inputBytes is the host size of args (float64 elements).
+func inputBytes(args []*tensor.Tensor) int {
+	n := 0
+	for _, t := range args {
+		n += 8 * len(t.Data)
+	}
+	return n
+}
+
+// hostMemory is the process's resident and peak memory, as Linux counts it
+// (the largest MLA points take tens of GB on the host).
+func hostMemory() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && (k == "VmRSS" || k == "VmHWM") {
+			out = append(out, k+" "+strings.TrimSpace(v))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // prepareAll makes every candidate's device copy of args at once: an
@@ -227,15 +259,24 @@ func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) err
 // so the candidates of points that share their inputs upload in parallel.
 func prepareAll(b *cuda.Backend, cands [][]candidate, args []*tensor.Tensor) {
 	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxUploads) // each holds an encoded copy of the inputs
 	for _, cs := range cands {
 		for i := range cs {
 			if cd := &cs[i]; cd.err == nil {
-				wg.Go(func() { cd.x, cd.err = cd.prepare(b, args) })
+				wg.Go(func() {
+					sem <- struct{}{}
+					cd.x, cd.err = cd.prepare(b, args)
+					<-sem
+				})
 			}
 		}
 	}
 	wg.Wait()
 }
+
+// maxUploads bounds the uploads at once: the largest MLA point has 14
+// candidates of 4.8 GB encoded each, beside its 19 GB of float64 inputs.
+const maxUploads = 8
 
 // run times every config of p, bound to args, and keeps the fastest that
 // computes the right answer; configs that fail to build or compute a wrong

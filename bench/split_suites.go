@@ -26,9 +26,9 @@ import (
 //
 // Host cost: the inputs are float64 on the host, about 2 ns a cache
 // element to make on 16 cores, and every upload encodes them on one core at
-// about 11 ns an element (RunSuite uploads the four candidates of a shape
+// about 11 ns an element (RunSuite uploads up to 8 of a shape's candidates
 // at once). Batch 128 at 32k is 2.4e9 elements: 19 GB of host memory (and
-// 19 GB more while it uploads), 19 GB of device memory and about 35 s. It
+// 4.8 GB more per upload), 4.8 GB of device memory a candidate. It
 // is kept, being issue 6's point: the whole suite is 9.9e9 elements, about
 // 2.5 minutes with the checks (sampled rows) and compiles. --quick has
 // four shapes (~25 s).

@@ -33,6 +33,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	chartOut := fs.String("chart", "", "also draw TFLOP/s per shape as an SVG chart here (one file per suite: FILE, FILE-SUITE.svg)")
 	peers := fs.String("peers", "", "JSON lines of peers (scripts/peers.py) to draw beside tilego in --chart")
 	match := fs.String("match", "", "keep only the configs whose fields, as the results print them (\"m=64 stages=2 threads=256 ws=true\"), match this regular expression")
+	shape := fs.String("shape", "", "keep only the points whose shape, as the results print it (\"batch=128 heads=16 ...\"), matches this regular expression (a split path and its single program stay together)")
 	sms := fs.Int("sms", 0, "SM count the split-KV decisions are made for (mla, fa-tail); 0: the device's")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -79,6 +80,12 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		points, err := mk(bench.SuiteOptions{Quick: *quick, SMs: *sms})
 		if err != nil {
 			return err
+		}
+		if points, err = matchShapes(points, *shape); err != nil {
+			return err
+		}
+		if len(points) == 0 {
+			continue
 		}
 		if points, err = matchConfigs(points, *match); err != nil {
 			return err
@@ -188,6 +195,33 @@ var benchCmd = &command{
 		fmt.Fprintf(w, "and the single program (impl tilego) on the same inputs; --sms sets the SM count the\n")
 		fmt.Fprintf(w, "splits are chosen for (default: the device's).\n")
 	},
+}
+
+// matchShapes keeps the points whose shape matches expr (all of them
+// when expr is empty), with the points that share their inputs.
+func matchShapes(points []bench.Point, expr string) ([]bench.Point, error) {
+	if expr == "" {
+		return points, nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("--shape: %w", err)
+	}
+	var keep []bench.Point
+	for i := 0; i < len(points); {
+		j := i + 1 // points[i:j] share their inputs: kept or dropped together
+		for j < len(points) && points[j].SameInputs {
+			j++
+		}
+		for _, p := range points[i:j] {
+			if re.MatchString(p.Problem.Shape().String()) {
+				keep = append(keep, points[i:j]...)
+				break
+			}
+		}
+		i = j
+	}
+	return keep, nil
 }
 
 // matchConfigs keeps the configs of each point whose fields match expr

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -214,6 +215,47 @@ func TestMatchConfigs(t *testing.T) {
 			t.Errorf("%q: %v", c.expr, err)
 		case c.want >= 0 && len(ps[0].Configs) != c.want:
 			t.Errorf("%q kept %d configs, want %d", c.expr, len(ps[0].Configs), c.want)
+		}
+	}
+}
+
+// bench --shape keeps the points whose shape matches, each with the points
+// that share its inputs (a split path and its single program).
+func TestMatchShapes(t *testing.T) {
+	all, err := bench.Suites["mla"](bench.SuiteOptions{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		expr  string
+		heads []string // the kept points' heads, in order; nil: an error
+	}{
+		{"", []string{"128", "128", "128", "128", "128", "128", "16", "16"}},
+		{"heads=16 ", []string{"16", "16"}},
+		{"mean_kv=8192", []string{"128", "128", "16", "16"}},
+		{"nosuchshape", []string{}},
+		{"(", nil},
+	} {
+		ps, err := matchShapes(slices.Clone(all), c.expr)
+		if c.heads == nil {
+			if err == nil {
+				t.Errorf("%q: no error", c.expr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", c.expr, err)
+		}
+		var heads []string
+		for i, p := range ps {
+			h, _, _ := strings.Cut(strings.SplitAfter(p.Problem.Shape().String(), "heads=")[1], " ")
+			heads = append(heads, h)
+			if p.SameInputs != (i%2 == 1) {
+				t.Errorf("%q: point %d SameInputs %v: a pair was split", c.expr, i, p.SameInputs)
+			}
+		}
+		if !slices.Equal(heads, c.heads) {
+			t.Errorf("%q kept heads %v, want %v", c.expr, heads, c.heads)
 		}
 	}
 }
