@@ -94,6 +94,8 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 		// lateFor runs the legal ones; the verifier rejects the rest.
 		c.errorf("interp: %s: defer: only a statement of a Pipelined loop's body may be deferred", s.P)
 		return func(*state) {}
+	case *ir.Warpgroup: // which threads run it does not change its results
+		return c.stmts(s.Body)
 	case *ir.While:
 		cond, body := c.expr(s.Cond), c.stmts(s.Body)
 		return func(st *state) {

@@ -29,7 +29,7 @@ func LiveRanges(body []Stmt) map[*Buffer]Span {
 		for _, st := range body {
 			at := n
 			n++
-			for _, b := range directUses(st) {
+			for _, b := range DirectUses(st) {
 				use(b, Span{at, at})
 				inside[b] = true
 			}
@@ -45,6 +45,8 @@ func LiveRanges(body []Stmt) map[*Buffer]Span {
 			case *Deferred:
 				// Its enclosing loop spans it; the last iteration's run right
 				// after the loop needs no more, as nothing runs in between.
+				kids = st.Body
+			case *Warpgroup:
 				kids = st.Body
 			case *If:
 				kids = append(append([]Stmt{}, st.Then...), st.Else...)
@@ -91,7 +93,7 @@ func fresh(body []Stmt) map[*Buffer]bool {
 			out[dst] = true
 		}
 		Walk([]Stmt{st}, func(s Stmt) {
-			for _, b := range directUses(s) {
+			for _, b := range DirectUses(s) {
 				seen[b] = true
 			}
 		})
@@ -127,8 +129,8 @@ func readsBuffer(st Stmt, b *Buffer) bool {
 	return found
 }
 
-// directUses lists the buffers a statement itself names (not its body's).
-func directUses(st Stmt) []*Buffer {
+// DirectUses lists the buffers a statement itself names (not its body's).
+func DirectUses(st Stmt) []*Buffer {
 	var bs []*Buffer
 	expr := func(e Expr) {
 		WalkExpr(e, func(x Expr) {

@@ -159,6 +159,8 @@ func (p *printer) stmt(s Stmt) {
 		p.block(head, s.Body)
 	case *Deferred:
 		p.block("deferred", s.Body)
+	case *Warpgroup:
+		p.block(fmt.Sprintf("warpgroup %d", s.Index), s.Body)
 	case *While:
 		p.block("while "+ExprString(s.Cond), s.Body)
 	case *If:

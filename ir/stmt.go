@@ -151,6 +151,19 @@ type If struct {
 	Then, Else []Stmt
 }
 
+// Warpgroup runs Body on one warpgroup of the block's threads (threads
+// 128·Index to 128·Index+127) while the others skip it: FlashMLA's roles,
+// where one warpgroup computes all of a tile's scores and hands them to the
+// others through shared memory. The fragments Body uses belong to that
+// warpgroup (they are laid out over its 128 threads) and may not be used
+// outside such blocks of the same warpgroup. A backend that cannot give
+// warpgroups roles runs Body as a plain block: the results are the same.
+type Warpgroup struct {
+	At
+	Index int
+	Body  []Stmt
+}
+
 // Walk calls fn on every statement in body, parents before children.
 func Walk(body []Stmt, fn func(Stmt)) {
 	for _, s := range body {
@@ -161,6 +174,8 @@ func Walk(body []Stmt, fn func(Stmt)) {
 		case *For:
 			Walk(s.Body, fn)
 		case *Deferred:
+			Walk(s.Body, fn)
+		case *Warpgroup:
 			Walk(s.Body, fn)
 		case *While:
 			Walk(s.Body, fn)

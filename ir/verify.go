@@ -26,6 +26,7 @@ type verifier struct {
 	bound   map[*Var]bool
 	inPar   int // depth of enclosing Parallel loops
 	inDefer int // depth of enclosing Deferred bodies
+	inWG    int // depth of enclosing Warpgroup blocks
 }
 
 func (v *verifier) errorf(op string, pos Pos, format string, args ...any) {
@@ -213,6 +214,8 @@ func (v *verifier) stmt(s Stmt) {
 			v.errorf("defer", pos, "only a statement of a Pipelined loop's body may be deferred")
 		}
 		v.deferred(s)
+	case *Warpgroup:
+		v.warpgroup(s)
 	case *While:
 		v.cond("while", pos, s.Cond)
 		v.stmts(s.Body)
@@ -316,4 +319,31 @@ func (v *verifier) valueFits(op string, pos Pos, b *Buffer, val Expr) {
 	case t.IsFloat() && b.DType.IsInt():
 		v.errorf(op, pos, "cannot store %s into %s %s without an explicit cast", t, b.DType, b.Name)
 	}
+}
+
+// warpgroup checks a Warpgroup block: a warpgroup the block has, not
+// inside another one or a Parallel loop (where a thread runs per point),
+// and no loops inside, whose pipelines and barriers span every warpgroup.
+func (v *verifier) warpgroup(s *Warpgroup) {
+	pos, T := s.P, 0
+	if k := v.f.Kernel; k != nil {
+		T = k.Threads
+	}
+	switch {
+	case T%128 != 0 || s.Index < 0 || s.Index >= T/128:
+		v.errorf("warpgroup", pos, "warpgroup %d of a block of %d threads; want whole warpgroups of 128 and an index below %d", s.Index, T, T/128)
+	case v.inWG > 0:
+		v.errorf("warpgroup", pos, "a warpgroup block inside another one")
+	case v.inPar > 0:
+		v.errorf("warpgroup", pos, "a warpgroup block inside a parallel loop")
+	}
+	Walk(s.Body, func(st Stmt) {
+		switch st.(type) {
+		case *For, *While, *Deferred:
+			v.errorf("warpgroup", st.Position(), "no loops inside a warpgroup block (put the block inside the loop)")
+		}
+	})
+	v.inWG++
+	v.stmts(s.Body)
+	v.inWG--
 }

@@ -42,6 +42,12 @@ type MLAConfig struct {
 	// products, so both take wgmma on Hopper (tl's SplitN); without it they
 	// take mma.sync there.
 	SplitN bool
+	// Roles (with SplitN, 64 rows over two warpgroups) gives the
+	// warpgroups FlashMLA's roles: warpgroup 0 computes all 64×64 scores
+	// of a page (Q read from shared memory once, not by both) and their
+	// softmax, and hands the probabilities and row factors to both through
+	// shared memory; each then multiplies by its half of V.
+	Roles bool
 }
 
 // Full fills in the default sizes.
@@ -80,6 +86,8 @@ func (s MLAShape) Check(c MLAConfig) error {
 		return fmt.Errorf("mla: M = %d must divide s_q·h_q = %d and divide h_q = %d or be a multiple of it (or, with s_q 1, exceed h_q)", c.M, s.Sq*s.Hq, s.Hq)
 	case c.Stages < 1 || c.Threads < 1:
 		return fmt.Errorf("mla: bad config %+v", c)
+	case c.Roles && (!c.SplitN || c.M != 64 || c.Threads != 256):
+		return fmt.Errorf("mla: Roles needs SplitN, M = 64 and 256 threads (two warpgroups on 64 rows), got %+v", c)
 	}
 	return nil
 }
@@ -202,9 +210,21 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 		tok, h0 := piece(i)
 		k.Copy(Q.Sub(req, tok, tl.Range(h0, rows), tl.All), qs.Sub(tl.Range(i*rows, rows), tl.All))
 	}
+	// Under Roles, S and the row statistics m, l and lse are warpgroup 0's:
+	// it computes them and writes the LSE; both read the rows' factors
+	// and l through rowS.
+	wg0 := func(f func()) {
+		if c.Roles {
+			k.Warpgroup(0, f)
+		} else {
+			f()
+		}
+	}
 	k.Clear(acc)
-	k.Clear(l)
-	k.Fill(m, tl.NegInf())
+	wg0(func() {
+		k.Clear(l)
+		k.Fill(m, tl.NegInf())
+	})
 	k.PipelinedRange(lo, hi, c.Stages, func(j tl.Expr) {
 		k.Copy(KV.Sub(Table.At(b, j), tl.All, tl.All), kvs) // the request's j-th cache block
 		key0 := j.Mul(s.Page)
@@ -215,48 +235,71 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 				kvs.Set(tl.Select(key0.Add(r).Ge(L), 0, kvs.At(r, d)), r, d)
 			}, s.Page, s.Dqk)
 		})
-		k.Gemm(qs, kvs, S, tl.TransB, tl.ClearAccum)
-		k.If(edge, func() {
-			k.Parallel(func(i, jj tl.Expr) {
-				tok := bx.Mul(c.M).Add(i).Div(s.Hq)
-				hide := key0.Add(jj).Gt(L.Val().Sub(s.Sq).Add(tok))
-				S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
-			}, c.M, s.Page)
-		})
-		onlineSoftmax(k, S, m, mOld, l, scale, c.M, s.Page)
+		scores := func() {
+			k.Gemm(qs, kvs, S, tl.TransB, tl.ClearAccum)
+			k.If(edge, func() {
+				k.Parallel(func(i, jj tl.Expr) {
+					tok := bx.Mul(c.M).Add(i).Div(s.Hq)
+					hide := key0.Add(jj).Gt(L.Val().Sub(s.Sq).Add(tok))
+					S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
+				}, c.M, s.Page)
+			})
+			onlineSoftmax(k, S, m, mOld, l, scale, c.M, s.Page)
+		}
 		factor := mOld.At // SplitN: S and acc hold the same rows in the same threads (wgmma's layout)
-		if !c.SplitN {    // mma.sync: acc's warps split the rows unlike S's
+		switch {
+		case c.Roles: // warpgroup 0 scores the page; both take P and the factors from shared memory
+			wg0(func() {
+				scores()
+				k.Copy(mOld, rowS)
+				k.Copy(S, ps)
+			})
+			factor = rowS.At
+		case !c.SplitN: // mma.sync: acc's warps split the rows unlike S's
+			scores()
 			k.Copy(mOld, rowS)
 			factor = rowS.At
+		default:
+			scores()
 		}
 		k.Parallel(func(i, d tl.Expr) {
 			acc.Set(acc.At(i, d).Mul(factor(i)), i, d)
 		}, c.M, s.Dv)
-		k.Copy(S, ps)
+		if !c.Roles {
+			k.Copy(S, ps)
+		}
 		k.Gemm(ps, kvs.Sub(tl.All, tl.Range(0, s.Dv)), acc)
 	})
-	k.Copy(l, rowS)
+	rowStats := func() {
+		k.Copy(l, rowS)
+		k.Parallel(func(i tl.Expr) { // -inf for a row with no keys
+			v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(a.lseScale)
+			lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)
+		}, c.M)
+	}
+	wg0(rowStats)
 	k.Parallel(func(i, d tl.Expr) {
 		acc.Set(tl.Select(rowS.At(i).Eq(0), 0, acc.At(i, d).Div(rowS.At(i))), i, d)
 	}, c.M, s.Dv)
-	k.Parallel(func(i tl.Expr) { // -inf for a row with no keys
-		v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(a.lseScale)
-		lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)
-	}, c.M)
 	if pad { // the first h_q rows, straight from the fragments
 		k.Copy(acc, O.Sub(append(at, 0, tl.Tile(0, c.M), tl.All)...))
-		k.Copy(lse, LSE.Sub(append(at, 0, tl.Tile(0, c.M))...))
+		wg0(func() { k.Copy(lse, LSE.Sub(append(at, 0, tl.Tile(0, c.M))...)) })
 		return
 	}
 	oT, lT := acc, lse // one token a block: straight from the fragments (one whole piece)
 	if c.M > s.Hq {    // several: through shared tiles, a piece at a time
 		oT, lT = k.Shared(a.odt, c.M, s.Dv).Named("os"), rowS
 		k.Copy(acc, oT)
-		k.Copy(lse, lT)
+		wg0(func() { k.Copy(lse, lT) })
 	}
 	for i := range c.M / rows {
 		tok, h0 := piece(i)
 		k.Copy(oT.Sub(tl.Range(i*rows, rows), tl.All), O.Sub(append(at, tok, tl.Range(h0, rows), tl.All)...))
-		k.Copy(lT.Sub(tl.Range(i*rows, rows)), LSE.Sub(append(at, tok, tl.Range(h0, rows))...))
+		lseOut := func() { k.Copy(lT.Sub(tl.Range(i*rows, rows)), LSE.Sub(append(at, tok, tl.Range(h0, rows))...)) }
+		if lT == lse {
+			wg0(lseOut)
+		} else {
+			lseOut()
+		}
 	}
 }

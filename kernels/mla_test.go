@@ -46,6 +46,11 @@ func mlaCases() []mlaCase {
 		// One token's 16 or 32 heads padded to a 64-row block (zeros in, nothing out).
 		{"hq16_padded_m64", bf, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, []int32{1, 63, 65, 200}},
 		{"hq32_padded_m64_f16", MLAShape{Hq: 32, Sq: 1, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256}, []int32{0, 129}},
+		// Warpgroup roles: one block of 64 rows a token (128 heads), two
+		// tokens a block (their LSE through shared memory), padded heads.
+		{"hq128_sq2_roles", MLAShape{Hq: 128, Sq: 2, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}, []int32{1, 65, 191}},
+		{"hq32_sq2_roles_f16", MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true}, []int32{0, 64, 129}},
+		{"hq16_padded_roles", bf, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}, []int32{1, 63, 65, 200}},
 	}
 }
 
@@ -123,6 +128,7 @@ func TestMLASplitInterp(t *testing.T) {
 		{"uniform_5", s, c, lens, UniformMLASplits(lens, MLAPage, 5)},
 		{"hq128_sq2_f16_m64", big, MLAConfig{M: 64, Stages: 1, Threads: 256}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 		{"hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, long, ScheduleMLAParts(long, MLAPage, 3)},
+		{"hq128_sq2_roles", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 	}
 	for _, tc := range cases {
 		s, c, lens, md := tc.s, tc.c, tc.lens, tc.md

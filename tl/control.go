@@ -126,3 +126,18 @@ func (k *Block) If(cond any, then func()) IfStmt {
 
 // Else runs body when the If's condition does not hold.
 func (s IfStmt) Else(body func()) { s.f.nest(&s.s.Else, body) }
+
+// Warpgroup runs body on warpgroup i of the block's threads alone (threads
+// 128·i to 128·i+127), as FlashMLA gives its warpgroups roles: e.g. one
+// computes a tile's scores and softmax while the other waits, then both
+// multiply by the probabilities through shared memory. The fragments body
+// uses belong to warpgroup i: their layouts span its 128 threads (a Gemm's
+// 64 rows, one warpgroup's wgmma), and they may be used only in blocks of
+// the same warpgroup. Shared tiles carry results to the other warpgroups;
+// the compiler puts barriers where they read them. No loops inside.
+func (k *Block) Warpgroup(i int, body func()) {
+	pos := callerPos()
+	s := &ir.Warpgroup{At: ir.At{P: pos}, Index: i}
+	k.f.nest(&s.Body, body)
+	k.f.emit("warpgroup", pos, s)
+}

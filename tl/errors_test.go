@@ -918,3 +918,31 @@ func TestBuildOK(t *testing.T) {
 		t.Errorf("second Build at the exact limits = %p, %v; want %p, nil", fn2, err, fn)
 	}
 }
+
+// Warpgroup blocks: a warpgroup the block has, not nested, no loops inside.
+var roleErrCases = []errCase{
+	{
+		name: "warpgroup past the block's", op: "warpgroup", phrase: "warpgroup 1 of a block of 128 threads",
+		build: func(f *tl.Func) {
+			kernel1(f, func(k *tl.Block) { k.Warpgroup(mark(1), func() {}) })
+		},
+	},
+	{
+		name: "nested warpgroup blocks", op: "warpgroup", phrase: "a warpgroup block inside another one",
+		build: func(f *tl.Func) {
+			f.Kernel(tl.Grid(1), 256, func(k *tl.Block) {
+				k.Warpgroup(0, func() { k.Warpgroup(mark(1), func() {}) })
+			})
+		},
+	},
+	{
+		name: "loop in a warpgroup block", op: "warpgroup", phrase: "no loops inside a warpgroup block",
+		build: func(f *tl.Func) {
+			f.Kernel(tl.Grid(1), 256, func(k *tl.Block) {
+				k.Warpgroup(1, func() { k.Serial(mark(2), func(tl.Expr) {}) })
+			})
+		},
+	},
+}
+
+func init() { errCases = append(errCases, roleErrCases...) }

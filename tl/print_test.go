@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tilego/tilego/ir"
@@ -150,5 +151,21 @@ func TestPrintGolden(t *testing.T) {
 				t.Errorf("%s differs from %s (go test -run PrintGolden -update rewrites it)\n--- got:\n%s--- want:\n%s", tc.name, path, got, want)
 			}
 		})
+	}
+}
+
+// A warpgroup block prints as a block naming its warpgroup.
+func TestPrintWarpgroup(t *testing.T) {
+	f := tl.NewFunc("roles")
+	f.Kernel(tl.Grid(1), 256, func(k *tl.Block) {
+		x := k.Fragment(tl.F32, 64).Named("x")
+		k.Warpgroup(1, func() { k.Clear(x) })
+	})
+	fn, err := f.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := fn.String(); !strings.Contains(s, "warpgroup 1 {") || !strings.Contains(s, "fill x") {
+		t.Errorf("no warpgroup block in\n%s", s)
 	}
 }

@@ -53,6 +53,7 @@ type pass struct {
 // passes is the whole pipeline from verified IR to CUDA C++.
 var passes = []pass{
 	{"verify", verifyPass, func(c *compilation) string { return c.f.String() }},
+	{"assign-warpgroups", assignRoles, dumpRoles},
 	{"infer-layouts", inferLayouts, dumpLayouts},
 	{"plan-shared", planShared, dumpShared},
 	{"emit", emitPass, func(c *compilation) string { return c.prog.Source }},
@@ -70,6 +71,7 @@ type compilation struct {
 	tmaStores map[*ir.Copy]*tmaCopy // epilogue copies stored by TMA
 	ws        *wsPlan               // the producer warpgroup's plan, or nil
 	pingPong  bool                  // the consumer warpgroups take turns (pingpong.go)
+	roles     map[*ir.Buffer]int    // fragments owned by one warpgroup (roles.go)
 	prog      *Program
 }
 

@@ -26,6 +26,7 @@ type emitter struct {
 	preamble []string            // their definitions
 	turns    *turnState          // the ping-pong loop being emitted (pingpong.go)
 	lazy     *lazyState          // wgmma groups in flight in a loop with Deferred statements
+	role     *ir.Warpgroup       // the warpgroup block being emitted (roles.go)
 }
 
 // parCtx is the Parallel loop being emitted. Its statements run per index
@@ -248,9 +249,12 @@ func (e *emitter) stmt(s ir.Stmt) {
 	case *ir.Prefetch:
 		e.prefetch(s)
 	case *ir.Gemm:
-		if e.c.wgmma[s] {
+		switch {
+		case e.c.wgmma[s]:
 			e.wgmma(s)
-		} else {
+		case e.role != nil:
+			e.fail(errAt("gemm", s.P, "a Gemm in a warpgroup block needs wgmma (sm_90a, a 64-row output): %s", wgmmaFits(e.c, s)))
+		default:
 			e.gemm(s)
 		}
 	case *ir.Fill:
@@ -263,6 +267,8 @@ func (e *emitter) stmt(s ir.Stmt) {
 		e.storeStmt(s)
 	case *ir.For:
 		e.forLoop(s)
+	case *ir.Warpgroup:
+		e.warpgroup(s)
 	case *ir.While:
 		e.syncIfDirty(e.readsShared(s.Body) || e.writesShared(s.Body))
 		before := e.state()
@@ -336,6 +342,10 @@ func (e *emitter) sync() {
 	e.noBarrierInTurns()
 	if e.par != nil { // inside a loop over one thread's points: not every thread would arrive
 		e.fail(errAt("parallel", e.par.p.P, "a block-wide barrier inside the loop's per-thread body would deadlock (an op here needs one)"))
+		return
+	}
+	if e.role != nil {
+		e.roleSync()
 		return
 	}
 	if e.dirty && e.c.opts.Arch == "sm_90a" { // plain writes before wgmma/TMA reads

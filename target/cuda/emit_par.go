@@ -80,6 +80,10 @@ func (e *emitter) parallel(p *ir.Parallel) {
 			e.fail(errAt("parallel", p.P, "fragment %s is accessed in a loop whose index space is not a fragment's", a.buf.Name))
 			return
 		}
+		if e.role != nil {
+			e.fail(errAt("parallel", p.P, "a parallel loop in a warpgroup block must run over a fragment of that warpgroup"))
+			return
+		}
 		e.par = &parCtx{p: p}
 		total := 1
 		for _, n := range p.Extents {
@@ -155,6 +159,9 @@ func (e *emitter) tileLoop(shape []int, perThread bool, body func(tile []string)
 	if perThread {
 		e.open("for (int idx = 0; idx < %d; ++idx)", total)
 	} else {
+		if e.role != nil {
+			e.fail(fmt.Errorf("cuda: internal error: a tile spread over all threads inside warpgroup block at %s", e.role.P))
+		}
 		e.open("for (int idx = tid; idx < %d; idx += %d)", total, e.c.f.Kernel.Threads)
 	}
 	tile := make([]string, len(shape))

@@ -15,7 +15,7 @@ import (
 // swizzled layout (whole tiles, or their first columns in whole panels; or
 // A in registers) and 16-bit inputs.
 func wgmmaFits(c *compilation, g *ir.Gemm) string {
-	T := c.f.Kernel.Threads
+	T := c.threadsOf(g.C.Buf) // one warpgroup's in a Warpgroup block
 	sh := g.C.Shape()
 	m, n := sh[0], sh[1]
 	k := g.B.Shape()[0]
@@ -93,7 +93,7 @@ func panelRegion(r ir.Region, sb *smemBuf) bool {
 // waits for the group, so the accumulator is ready for the next op.
 func (e *emitter) wgmma(g *ir.Gemm) {
 	e.syncIfDirty(true)
-	T := e.c.f.Kernel.Threads
+	T := e.c.threadsOf(g.C.Buf)
 	WG := T / 128
 	c := g.C.Shape()
 	M, N := c[0], c[1]
@@ -107,7 +107,11 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 	aRegs := g.A.Buf.Scope == ir.Fragment
 	fn := e.wgmmaFunc(cols, g.B.Buf.DType, aRegs)
 	e.open("")
-	e.line("const int wg = tid / 128;")
+	if e.role != nil { // the block's one warpgroup computes it all
+		e.line("const int wg = 0;")
+	} else {
+		e.line("const int wg = tid / 128;")
+	}
 	var da, db *descOperand
 	if !aRegs {
 		da = e.newDesc(g.A, "da", !g.TransA)

@@ -107,6 +107,7 @@ func TestGPUMLADecode(t *testing.T) {
 	splitN1 := kernels.MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true}
 	splitN2 := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true}
 	splitNWS := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}
+	roles := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}
 	cases := []tc{
 		{"sq1_m16", sq1, m16, []int32{1, 63, 65, 200}, 0, false},
 		{"sq2_m32_causal", sq2, m32, []int32{1, 64 + 1, 130, 2}, 0, false},
@@ -134,6 +135,14 @@ func TestGPUMLADecode(t *testing.T) {
 		{"hq16_padded_m64", sq1, m64, []int32{1, 200, 1000}, 0, false},
 		{"hq16_padded_splitn_ws", sq1, splitNWS, []int32{1, 63, 65, 2000}, 0, true},
 		{"split_sched_hq32_padded_splitn_ws", kernels.MLAShape{Hq: 32, Sq: 1, DType: ir.F16}, splitNWS, []int32{2000, 3, 700}, -1, true},
+		// Warpgroup roles (warpgroup 0 scores each page alone): single
+		// and split, two tokens (a block per token), two tokens of 32 heads
+		// in one block (their LSE through shared memory), padded heads.
+		{"hq128_roles_ws_long", h128, roles, []int32{3058, 2048 + 5, 1034, 1}, 0, true},
+		{"split_sched_hq128_roles_ws", h128, roles, []int32{2000, 3, 700, 129}, -1, true},
+		{"split_uniform3_sq2_f16_roles_ws", h128sq2, roles, []int32{1500, 64 + 3}, 3, true},
+		{"hq32_sq2_roles_1stage", kernels.MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, kernels.MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true}, []int32{2, 64, 129, 700}, 0, true},
+		{"split_sched_hq16_padded_roles_ws", sq1, roles, []int32{2000, 3, 700, 65}, -1, true},
 	}
 	for _, c := range cases {
 		for _, arch := range archs(b) {
@@ -150,8 +159,8 @@ func TestGPUMLADecode(t *testing.T) {
 					if err == nil {
 						_, err = Compile(fn, Options{Arch: arch})
 					}
-					if err == nil || !strings.Contains(err.Error(), "needs layout") && !strings.Contains(err.Error(), "shared memory") {
-						t.Fatalf("got %v, want a layout or shared-memory error", err)
+					if err == nil || !strings.Contains(err.Error(), "needs layout") && !strings.Contains(err.Error(), "shared memory") && !strings.Contains(err.Error(), "needs wgmma") {
+						t.Fatalf("got %v, want a layout, shared-memory or wgmma error", err)
 					}
 					return
 				}

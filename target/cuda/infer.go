@@ -15,8 +15,6 @@ import (
 // fragment whose users need different layouts is an error naming both.
 func inferLayouts(c *compilation) error {
 	k := c.f.Kernel
-	threads := k.Threads
-	warps := threads / 32
 	type from struct {
 		op  string
 		pos ir.Pos
@@ -54,6 +52,8 @@ func inferLayouts(c *compilation) error {
 			return
 		}
 		sh := g.C.Shape()
+		threads := c.threadsOf(g.C.Buf)
+		warps := threads / 32
 		if why := wgmmaFits(c, g); why == "" {
 			c.wgmma[g] = true
 			acc, err := layout.WGAccumulator(sh[0], sh[1], wgSplit(threads/128, sh[0], g.Policy, splitNWanted(c)))
@@ -138,7 +138,7 @@ func inferLayouts(c *compilation) error {
 					return
 				}
 				if drv, cand := parallelDriver(c, p); drv == nil && cand != nil {
-					fail(set(cand, layout.Spread(p.Extents, threads, 1), p.P, "parallel"))
+					fail(set(cand, layout.Spread(p.Extents, c.threadsOf(cand), 1), p.P, "parallel"))
 					changed = true
 				}
 			})
@@ -147,7 +147,7 @@ func inferLayouts(c *compilation) error {
 	for _, b := range k.Allocs {
 		if b.Scope == ir.Fragment && c.layouts[b] == nil && firstErr == nil {
 			shape, _ := b.StaticShape()
-			fail(set(b, layout.Spread(shape, threads, 1), b.Pos, "alloc"))
+			fail(set(b, layout.Spread(shape, c.threadsOf(b), 1), b.Pos, "alloc"))
 		}
 	}
 	return firstErr

@@ -228,6 +228,8 @@ func loopNesting(body []ir.Stmt) (outer map[*ir.For]*ir.For, alone map[*ir.For]b
 			case *ir.If:
 				inLoop(s.Then, depth)
 				inLoop(s.Else, depth)
+			case *ir.Warpgroup:
+				inLoop(s.Body, depth)
 			}
 		}
 	}
