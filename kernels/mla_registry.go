@@ -196,16 +196,17 @@ func (p *mlaProblem) DefaultConfig() Config {
 func (p *mlaProblem) GPUConfig() Config { return p.GPUConfigFor("sm_90a") }
 
 // GPUConfigFor: on sm_90a, where 64 rows are a piece of one token's heads
-// (h_q >= 64), FlashMLA's block: two warpgroups splitting the columns of
-// both products (wgmma), two stages of pages fetched by TMA from a
-// producer warpgroup; the bench's fastest config at every point measured
-// on 2026-11-23 (docs/perf.md). Its two stages fit only the TMA path.
+// (h_q >= 64), FlashMLA's block: warpgroup 0 scoring each page (Roles),
+// both multiplying by their half of V (wgmma), two stages of pages fetched
+// by TMA from a producer warpgroup; 1.11-1.14× the same block without
+// roles at every h_q 128 point measured on 2026-11-23 (docs/perf.md).
+// Its two stages fit only the TMA path.
 // Elsewhere, or with fewer heads, 64 rows over 8 warps where the shape and
 // shared memory allow (the split kernel's f32 staging tile needs fewer
 // rows when a block holds several tokens), else 32 or 16 over 4 warps,
 // one stage each.
 func (p *mlaProblem) GPUConfigFor(arch string) Config {
-	if c := (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true}); arch == "sm_90a" && p.s.Hq%64 == 0 && p.s.Check(c) == nil {
+	if c := (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true}); arch == "sm_90a" && p.s.Hq%64 == 0 && p.s.Check(c) == nil {
 		return c
 	}
 	for _, m := range []int{64, 32, 16} {

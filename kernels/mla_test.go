@@ -363,7 +363,7 @@ func TestMLAFLOPsBytes(t *testing.T) {
 	if _, checked := p.rowsToCheck(1); !strings.HasPrefix(checked, "sampled") {
 		t.Errorf("a 4×4096-token batch is checked %s", checked)
 	}
-	if c := GPUConfigFor(p, "sm_90a").(MLAConfig); c != (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true}) {
+	if c := GPUConfigFor(p, "sm_90a").(MLAConfig); c != (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true}) {
 		t.Errorf("sm_90a config %+v, want FlashMLA's block (SplitN, two TMA stages, a producer)", c)
 	}
 	// h_q 16: 16 rows a block, not the 64-row block padded (unmeasured).

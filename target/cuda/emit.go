@@ -27,6 +27,8 @@ type emitter struct {
 	turns    *turnState          // the ping-pong loop being emitted (pingpong.go)
 	lazy     *lazyState          // wgmma groups in flight in a loop with Deferred statements
 	role     *ir.Warpgroup       // the warpgroup block being emitted (roles.go)
+	roleCur  ir.Stmt             // its statement being emitted
+	roleSeen map[*ir.Buffer]bool // shared tiles it read or wrote since its last barrier
 }
 
 // parCtx is the Parallel loop being emitted. Its statements run per index
@@ -241,6 +243,9 @@ func (e *emitter) stmts(body []ir.Stmt) {
 }
 
 func (e *emitter) stmt(s ir.Stmt) {
+	if e.role != nil && e.par == nil {
+		defer e.roleStmt(s)()
+	}
 	switch s := s.(type) {
 	case *ir.Copy:
 		e.copy(s, false)
@@ -369,6 +374,9 @@ func (e *emitter) syncIfDirty(reads bool) {
 }
 
 func (e *emitter) beforeSharedWrite() {
+	if e.role != nil && !e.pending && !e.roleRetouches() {
+		return // only tiles its warpgroup has not touched since its barrier
+	}
 	if e.dirty || e.read || e.pending {
 		e.flushAsync()
 		e.sync()
@@ -389,33 +397,55 @@ func (e *emitter) readsShared(body []ir.Stmt) bool  { return touches(body, true)
 func (e *emitter) writesShared(body []ir.Stmt) bool { return touches(body, false) }
 
 // touches reports whether body reads (or writes) any shared tile.
-func touches(body []ir.Stmt, reads bool) bool {
-	found := false
-	shared := func(r ir.Region) bool { return r.Buf != nil && r.Buf.Scope == ir.Shared }
+func touches(body []ir.Stmt, reads bool) bool { return len(sharedBufs(body, reads)) > 0 }
+
+// sharedBufs lists the shared tiles body reads (or writes).
+func sharedBufs(body []ir.Stmt, reads bool) map[*ir.Buffer]bool {
+	found := map[*ir.Buffer]bool{}
+	add := func(b *ir.Buffer) {
+		if b != nil && b.Scope == ir.Shared {
+			found[b] = true
+		}
+	}
 	exprReads := func(x ir.Expr) {
 		ir.WalkExpr(x, func(y ir.Expr) {
-			if l, ok := y.(*ir.Load); ok && l.Buf.Scope == ir.Shared {
-				found = true
+			if l, ok := y.(*ir.Load); ok {
+				add(l.Buf)
 			}
 		})
 	}
 	ir.Walk(body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Copy:
-			found = found || (reads && shared(s.Src)) || (!reads && shared(s.Dst))
+			if reads {
+				add(s.Src.Buf)
+			} else {
+				add(s.Dst.Buf)
+			}
 		case *ir.AtomicAdd:
-			found = found || (reads && shared(s.Src))
+			if reads {
+				add(s.Src.Buf)
+			}
 		case *ir.Gemm:
-			found = found || (reads && (shared(s.A) || shared(s.B)))
+			if reads {
+				add(s.A.Buf)
+				add(s.B.Buf)
+			}
 		case *ir.Fill:
-			found = found || (!reads && shared(s.Dst))
+			if !reads {
+				add(s.Dst.Buf)
+			}
 		case *ir.Reduce:
-			found = found || (reads && s.Src.Scope == ir.Shared) || (!reads && s.Dst.Scope == ir.Shared)
+			if reads {
+				add(s.Src)
+			} else {
+				add(s.Dst)
+			}
 		case *ir.Store:
 			if reads {
 				exprReads(s.Value)
 			} else {
-				found = found || s.Buf.Scope == ir.Shared
+				add(s.Buf)
 			}
 		case *ir.If:
 			if reads {

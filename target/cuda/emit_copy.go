@@ -275,8 +275,7 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 		}
 	}
 	if out && other.Buf.Scope == ir.Shared && !atomic && e.copyPairsToShared(frag, other, l) {
-		e.dirty = true
-		e.sync()
+		e.wroteShared()
 		return
 	}
 	e.open("")
@@ -303,8 +302,7 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 	e.close()
 	if other.Buf.Scope == ir.Shared {
 		if out {
-			e.dirty = true
-			e.sync()
+			e.wroteShared()
 		} else {
 			e.read = true
 		}

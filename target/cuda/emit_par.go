@@ -101,8 +101,7 @@ func (e *emitter) parallel(p *ir.Parallel) {
 	e.par = saved
 	e.close()
 	if writes {
-		e.dirty = true // so the barrier fences the writes for wgmma and TMA (sm_90a)
-		e.sync()
+		e.wroteShared()
 	} else if reads {
 		e.read = true
 	}

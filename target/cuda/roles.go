@@ -147,7 +147,7 @@ func (e *emitter) warpgroup(s *ir.Warpgroup) {
 	}
 	before := e.state()
 	e.open("if (tid / 128 == %d)", s.Index)
-	e.role = s
+	e.role, e.roleSeen = s, nil
 	e.stmts(s.Body)
 	e.role = nil
 	inside := e.state()
@@ -163,4 +163,49 @@ func (e *emitter) roleSync() {
 	}
 	e.line("tl::bar_sync(%d, 128);", roleBar+e.role.Index)
 	e.dirty, e.read = false, false
+	clear(e.roleSeen)
+}
+
+// roleStmt notes, once the statement s of a warpgroup block is emitted,
+// the shared tiles it read or wrote: a later write in the block waits at
+// the warpgroup's barrier only for tiles touched since the last one (its
+// reads wait for every write, in syncIfDirty).
+func (e *emitter) roleStmt(s ir.Stmt) func() {
+	e.roleCur = s
+	return func() {
+		if e.roleSeen == nil {
+			e.roleSeen = map[*ir.Buffer]bool{}
+		}
+		for _, reads := range []bool{true, false} {
+			for b := range sharedBufs([]ir.Stmt{s}, reads) {
+				e.roleSeen[b] = true
+			}
+		}
+		e.roleCur = nil
+	}
+}
+
+// roleRetouches: the block's statement being emitted writes a shared tile
+// the warpgroup read or wrote since its last barrier (or it cannot tell).
+func (e *emitter) roleRetouches() bool {
+	if e.roleCur == nil {
+		return true
+	}
+	for b := range sharedBufs([]ir.Stmt{e.roleCur}, false) {
+		if e.roleSeen[b] {
+			return true
+		}
+	}
+	return false
+}
+
+// wroteShared follows a write of shared memory. Outside a warpgroup
+// block the threads meet at once (the writes fenced for wgmma and TMA on
+// sm_90a); inside one the barrier waits for the next read in the block
+// (syncIfDirty), or for the one after it, where all warpgroups meet.
+func (e *emitter) wroteShared() {
+	e.dirty = true
+	if e.role == nil {
+		e.sync()
+	}
 }
