@@ -196,29 +196,43 @@ func (p *mlaProblem) DefaultConfig() Config {
 func (p *mlaProblem) GPUConfig() Config { return p.GPUConfigFor("sm_90a") }
 
 // GPUConfigFor: on sm_90a, where 64 rows are a piece of one token's heads
-// (h_q >= 64), FlashMLA's block: warpgroup 0 scoring each page (Roles),
-// both multiplying by their half of V (wgmma), two stages of pages fetched
-// by TMA from a producer warpgroup; 1.11-1.14× the same block without
-// roles at every h_q 128 point measured on 2026-11-23 (docs/perf.md).
-// Its two stages fit only the TMA path.
-// Elsewhere, or with fewer heads, 64 rows over 8 warps where the shape and
-// shared memory allow (the split kernel's f32 staging tile needs fewer
-// rows when a block holds several tokens), else 32 or 16 over 4 warps,
-// one stage each.
+// (h_q >= 64) or one token's 32 heads padded to 64 rows, FlashMLA's block:
+// warpgroup 0 scoring each page (Roles), both multiplying by their half of
+// V (wgmma), two stages of pages fetched by TMA from a producer
+// warpgroup. At h_q 128 it was 1.11-1.16× the same block without roles in
+// the single program; at h_q 32 the fastest config or within 0.3% of it;
+// at h_q 16, 16-row blocks with two stages were (docs/perf.md, 2026-11-23,
+// fifth session). Its two stages fit only the TMA path. Elsewhere, or
+// with fewer heads, 64 rows over 8 warps where the shape and shared
+// memory allow (the split kernel's f32 staging tile needs fewer rows when
+// a block holds several tokens), else 32 or 16 over 4 warps; one stage
+// each, or on sm_90a with one query token two, which were faster at
+// every point measured.
 func (p *mlaProblem) GPUConfigFor(arch string) Config {
-	if c := (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true}); arch == "sm_90a" && p.s.Hq%64 == 0 && p.s.Check(c) == nil {
+	builds := func(c MLAConfig) bool {
+		_, err := mlaDecode(p.s, c, p.md != nil).Build()
+		return p.s.Check(c) == nil && err == nil
+	}
+	hopper := arch == "sm_90a"
+	if c := (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true}); hopper && (p.s.Hq%64 == 0 || p.s.Sq == 1 && p.s.Hq == 32) && builds(c) {
 		return c
 	}
+	stages := []int{1}
+	if hopper && p.s.Sq == 1 { // as measured; blocks of two tokens with two stages can outgrow shared memory after pipelining
+		stages = []int{2, 1}
+	}
 	for _, m := range []int{64, 32, 16} {
-		c := MLAConfig{M: m, Stages: 1, Threads: 128}
-		if m == 64 {
-			c.Threads = 256
-		}
-		if p.s.Check(c) != nil || p.s.padded(c) { // padding: not measured yet
-			continue
-		}
-		if _, err := mlaDecode(p.s, c, p.md != nil).Build(); err == nil {
-			return c
+		for _, st := range stages {
+			c := MLAConfig{M: m, Stages: st, Threads: 128}
+			if m == 64 {
+				c.Threads = 256
+			}
+			if p.s.padded(c) { // measured on sm_90a only, above
+				continue
+			}
+			if builds(c) {
+				return c
+			}
 		}
 	}
 	return p.DefaultConfig()

@@ -366,11 +366,24 @@ func TestMLAFLOPsBytes(t *testing.T) {
 	if c := GPUConfigFor(p, "sm_90a").(MLAConfig); c != (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true}) {
 		t.Errorf("sm_90a config %+v, want FlashMLA's block (SplitN, two TMA stages, a producer)", c)
 	}
-	// h_q 16: 16 rows a block, not the 64-row block padded (unmeasured).
-	small := mustProblem(t, "mla-decode", map[string]string{"heads": "16"})
-	for _, arch := range []string{"sm_80", "sm_90a"} {
-		if c := GPUConfigFor(small, arch).(MLAConfig); c.M != 16 {
-			t.Errorf("h_q 16 on %s: config %+v, want 16 rows", arch, c)
+	// The fastest measured at the memory-bound points (2026-11-23): h_q 16,
+	// 16 rows and two stages on sm_90a (one elsewhere); h_q 32, the Roles
+	// block padded, on sm_90a only.
+	roles := MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true}
+	for _, tc := range []struct {
+		heads, splits, arch string
+		want                MLAConfig
+	}{
+		{"16", "1", "sm_90a", MLAConfig{M: 16, Stages: 2, Threads: 128}},
+		{"16", "3", "sm_90a", MLAConfig{M: 16, Stages: 2, Threads: 128}},
+		{"16", "1", "sm_80", MLAConfig{M: 16, Stages: 1, Threads: 128}},
+		{"32", "1", "sm_90a", roles},
+		{"32", "3", "sm_90a", roles},
+		{"32", "1", "sm_80", MLAConfig{M: 32, Stages: 1, Threads: 128}},
+	} {
+		q := mustProblem(t, "mla-decode", map[string]string{"heads": tc.heads, "splits": tc.splits, "mean-kv": "300"})
+		if c := GPUConfigFor(q, tc.arch).(MLAConfig); c != tc.want {
+			t.Errorf("h_q %s, %s splits on %s: config %+v, want %+v", tc.heads, tc.splits, tc.arch, c, tc.want)
 		}
 	}
 	if c := GPUConfigFor(p, "sm_80").(MLAConfig); c.M != 64 || c.Threads != 256 || c.Stages != 1 {
