@@ -65,7 +65,7 @@ var mlaEntry = &Entry{
 		{Name: "seq-q", Default: "1", Help: "query tokens per request, causal among themselves: 1 or 2"},
 		{Name: "mean-kv", Default: "100", Help: "mean cache length; lengths vary ±50% around it (seeded by batch and mean) and are never multiples of 64"},
 		{Name: "dtype", Default: "bf16", Help: "element type of Q, the cache and O: bf16 or f16"},
-		{Name: "splits", Default: "1", Arg: "N", Help: "KV splits: 1 runs the single-program kernel; 0 lets the scheduler decide for --sms and N >= 2 cuts every request in N; more than one split is two programs (split kernel, then combine): run runs and times them together; emit and tune take one program"},
+		{Name: "splits", Default: "1", Arg: "N", Help: "KV splits: 1 runs the single-program kernel; 0 lets the scheduler decide for --sms and N >= 2 cuts every request in N; more than one split is two programs (split kernel, then combine): run runs and times them together, emit prints one (--step), tune takes one program"},
 		{Name: "sms", Default: "132", Help: "SM count the scheduler balances over (--splits 0)"},
 		{Name: "scale", Default: "0", Arg: "X", Help: "softmax scale; 0 means 1/sqrt(576)"},
 	},
@@ -253,7 +253,7 @@ func (p *mlaProblem) Program(c Config) (*tl.Func, error) {
 	}
 	if p.md != nil {
 		return nil, fmt.Errorf("%s: %d splits run as two programs (the split kernel, then the combine), "+
-			"and emit and tune take one: use --splits 1, or kernels.Chain's Steps from Go (tilego run runs both)", p.Kernel(), p.md.Splits)
+			"and tune takes one: use --splits 1, emit --step 1 or 2, or kernels.Chain's Steps from Go (tilego run runs both)", p.Kernel(), p.md.Splits)
 	}
 	return MLADecode(p.s, cfg), nil
 }

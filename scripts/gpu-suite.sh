@@ -51,7 +51,7 @@ build() {
 		go test -c -tags gpu -o bin/jit.test ./jit &&
 		go test -c -tags gpu -o bin/autotune.test ./autotune &&
 		go test -c -tags gpu -o bin/bench.test ./bench &&
-		mkdir -p bin/src && cp target/cuda/include/tilego.cuh bin/src/ &&
+		rm -rf bin/src && mkdir -p bin/src && cp target/cuda/include/tilego.cuh bin/src/ &&
 		for k in "flash-attention --dim 64" "flash-attention --dim 128" "flash-attention --dim 256" \
 			"flash-attention --dim 128 --causal" "gemm --m 8192 --n 8192 --k 8192 --out-dtype bf16"; do
 			name=$(echo "$k" | tr ' ' '_' | tr -d -)
@@ -60,6 +60,10 @@ build() {
 		done &&
 		for cfg in "ws overlap" "ws overlap pingpong"; do # the Hopper schedules, d128 4k
 			go run ./cmd/tilego emit flash-attention --dim 128 --seq-q 4096 --target sm_90a --config "$cfg" >"bin/src/flashattention_dim_128_$(echo "$cfg" | tr ' ' '_').cu"
+		done &&
+		for cfg in "roles=true" "roles=false"; do # MLA h_q 128: the single program and the split kernel, with warpgroup roles or not
+			go run ./cmd/tilego emit mla-decode --heads 128 --target sm_90a --config "$cfg" >"bin/src/mla_single_${cfg/=/_}.cu" &&
+				go run ./cmd/tilego emit mla-decode --heads 128 --splits 2 --step 1 --target sm_90a --config "$cfg" >"bin/src/mla_split_${cfg/=/_}.cu"
 		done &&
 		for cfg in "n=64 ws persistent prefetch" "n=64 ws"; do # d256 causal 512 (issue 3's last point), persistent or not
 			go run ./cmd/tilego emit flash-attention --dim 256 --seq-q 512 --batch 32 --heads 8 --causal --target sm_90a --config "$cfg" >"bin/src/flashattention_dim_256_causal_512_$(echo "$cfg" | tr ' =' '__').cu"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/target"
 	"github.com/tilego/tilego/target/cpu"
@@ -14,23 +15,26 @@ var emitCmd = &command{
 	main: emitMain, usage: emitUsage,
 }
 
-func defineEmitFlags(k *kernelFlags) (target, config *string) {
+func defineEmitFlags(k *kernelFlags) (target, config *string, step *int) {
 	return k.fs.String("target", "ir", "what to emit: ir (or cpu) is the program the interpreter runs; sm_80 or sm_90a is the CUDA C++ for that GPU"),
-		k.fs.String("config", "", "config fields to change from the target's default, as name=value pairs (e.g. \"n=64 ws=true overlap=true\"; names as run --json prints them)")
+		k.fs.String("config", "", "config fields to change from the target's default, as name=value pairs (e.g. \"n=64 ws=true overlap=true\"; names as run --json prints them)"),
+		k.fs.Int("step", 0, "for a shape that runs as several programs (e.g. mla-decode --splits 2: the split kernel, then the combine), print the N-th, from 1")
 }
 
 func emitUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: tilego emit KERNEL [shape flags] [--target T] [--config PAIRS]
+	fmt.Fprint(w, `Usage: tilego emit KERNEL [shape flags] [--target T] [--config PAIRS] [--step N]
 
 Builds KERNEL for the shape the flags give and prints the code the target
 gets: the IR text for ir (with the interpreter's default config), CUDA C++
 for sm_80 (mma.sync) or sm_90a (wgmma) (with the GPU config); --config
-changes fields of that config. No GPU is needed. TILEGO_DUMP=<program name> also prints every compiler pass.
+changes fields of that config; --step picks one program of a shape that
+runs several. No GPU is needed. TILEGO_DUMP=<program name> also prints
+every compiler pass.
 
 Emit flags:
 `)
 	k, _ := newKernelFlags("emit", []string{kernels.Entries[0].Name})
-	defineEmitFlags(k)
+	defineEmitFlags(k) //nolint:dogsled // only their help is printed
 	k.printOwnFlags(w)
 	fmt.Fprintf(w, "\nShape flags depend on the kernel: tilego help KERNEL, or tilego list.\n")
 }
@@ -51,7 +55,7 @@ func emit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	tgt, config := defineEmitFlags(k)
+	tgt, config, step := defineEmitFlags(k)
 	usage := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: tilego emit %s [flags]\n\n", k.entry.Name)
 		printKernel(w, k.entry)
@@ -86,7 +90,7 @@ func emit(args []string, stdout, stderr io.Writer) error {
 	if cfg, err = kernels.ParseConfig(cfg, *config); err != nil {
 		return usageErr(fmt.Errorf("--config: %w", err))
 	}
-	fn, err := kernels.Build(p, cfg, be.Limits())
+	fn, err := emitProgram(p, cfg, *step, be)
 	if err != nil {
 		return err
 	}
@@ -96,4 +100,24 @@ func emit(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = io.WriteString(stdout, code)
 	return err
+}
+
+// emitProgram builds the program to print: p's one program, or with step
+// N >= 1 the N-th of the programs a chained shape runs.
+func emitProgram(p kernels.Problem, cfg kernels.Config, step int, be target.Backend) (*ir.Func, error) {
+	if step == 0 {
+		return kernels.Build(p, cfg, be.Limits())
+	}
+	ch, ok := p.(kernels.Chain)
+	if !ok {
+		return nil, usageErr(fmt.Errorf("--step %d: %s runs as one program (leave --step out)", step, p.Kernel()))
+	}
+	steps, err := ch.Steps(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if step < 1 || step > len(steps) {
+		return nil, usageErr(fmt.Errorf("--step %d: this shape runs as %d program(s); want 1 to %d", step, len(steps), len(steps)))
+	}
+	return steps[step-1].Func.Build(be.Limits())
 }

@@ -77,6 +77,9 @@ func TestErrors(t *testing.T) {
 		{1, "tune needs a GPU", []string{"tune", "flash-attention"}},
 		{1, "bench needs a GPU", []string{"bench"}},
 		{1, "--sms must be at least 1", []string{"bench", "--suite", "fa-tail", "--sms", "-4"}},
+		{2, "--step 1: gemm runs as one program", []string{"emit", "gemm", "--step", "1"}},
+		{2, "--step 3: this shape runs as 2 program(s); want 1 to 2", []string{"emit", "mla-decode", "--splits", "2", "--step", "3"}},
+		{1, "emit --step 1 or 2", []string{"emit", "mla-decode", "--splits", "2"}},
 	}
 	for _, c := range cases {
 		_, stderr := tilegoOut(t, c.code, c.args...)
@@ -258,5 +261,20 @@ func TestMatchShapes(t *testing.T) {
 		if !slices.Equal(heads, c.heads) {
 			t.Errorf("%q kept heads %v, want %v", c.expr, heads, c.heads)
 		}
+	}
+}
+
+// emit --step prints one program of a shape that runs several: MLA's
+// split kernel, then its combine.
+func TestEmitStep(t *testing.T) {
+	for step, want := range map[string]string{"1": "func mla_decode(", "2": "func mla_combine("} {
+		out, _ := tilegoOut(t, 0, "emit", "mla-decode", "--splits", "2", "--step", step)
+		if !strings.HasPrefix(out, want) {
+			t.Errorf("--step %s: want %s..., got\n%.200s", step, want, out)
+		}
+	}
+	out, _ := tilegoOut(t, 0, "emit", "mla-decode", "--heads", "128", "--splits", "2", "--step", "1", "--target", "sm_90a")
+	if !strings.Contains(out, "O_partial[") || !strings.Contains(out, "wgmma_m64n64k16_ss_bf16") {
+		t.Errorf("the sm_90a split kernel (Roles, by default):\n%.300s", out)
 	}
 }
