@@ -174,59 +174,32 @@ type mlaArgs struct {
 // in the split kernel its split). b, lo and hi come from inputs, which a
 // producer warpgroup can read too; req is b as the consumers read it.
 func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Expr, at []any, lo, hi tl.Expr) {
-	Q, KV, Table, Lens, O, LSE := a.Q, a.KV, a.Table, a.Lens, a.O, a.LSE
-	scale := s.SoftmaxScale() * math.Log2E   // softmax in base 2
-	rows := min(c.M, s.Hq)                   // a block's rows are pieces of this many heads of one token
-	piece := func(i int) (tok, h0 tl.Expr) { // piece i: token tok, heads h0 .. h0+rows-1
-		r := bx.Mul(c.M).Add(i * rows)
-		return r.Div(s.Hq), r.Mod(s.Hq)
-	}
-	qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
+	t := &mlaBlock{k: k, s: s, c: c, a: a, bx: bx}
+	t.qs = k.Shared(s.DType, c.M, s.Dqk).Named("qs")
 	kvs := k.Shared(s.DType, s.Page, s.Dqk).Named("kvs")
 	ps := k.Shared(s.DType, c.M, s.Page).Named("ps")
-	S := k.Fragment(tl.F32, c.M, s.Page).Named("S")
-	acc := k.Fragment(tl.F32, c.M, s.Dv).Named("acc")
-	m := k.Fragment(tl.F32, c.M).Named("m")
-	mOld := k.Fragment(tl.F32, c.M).Named("m_old")
-	l := k.Fragment(tl.F32, c.M).Named("l")
-	lse := k.Fragment(tl.F32, c.M).Named("lse")
-	rowS := k.Shared(tl.F32, c.M).Named("row_s") // row factors for acc, whose warps may split rows unlike S's
-	L := k.Var(tl.I32, Lens.At(req)).Named("L")
+	t.S = k.Fragment(tl.F32, c.M, s.Page).Named("S")
+	t.acc = k.Fragment(tl.F32, c.M, s.Dv).Named("acc")
+	t.m = k.Fragment(tl.F32, c.M).Named("m")
+	t.mOld = k.Fragment(tl.F32, c.M).Named("m_old")
+	t.l = k.Fragment(tl.F32, c.M).Named("l")
+	t.lse = k.Fragment(tl.F32, c.M).Named("lse")
+	t.rowS = k.Shared(tl.F32, c.M).Named("row_s") // row factors for acc, whose warps may split rows unlike S's
+	L := k.Var(tl.I32, a.Lens.At(req)).Named("L")
 	if c.WS {
 		k.WarpSpecialize()
 	}
 	if c.SplitN {
 		k.SplitN()
 	}
-
-	pad := s.padded(c)
-	if pad { // the h_q rows, then zeros (the tile runs past Q's heads)
-		k.Copy(Q.Sub(req, 0, tl.Tile(0, c.M), tl.All), qs)
-	}
-	for i := range c.M / rows {
-		if pad {
-			break
-		}
-		tok, h0 := piece(i)
-		k.Copy(Q.Sub(req, tok, tl.Range(h0, rows), tl.All), qs.Sub(tl.Range(i*rows, rows), tl.All))
-	}
-	// Under Roles, S and the row statistics m, l and lse are warpgroup 0's:
-	// it computes them and writes the LSE; both read the rows' factors
-	// and l through rowS.
-	wg0 := func(f func()) {
-		if c.Roles {
-			k.Warpgroup(0, f)
-		} else {
-			f()
-		}
-	}
-	k.Clear(acc)
-	wg0(func() {
-		k.Clear(l)
-		k.Fill(m, tl.NegInf())
+	t.loadQ(req)
+	k.Clear(t.acc)
+	t.wg0(func() {
+		k.Clear(t.l)
+		k.Fill(t.m, tl.NegInf())
 	})
 	k.PipelinedRange(lo, hi, c.Stages, func(j tl.Expr) {
-		k.Copy(KV.Sub(Table.At(b, j), tl.All, tl.All), kvs) // the request's j-th cache block
+		k.Copy(a.KV.Sub(a.Table.At(b, j), tl.All, tl.All), kvs) // the request's j-th cache block
 		key0 := j.Mul(s.Page)
 		// Token t sees keys <= L - Sq + t: an edge block hides a key from some row.
 		edge := key0.Add(s.Page).Gt(L.Val().Sub(s.Sq - 1))
@@ -235,69 +208,130 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 				kvs.Set(tl.Select(key0.Add(r).Ge(L), 0, kvs.At(r, d)), r, d)
 			}, s.Page, s.Dqk)
 		})
-		scores := func() {
-			k.Gemm(qs, kvs, S, tl.TransB, tl.ClearAccum)
-			k.If(edge, func() {
-				k.Parallel(func(i, jj tl.Expr) {
-					tok := bx.Mul(c.M).Add(i).Div(s.Hq)
-					hide := key0.Add(jj).Gt(L.Val().Sub(s.Sq).Add(tok))
-					S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
-				}, c.M, s.Page)
-			})
-			onlineSoftmax(k, S, m, mOld, l, scale, c.M, s.Page)
-		}
-		factor := mOld.At // SplitN: S and acc hold the same rows in the same threads (wgmma's layout)
-		switch {
-		case c.Roles: // warpgroup 0 scores the page; both take P and the factors from shared memory
-			wg0(func() {
-				scores()
-				k.Copy(mOld, rowS)
-				k.Copy(S, ps)
-			})
-			factor = rowS.At
-		case !c.SplitN: // mma.sync: acc's warps split the rows unlike S's
-			scores()
-			k.Copy(mOld, rowS)
-			factor = rowS.At
-		default:
-			scores()
-		}
-		k.Parallel(func(i, d tl.Expr) {
-			acc.Set(acc.At(i, d).Mul(factor(i)), i, d)
-		}, c.M, s.Dv)
-		if !c.Roles {
-			k.Copy(S, ps)
-		}
-		k.Gemm(ps, kvs.Sub(tl.All, tl.Range(0, s.Dv)), acc)
+		t.page(kvs, ps, key0, edge, L.Val())
 	})
-	rowStats := func() {
-		k.Copy(l, rowS)
-		k.Parallel(func(i tl.Expr) { // -inf for a row with no keys
-			v := m.At(i).Mul(scale).Add(tl.Log2(l.At(i))).Mul(a.lseScale)
-			lse.Set(tl.Select(l.At(i).Eq(0), tl.NegInf(), v), i)
-		}, c.M)
+	t.epilogue(at)
+}
+
+// mlaBlock is one block's tiles, and where its work runs: under Roles, S
+// and the row statistics m, l and lse are warpgroup 0's (it computes them
+// and writes the LSE; both warpgroups read the rows' factors and l through
+// rowS).
+type mlaBlock struct {
+	k                       *tl.Block
+	s                       MLAShape
+	c                       MLAConfig
+	a                       mlaArgs
+	bx                      tl.Expr
+	qs, rowS                *tl.Tensor
+	S, acc, m, mOld, l, lse *tl.Tensor
+}
+
+// wg0 runs f on warpgroup 0 alone under Roles, else on every thread.
+func (t *mlaBlock) wg0(f func()) {
+	if t.c.Roles {
+		t.k.Warpgroup(0, f)
+	} else {
+		f()
 	}
-	wg0(rowStats)
+}
+
+// rows is how many heads of one token a block's piece holds; piece i is
+// token tok, heads h0 .. h0+rows-1.
+func (t *mlaBlock) rows() int { return min(t.c.M, t.s.Hq) }
+
+func (t *mlaBlock) piece(i int) (tok, h0 tl.Expr) {
+	r := t.bx.Mul(t.c.M).Add(i * t.rows())
+	return r.Div(t.s.Hq), r.Mod(t.s.Hq)
+}
+
+// loadQ copies the block's query rows of request req, a piece at a time;
+// padded, the h_q rows and then zeros (the tile runs past Q's heads).
+func (t *mlaBlock) loadQ(req tl.Expr) {
+	k, c, rows := t.k, t.c, t.rows()
+	if t.s.padded(c) {
+		k.Copy(t.a.Q.Sub(req, 0, tl.Tile(0, c.M), tl.All), t.qs)
+		return
+	}
+	for i := range c.M / rows {
+		tok, h0 := t.piece(i)
+		k.Copy(t.a.Q.Sub(req, tok, tl.Range(h0, rows), tl.All), t.qs.Sub(tl.Range(i*rows, rows), tl.All))
+	}
+}
+
+// page is one cache block's step: scores, online softmax, rescale, P·V.
+func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr) {
+	k, s, c := t.k, t.s, t.c
+	S, acc, mOld := t.S, t.acc, t.mOld
+	scores := func() {
+		k.Gemm(t.qs, kvs, S, tl.TransB, tl.ClearAccum)
+		k.If(edge, func() {
+			k.Parallel(func(i, jj tl.Expr) {
+				tok := t.bx.Mul(c.M).Add(i).Div(s.Hq)
+				hide := key0.Add(jj).Gt(L.Sub(s.Sq).Add(tok))
+				S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
+			}, c.M, s.Page)
+		})
+		onlineSoftmax(k, S, t.m, mOld, t.l, s.SoftmaxScale()*math.Log2E, c.M, s.Page)
+	}
+	factor := mOld.At // SplitN: S and acc hold the same rows in the same threads (wgmma's layout)
+	switch {
+	case c.Roles: // warpgroup 0 scores the page; both take P and the factors from shared memory
+		t.wg0(func() {
+			scores()
+			k.Copy(mOld, t.rowS)
+			k.Copy(S, ps)
+		})
+		factor = t.rowS.At
+	case !c.SplitN: // mma.sync: acc's warps split the rows unlike S's
+		scores()
+		k.Copy(mOld, t.rowS)
+		factor = t.rowS.At
+	default:
+		scores()
+	}
+	k.Parallel(func(i, d tl.Expr) {
+		acc.Set(acc.At(i, d).Mul(factor(i)), i, d)
+	}, c.M, s.Dv)
+	if !c.Roles {
+		k.Copy(S, ps)
+	}
+	k.Gemm(ps, kvs.Sub(tl.All, tl.Range(0, s.Dv)), acc)
+}
+
+// epilogue normalizes the rows and writes O and LSE at at: a block of
+// one token's heads straight from the fragments, of several tokens
+// through shared tiles a token at a time, padded only the first h_q rows.
+func (t *mlaBlock) epilogue(at []any) {
+	k, s, c, a := t.k, t.s, t.c, t.a
+	acc, lse, rowS, rows := t.acc, t.lse, t.rowS, t.rows()
+	t.wg0(func() {
+		k.Copy(t.l, rowS)
+		k.Parallel(func(i tl.Expr) { // -inf for a row with no keys
+			v := t.m.At(i).Mul(s.SoftmaxScale() * math.Log2E).Add(tl.Log2(t.l.At(i))).Mul(a.lseScale)
+			lse.Set(tl.Select(t.l.At(i).Eq(0), tl.NegInf(), v), i)
+		}, c.M)
+	})
 	k.Parallel(func(i, d tl.Expr) {
 		acc.Set(tl.Select(rowS.At(i).Eq(0), 0, acc.At(i, d).Div(rowS.At(i))), i, d)
 	}, c.M, s.Dv)
-	if pad { // the first h_q rows, straight from the fragments
-		k.Copy(acc, O.Sub(append(at, 0, tl.Tile(0, c.M), tl.All)...))
-		wg0(func() { k.Copy(lse, LSE.Sub(append(at, 0, tl.Tile(0, c.M))...)) })
+	if s.padded(c) {
+		k.Copy(acc, a.O.Sub(append(at, 0, tl.Tile(0, c.M), tl.All)...))
+		t.wg0(func() { k.Copy(lse, a.LSE.Sub(append(at, 0, tl.Tile(0, c.M))...)) })
 		return
 	}
-	oT, lT := acc, lse // one token a block: straight from the fragments (one whole piece)
-	if c.M > s.Hq {    // several: through shared tiles, a piece at a time
+	oT, lT := acc, lse
+	if c.M > s.Hq {
 		oT, lT = k.Shared(a.odt, c.M, s.Dv).Named("os"), rowS
 		k.Copy(acc, oT)
-		wg0(func() { k.Copy(lse, lT) })
+		t.wg0(func() { k.Copy(lse, lT) })
 	}
 	for i := range c.M / rows {
-		tok, h0 := piece(i)
-		k.Copy(oT.Sub(tl.Range(i*rows, rows), tl.All), O.Sub(append(at, tok, tl.Range(h0, rows), tl.All)...))
-		lseOut := func() { k.Copy(lT.Sub(tl.Range(i*rows, rows)), LSE.Sub(append(at, tok, tl.Range(h0, rows))...)) }
-		if lT == lse {
-			wg0(lseOut)
+		tok, h0 := t.piece(i)
+		k.Copy(oT.Sub(tl.Range(i*rows, rows), tl.All), a.O.Sub(append(at, tok, tl.Range(h0, rows), tl.All)...))
+		lseOut := func() { k.Copy(lT.Sub(tl.Range(i*rows, rows)), a.LSE.Sub(append(at, tok, tl.Range(h0, rows))...)) }
+		if lT == lse { // the fragment: warpgroup 0's under Roles
+			t.wg0(lseOut)
 		} else {
 			lseOut()
 		}
