@@ -115,6 +115,8 @@ func (v *verifier) kernel(k *Kernel, names map[string]bool) {
 		v.errorf("kernel", k.P, "shared memory %d bytes exceeds the target's %d per block", n, v.lim.MaxSharedBytes)
 	}
 	v.stmts(k.Body)
+	_, roleErrs := FragmentOwners(k.Body) // who may use a Warpgroup block's fragments
+	v.errs = append(v.errs, roleErrs...)
 }
 
 func (v *verifier) stmts(body []Stmt) {

@@ -943,6 +943,27 @@ var roleErrCases = []errCase{
 			})
 		},
 	},
+	{
+		name: "a warpgroup's fragment used by all", op: "warpgroup", phrase: "fragment x is used by all warpgroups here and by warpgroup 0 alone",
+		build: func(f *tl.Func) {
+			O := f.Out("O", tl.F32, 64)
+			f.Kernel(tl.Grid(1), 256, func(k *tl.Block) {
+				x := k.Fragment(tl.F32, 64).Named("x")
+				k.Warpgroup(0, func() { k.Clear(x) })
+				k.Copy(x, mark(O))
+			})
+		},
+	},
+	{
+		name: "tile copy in a warpgroup block", op: "warpgroup", phrase: "a copy in a warpgroup block must read or write a fragment",
+		build: func(f *tl.Func) {
+			A := f.In("A", tl.F32, 64)
+			f.Kernel(tl.Grid(1), 256, func(k *tl.Block) {
+				sh := k.Shared(tl.F32, 64)
+				k.Warpgroup(1, func() { k.Copy(mark(A), sh) })
+			})
+		},
+	},
 }
 
 func init() { errCases = append(errCases, roleErrCases...) }

@@ -18,97 +18,12 @@ import (
 // warpgroup): 0 is __syncthreads', 1 the consumers', 2 and 3 ping-pong's.
 const roleBar = 4
 
-// assignRoles finds the warpgroup that owns each fragment used in a
-// Warpgroup block, and refuses a fragment used by two warpgroups (or by one
-// in a block and by all outside) and the ops a block cannot hold.
+// assignRoles records the warpgroup that owns each fragment a Warpgroup
+// block uses (the verifier has refused fragments two warpgroups share).
 func assignRoles(c *compilation) error {
-	c.roles = map[*ir.Buffer]int{}
-	type use struct {
-		role int // -1: outside any block
-		pos  ir.Pos
-	}
-	first := map[*ir.Buffer]use{}
-	var errs []string
-	var visit func(body []ir.Stmt, role int)
-	visit = func(body []ir.Stmt, role int) {
-		for _, s := range body {
-			if w, ok := s.(*ir.Warpgroup); ok {
-				visit(w.Body, w.Index)
-				continue
-			}
-			if role >= 0 {
-				if why := roleRefuses(s); why != "" {
-					errs = append(errs, errAt("warpgroup", s.Position(), "%s", why).Error())
-				}
-			}
-			for _, b := range ir.DirectUses(s) {
-				if b.Scope != ir.Fragment {
-					continue
-				}
-				u, seen := first[b]
-				switch {
-				case !seen:
-					first[b] = use{role, s.Position()}
-				case u.role != role:
-					errs = append(errs, errAt("warpgroup", s.Position(), "fragment %s is used by %s here and by %s at %s; pass it through a shared tile", b.Name, roleName(role), roleName(u.role), u.pos).Error())
-				}
-			}
-			switch s := s.(type) {
-			case *ir.For:
-				visit(s.Body, role)
-			case *ir.While:
-				visit(s.Body, role)
-			case *ir.Parallel:
-				visit(s.Body, role)
-			case *ir.Deferred:
-				visit(s.Body, role)
-			case *ir.If:
-				visit(s.Then, role)
-				visit(s.Else, role)
-			}
-		}
-	}
-	visit(c.f.Kernel.Body, -1)
-	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(slices.Compact(errs), "\n"))
-	}
-	for b, u := range first {
-		if u.role >= 0 {
-			c.roles[b] = u.role
-		}
-	}
-	return nil
-}
-
-func roleName(role int) string {
-	if role < 0 {
-		return "all warpgroups"
-	}
-	return fmt.Sprintf("warpgroup %d alone", role)
-}
-
-// roleRefuses says why a statement cannot be in a Warpgroup block ("" when
-// it can): ops that spread a tile over all the block's threads, or would
-// need all of them at a barrier, cannot run on one warpgroup.
-func roleRefuses(s ir.Stmt) string {
-	frag := func(r ir.Region) bool { return r.Buf != nil && r.Buf.Scope == ir.Fragment }
-	switch s := s.(type) {
-	case *ir.Copy:
-		if !frag(s.Src) && !frag(s.Dst) {
-			return "a copy in a warpgroup block must read or write a fragment"
-		}
-	case *ir.Fill:
-		if !frag(s.Dst) {
-			return "a fill in a warpgroup block must fill a fragment"
-		}
-	case *ir.Reduce:
-		if s.Src.Scope != ir.Fragment || s.Dst.Scope != ir.Fragment {
-			return "a reduction in a warpgroup block must be of a fragment into one"
-		}
-	case *ir.AtomicAdd, *ir.Prefetch:
-		return "no atomic adds or prefetches in a warpgroup block"
-	}
-	return ""
+	var errs ir.ErrorList
+	c.roles, errs = ir.FragmentOwners(c.f.Kernel.Body)
+	return errs.Err()
 }
 
 // threadsOf is how many threads a fragment is laid out over: its
