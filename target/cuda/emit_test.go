@@ -282,14 +282,7 @@ func TestWGSplitN(t *testing.T) {
 		t.Errorf("MLA without SplitN took wgmma (%v)", err)
 	}
 	c.SplitN = true
-	f, err := kernels.MLADecode(s, c).Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Compile(f, Options{Arch: "sm_90a"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := compileMLA(t, s, c, "sm_90a")
 	for _, want := range []string{
 		"float S[16];", "float acc[128];",
 		// Q·Kᵀ: 32 keys a warpgroup, K-major B rows 32 apart.
@@ -320,6 +313,20 @@ func TestWGSplitN(t *testing.T) {
 			t.Errorf("FullRow with more warpgroups than 64-row tiles: %v", err)
 		}
 	}
+}
+
+// compileMLA builds MLA decoding for s and c and compiles it for arch.
+func compileMLA(t *testing.T, s kernels.MLAShape, c kernels.MLAConfig, arch string) *Program {
+	t.Helper()
+	f, err := kernels.MLADecode(s, c).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(f, Options{Arch: arch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // compileAttn builds FlashAttention for s and c and compiles it for arch.

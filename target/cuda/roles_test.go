@@ -17,15 +17,7 @@ import (
 func TestEmitRoles(t *testing.T) {
 	s := kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
 	c := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true}
-	f, err := kernels.MLADecode(s, c).Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Compile(f, Options{Arch: "sm_90a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := p.Source
+	src := compileMLA(t, s, c, "sm_90a").Source
 	for _, want := range []string{
 		"float S[32];", "float acc[128];", "float m[2];",
 		"if (tid / 128 == 0) {",
@@ -63,7 +55,8 @@ func TestEmitRoles(t *testing.T) {
 	}
 	// Without wgmma a warpgroup's Gemm cannot run: an error naming why.
 	c.Stages, c.WS = 1, false // two cp.async stages do not fit sm_90's shared memory
-	if f, err = kernels.MLADecode(s, c).Build(); err != nil {
+	f, err := kernels.MLADecode(s, c).Build()
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Compile(f, Options{Arch: "sm_90"}); err == nil || !strings.Contains(err.Error(), "needs wgmma") {
