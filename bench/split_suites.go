@@ -89,7 +89,8 @@ func mlaPoints(suite string, batch, hq, sq, mean, sms int) ([]Point, error) {
 // splitting the columns of both products (SplitN), on wgmma (sm_90a), which
 // also leaves room for two stages (the next page prefetched, by TMA) and a
 // producer warpgroup (WS), and with FlashMLA's warpgroup roles (Roles:
-// warpgroup 0 scores each page alone); 64 rows over 16 warps (so the 64×512
+// warpgroup 0 scores each page alone; Handoff: it scores the next while
+// warpgroup 1 multiplies this one by V); 64 rows over 16 warps (so the 64×512
 // accumulator takes 64 registers a thread on mma.sync, not 128, which
 // spilled), and 32 over 4 with one stage or two; with fewer than 32 rows a
 // request (h_q 16), 16 over 4 with one stage or two. Those the shape does
@@ -98,7 +99,7 @@ func mlaPoints(suite string, batch, hq, sq, mean, sms int) ([]Point, error) {
 // left out.
 func MLAConfigs(hq, sq int) []kernels.Config {
 	s := kernels.MLAShape{Hq: hq, Sq: sq, DType: ir.BF16}
-	all := []kernels.MLAConfig{{M: 64, Stages: 1, Threads: 256}, {M: 64, Stages: 1, Threads: 256, SplitN: true}, {M: 64, Stages: 2, Threads: 256, SplitN: true}, {M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, {M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}, {M: 64, Stages: 1, Threads: 512}, {M: 32, Stages: 1, Threads: 128}, {M: 32, Stages: 2, Threads: 128}}
+	all := []kernels.MLAConfig{{M: 64, Stages: 1, Threads: 256}, {M: 64, Stages: 1, Threads: 256, SplitN: true}, {M: 64, Stages: 2, Threads: 256, SplitN: true}, {M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, {M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}, {M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}, {M: 64, Stages: 1, Threads: 512}, {M: 32, Stages: 1, Threads: 128}, {M: 32, Stages: 2, Threads: 128}}
 	if hq*sq < 32 {
 		all = append(all, kernels.MLAConfig{M: 16, Stages: 1, Threads: 128}, kernels.MLAConfig{M: 16, Stages: 2, Threads: 128})
 	}

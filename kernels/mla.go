@@ -48,6 +48,12 @@ type MLAConfig struct {
 	// softmax, and hands the probabilities and row factors to both through
 	// shared memory; each then multiplies by its half of V.
 	Roles bool
+	// Handoff (with Roles) gives each warpgroup its half of the output in
+	// a fragment of its own, so the page loop is two warpgroup blocks and
+	// the compiler hands P and the row factors from warpgroup 0 to 1 by
+	// named barriers (target/cuda/handoff.go): warpgroup 0 scores page
+	// j+1 while warpgroup 1 multiplies page j by its half of V.
+	Handoff bool
 }
 
 // Full fills in the default sizes.
@@ -88,6 +94,8 @@ func (s MLAShape) Check(c MLAConfig) error {
 		return fmt.Errorf("mla: bad config %+v", c)
 	case c.Roles && (!c.SplitN || c.M != 64 || c.Threads != 256):
 		return fmt.Errorf("mla: Roles needs SplitN, M = 64 and 256 threads (two warpgroups on 64 rows), got %+v", c)
+	case c.Handoff && (!c.Roles || s.Dv%2 != 0):
+		return fmt.Errorf("mla: Handoff needs Roles and an even Dv (a half of the output a warpgroup), got %+v, Dv %d", c, s.Dv)
 	}
 	return nil
 }
@@ -179,7 +187,12 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 	kvs := k.Shared(s.DType, s.Page, s.Dqk).Named("kvs")
 	ps := k.Shared(s.DType, c.M, s.Page).Named("ps")
 	t.S = k.Fragment(tl.F32, c.M, s.Page).Named("S")
-	t.acc = k.Fragment(tl.F32, c.M, s.Dv).Named("acc")
+	if c.Handoff {
+		t.accs = []*tl.Tensor{k.Fragment(tl.F32, c.M, s.Dv/2).Named("acc0"), k.Fragment(tl.F32, c.M, s.Dv/2).Named("acc1")}
+		t.P = k.Fragment(s.DType, c.M, s.Page).Named("P")
+	} else {
+		t.accs = []*tl.Tensor{k.Fragment(tl.F32, c.M, s.Dv).Named("acc")}
+	}
 	t.m = k.Fragment(tl.F32, c.M).Named("m")
 	t.mOld = k.Fragment(tl.F32, c.M).Named("m_old")
 	t.l = k.Fragment(tl.F32, c.M).Named("l")
@@ -193,7 +206,7 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 		k.SplitN()
 	}
 	t.loadQ(req)
-	k.Clear(t.acc)
+	t.eachAcc(func(acc *tl.Tensor, _ int) { k.Clear(acc) })
 	t.wg0(func() {
 		k.Clear(t.l)
 		k.Fill(t.m, tl.NegInf())
@@ -203,12 +216,17 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 		key0 := j.Mul(s.Page)
 		// Token t sees keys <= L - Sq + t: an edge block hides a key from some row.
 		edge := key0.Add(s.Page).Gt(L.Val().Sub(s.Sq - 1))
-		k.If(edge, func() { // slots past the length may hold anything, NaN too: zero them
-			k.Parallel(func(r, d tl.Expr) {
-				kvs.Set(tl.Select(key0.Add(r).Ge(L), 0, kvs.At(r, d)), r, d)
-			}, s.Page, s.Dqk)
-		})
-		t.page(kvs, ps, key0, edge, L.Val())
+		zero := func() {
+			k.If(edge, func() { // slots past the length may hold anything, NaN too: zero them
+				k.Parallel(func(r, d tl.Expr) {
+					kvs.Set(tl.Select(key0.Add(r).Ge(L), 0, kvs.At(r, d)), r, d)
+				}, s.Page, s.Dqk)
+			})
+		}
+		if !c.Handoff { // else warpgroup 0 zeroes them, before both read the page
+			zero()
+		}
+		t.page(kvs, ps, key0, edge, L.Val(), zero)
 	})
 	t.epilogue(at)
 }
@@ -216,15 +234,30 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 // mlaBlock is one block's tiles, and where its work runs: under Roles, S
 // and the row statistics m, l and lse are warpgroup 0's (it computes them
 // and writes the LSE; both warpgroups read the rows' factors and l through
-// rowS).
+// rowS); under Handoff, acc is two halves, one a warpgroup.
 type mlaBlock struct {
-	k                       *tl.Block
-	s                       MLAShape
-	c                       MLAConfig
-	a                       mlaArgs
-	bx                      tl.Expr
-	qs, rowS                *tl.Tensor
-	S, acc, m, mOld, l, lse *tl.Tensor
+	k                  *tl.Block
+	s                  MLAShape
+	c                  MLAConfig
+	a                  mlaArgs
+	bx                 tl.Expr
+	qs, rowS           *tl.Tensor
+	S, m, mOld, l, lse *tl.Tensor
+	P                  *tl.Tensor   // under Handoff, warpgroup 0's P in registers
+	accs               []*tl.Tensor // O's columns in equal parts
+}
+
+// eachAcc runs f on each part of acc and the first column it holds: under
+// Handoff part i on warpgroup i alone.
+func (t *mlaBlock) eachAcc(f func(acc *tl.Tensor, col int)) {
+	w := t.s.Dv / len(t.accs)
+	for i, acc := range t.accs {
+		if t.c.Handoff {
+			t.k.Warpgroup(i, func() { f(acc, i*w) })
+		} else {
+			f(acc, i*w)
+		}
+	}
 }
 
 // wg0 runs f on warpgroup 0 alone under Roles, else on every thread.
@@ -259,10 +292,16 @@ func (t *mlaBlock) loadQ(req tl.Expr) {
 	}
 }
 
-// page is one cache block's step: scores, online softmax, rescale, P·V.
-func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr) {
+// page is one cache block's step: scores, online softmax, rescale, P·V;
+// under Handoff warpgroup 0 first zeroes the page's slots past the length.
+func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr, zero func()) {
 	k, s, c := t.k, t.s, t.c
-	S, acc, mOld := t.S, t.acc, t.mOld
+	S, mOld := t.S, t.mOld
+	rescale := func(acc *tl.Tensor, factor func(...any) tl.Expr) {
+		k.Parallel(func(i, d tl.Expr) {
+			acc.Set(acc.At(i, d).Mul(factor(i)), i, d)
+		}, c.M, s.Dv/len(t.accs))
+	}
 	scores := func() {
 		k.Gemm(t.qs, kvs, S, tl.TransB, tl.ClearAccum)
 		k.If(edge, func() {
@@ -276,6 +315,22 @@ func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr) {
 	}
 	factor := mOld.At // SplitN: S and acc hold the same rows in the same threads (wgmma's layout)
 	switch {
+	case c.Handoff: // each warpgroup rescales and multiplies its own half
+		w := s.Dv / 2
+		t.wg0(func() {
+			zero()
+			scores()
+			k.Copy(mOld, t.rowS)
+			k.Copy(S, ps)
+			rescale(t.accs[0], mOld.At)
+			k.Copy(S, t.P) // its own P from registers: no barrier before its multiply
+			k.Gemm(t.P, kvs.Sub(tl.All, tl.Range(0, w)), t.accs[0])
+		})
+		k.Warpgroup(1, func() {
+			rescale(t.accs[1], t.rowS.At)
+			k.Gemm(ps, kvs.Sub(tl.All, tl.Range(w, w)), t.accs[1])
+		})
+		return
 	case c.Roles: // warpgroup 0 scores the page; both take P and the factors from shared memory
 		t.wg0(func() {
 			scores()
@@ -290,13 +345,11 @@ func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr) {
 	default:
 		scores()
 	}
-	k.Parallel(func(i, d tl.Expr) {
-		acc.Set(acc.At(i, d).Mul(factor(i)), i, d)
-	}, c.M, s.Dv)
+	rescale(t.accs[0], factor)
 	if !c.Roles {
 		k.Copy(S, ps)
 	}
-	k.Gemm(ps, kvs.Sub(tl.All, tl.Range(0, s.Dv)), acc)
+	k.Gemm(ps, kvs.Sub(tl.All, tl.Range(0, s.Dv)), t.accs[0])
 }
 
 // epilogue normalizes the rows and writes O and LSE at at: a block of
@@ -304,31 +357,55 @@ func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr) {
 // through shared tiles a token at a time, padded only the first h_q rows.
 func (t *mlaBlock) epilogue(at []any) {
 	k, s, c, a := t.k, t.s, t.c, t.a
-	acc, lse, rowS, rows := t.acc, t.lse, t.rowS, t.rows()
+	lse, rowS, rows := t.lse, t.rowS, t.rows()
 	t.wg0(func() {
-		k.Copy(t.l, rowS)
 		k.Parallel(func(i tl.Expr) { // -inf for a row with no keys
 			v := t.m.At(i).Mul(s.SoftmaxScale() * math.Log2E).Add(tl.Log2(t.l.At(i))).Mul(a.lseScale)
 			lse.Set(tl.Select(t.l.At(i).Eq(0), tl.NegInf(), v), i)
 		}, c.M)
+		// The rows' factors 1/l (0 for a row with no keys, whose acc is 0):
+		// a multiply an element, where a division took a slow path that
+		// spilled.
+		k.Parallel(func(i tl.Expr) {
+			t.l.Set(tl.Select(t.l.At(i).Eq(0), 0, tl.Float(1).Div(t.l.At(i))), i)
+		}, c.M)
+		k.Copy(t.l, rowS)
 	})
-	k.Parallel(func(i, d tl.Expr) {
-		acc.Set(tl.Select(rowS.At(i).Eq(0), 0, acc.At(i, d).Div(rowS.At(i))), i, d)
-	}, c.M, s.Dv)
+	w := s.Dv / len(t.accs)
+	cols := func(col int) any { // acc's columns of O
+		if len(t.accs) == 1 {
+			return tl.All
+		}
+		return tl.Range(col, w)
+	}
+	t.eachAcc(func(acc *tl.Tensor, col int) {
+		k.Parallel(func(i, d tl.Expr) {
+			acc.Set(acc.At(i, d).Mul(rowS.At(i)), i, d)
+		}, c.M, w)
+		if s.padded(c) {
+			k.Copy(acc, a.O.Sub(append(at, 0, tl.Tile(0, c.M), cols(col))...))
+		}
+	})
 	if s.padded(c) {
-		k.Copy(acc, a.O.Sub(append(at, 0, tl.Tile(0, c.M), tl.All)...))
 		t.wg0(func() { k.Copy(lse, a.LSE.Sub(append(at, 0, tl.Tile(0, c.M))...)) })
 		return
 	}
-	oT, lT := acc, lse
+	var oT *tl.Tensor // nil: straight from the fragments
+	lT := lse
 	if c.M > s.Hq {
 		oT, lT = k.Shared(a.odt, c.M, s.Dv).Named("os"), rowS
-		k.Copy(acc, oT)
+		t.eachAcc(func(acc *tl.Tensor, col int) { k.Copy(acc, oT.Sub(tl.All, cols(col))) })
 		t.wg0(func() { k.Copy(lse, lT) })
 	}
 	for i := range c.M / rows {
 		tok, h0 := t.piece(i)
-		k.Copy(oT.Sub(tl.Range(i*rows, rows), tl.All), a.O.Sub(append(at, tok, tl.Range(h0, rows), tl.All)...))
+		if oT != nil {
+			k.Copy(oT.Sub(tl.Range(i*rows, rows), tl.All), a.O.Sub(append(at, tok, tl.Range(h0, rows), tl.All)...))
+		} else {
+			t.eachAcc(func(acc *tl.Tensor, col int) {
+				k.Copy(acc.Sub(tl.Range(i*rows, rows), tl.All), a.O.Sub(append(at, tok, tl.Range(h0, rows), cols(col))...))
+			})
+		}
 		lseOut := func() { k.Copy(lT.Sub(tl.Range(i*rows, rows)), a.LSE.Sub(append(at, tok, tl.Range(h0, rows))...)) }
 		if lT == lse { // the fragment: warpgroup 0's under Roles
 			t.wg0(lseOut)

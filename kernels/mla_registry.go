@@ -199,15 +199,17 @@ func (p *mlaProblem) GPUConfig() Config { return p.GPUConfigFor("sm_90a") }
 // (h_q >= 64) or one token's 32 heads padded to 64 rows, FlashMLA's block:
 // warpgroup 0 scoring each page (Roles), both multiplying by their half of
 // V (wgmma), two stages of pages fetched by TMA from a producer
-// warpgroup. At h_q 128 it was 1.11-1.16× the same block without roles in
-// the single program; at h_q 32 the fastest config or within 0.3% of it;
-// at h_q 16, 16-row blocks with two stages were (docs/perf.md, 2026-11-23,
-// fifth session). Its two stages fit only the TMA path. Elsewhere, or
-// with fewer heads, 64 rows over 8 warps where the shape and shared
-// memory allow (the split kernel's f32 staging tile needs fewer rows when
-// a block holds several tokens), else 32 or 16 over 4 warps; one stage
-// each, or on sm_90a with one query token two, which were faster at
-// every point measured.
+// warpgroup; with hand-offs (Handoff) from 2k mean tokens at h_q 128, and
+// in the single program at any h_q. Measured on an H100 (docs/perf.md):
+// roles 1.11-1.16× the block without them (h_q 128, single program);
+// hand-offs 1.02-1.16× roles at h_q 128 from 2k tokens, 0.97-0.98× at 1k,
+// and with fewer heads 1.02-1.14× in the single program, 0.98-0.99× on the
+// split path. At h_q 16, 16-row blocks with two stages were fastest. The
+// two stages fit only the TMA path. Elsewhere, or with fewer heads, 64
+// rows over 8 warps where the shape and shared memory allow (the split
+// kernel's f32 staging tile needs fewer rows when a block holds several
+// tokens), else 32 or 16 over 4 warps; one stage each, or on sm_90a with
+// one query token two, which were faster at every point measured.
 func (p *mlaProblem) GPUConfigFor(arch string) Config {
 	builds := func(c MLAConfig) bool {
 		_, err := mlaDecode(p.s, c, p.md != nil).Build()
@@ -215,6 +217,12 @@ func (p *mlaProblem) GPUConfigFor(arch string) Config {
 	}
 	hopper := arch == "sm_90a"
 	if c := (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true}); hopper && (p.s.Hq%64 == 0 || p.s.Sq == 1 && p.s.Hq == 32) && builds(c) {
+		if h := c; p.mean >= 2048 && (p.s.Hq%128 == 0 || p.md == nil) {
+			h.Handoff = true
+			if builds(h) {
+				return h
+			}
+		}
 		return c
 	}
 	stages := []int{1}

@@ -51,6 +51,10 @@ func mlaCases() []mlaCase {
 		{"hq128_sq2_roles", MLAShape{Hq: 128, Sq: 2, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}, []int32{1, 65, 191}},
 		{"hq32_sq2_roles_f16", MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true}, []int32{0, 64, 129}},
 		{"hq16_padded_roles", bf, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}, []int32{1, 63, 65, 200}},
+		// Hand-offs: the output in a half a warpgroup, both as above.
+		{"hq128_sq2_handoff", MLAShape{Hq: 128, Sq: 2, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}, []int32{1, 65, 191}},
+		{"hq32_sq2_handoff_f16", MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true}, []int32{0, 64, 129}},
+		{"hq16_padded_handoff", bf, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}, []int32{1, 63, 65, 200}},
 	}
 }
 
@@ -129,6 +133,7 @@ func TestMLASplitInterp(t *testing.T) {
 		{"hq128_sq2_f16_m64", big, MLAConfig{M: 64, Stages: 1, Threads: 256}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 		{"hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, long, ScheduleMLAParts(long, MLAPage, 3)},
 		{"hq128_sq2_roles", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
+		{"hq128_sq2_handoff", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 	}
 	for _, tc := range cases {
 		s, c, lens, md := tc.s, tc.c, tc.lens, tc.md
@@ -363,8 +368,12 @@ func TestMLAFLOPsBytes(t *testing.T) {
 	if _, checked := p.rowsToCheck(1); !strings.HasPrefix(checked, "sampled") {
 		t.Errorf("a 4×4096-token batch is checked %s", checked)
 	}
-	if c := GPUConfigFor(p, "sm_90a").(MLAConfig); c != (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true}) {
-		t.Errorf("sm_90a config %+v, want FlashMLA's block (SplitN, two TMA stages, a producer)", c)
+	if c := GPUConfigFor(p, "sm_90a").(MLAConfig); c != (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true}) {
+		t.Errorf("sm_90a config %+v, want FlashMLA's block (SplitN, two TMA stages, a producer, roles handed off)", c)
+	}
+	short := mustProblem(t, "mla-decode", map[string]string{"batch": "4", "heads": "128", "mean-kv": "1024"})
+	if c := GPUConfigFor(short, "sm_90a").(MLAConfig); c.Handoff || !c.Roles {
+		t.Errorf("sm_90a config %+v at 1k tokens, want roles without hand-offs (measured faster there)", c)
 	}
 	// The fastest measured at the memory-bound points (2026-11-23): h_q 16,
 	// 16 rows and two stages on sm_90a (one elsewhere); h_q 32, the Roles
@@ -380,6 +389,7 @@ func TestMLAFLOPsBytes(t *testing.T) {
 		{"32", "1", "sm_90a", roles},
 		{"32", "3", "sm_90a", roles},
 		{"32", "1", "sm_80", MLAConfig{M: 32, Stages: 1, Threads: 128}},
+		{"64", "3", "sm_90a", roles}, // hand-offs were slower there
 	} {
 		q := mustProblem(t, "mla-decode", map[string]string{"heads": tc.heads, "splits": tc.splits, "mean-kv": "300"})
 		if c := GPUConfigFor(q, tc.arch).(MLAConfig); c != tc.want {

@@ -204,9 +204,10 @@ func TestMatchConfigs(t *testing.T) {
 		want int // configs kept; -1: an error
 	}{
 		{"", len(bench.MLAConfigs(128, 1))},
-		{"splitn=true", 4},
-		{"ws=true", 2},
-		{"roles=true", 1},
+		{"splitn=true", 5},
+		{"ws=true", 3},
+		{"roles=true", 2},
+		{"handoff=true", 1},
 		{"^m=32 ", 2},
 		{"nosuchfield", -1},
 		{"(", -1},

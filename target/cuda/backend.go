@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -85,7 +86,11 @@ func (b *Backend) function(p *Program) (*drv.Function, error) {
 		return fn, nil
 	}
 	// Compile outside the lock, so that callers compile in parallel.
-	image, err := jit.Compile(src, p.Name, b.arch, []string{"--std=c++17"})
+	opts := []string{"--std=c++17"}
+	if os.Getenv("TILEGO_LINEINFO") == "1" { // source lines in compute-sanitizer's and ncu's reports
+		opts = append(opts, "-lineinfo")
+	}
+	image, err := jit.Compile(src, p.Name, b.arch, opts)
 	if err != nil {
 		return nil, fmt.Errorf("compiling %s: %w", p.Name, err)
 	}

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 
@@ -11,24 +12,25 @@ import (
 
 // emitter writes the CUDA C++ of one kernel.
 type emitter struct {
-	c        *compilation
-	b        strings.Builder
-	ind      int
-	tmp      int
-	stage    map[*ir.Buffer]string // stage index of multi-buffered shared tiles
-	par      *parCtx
-	dirty    bool // shared memory written since the last barrier
-	pending  bool // cp.async copies issued and not yet waited for
-	read     bool // shared memory read since the last barrier
-	err      error
-	global   map[*ir.Buffer]bool // globals needing 64-bit offsets
-	funcs    map[string]bool     // device functions generated for this kernel
-	preamble []string            // their definitions
-	turns    *turnState          // the ping-pong loop being emitted (pingpong.go)
-	lazy     *lazyState          // wgmma groups in flight in a loop with Deferred statements
-	role     *ir.Warpgroup       // the warpgroup block being emitted (roles.go)
-	roleCur  ir.Stmt             // its statement being emitted
-	roleSeen map[*ir.Buffer]bool // shared tiles it read or wrote since its last barrier
+	c         *compilation
+	b         strings.Builder
+	ind       int
+	tmp       int
+	stage     map[*ir.Buffer]string // stage index of multi-buffered shared tiles
+	par       *parCtx
+	dirty     bool // shared memory written since the last barrier
+	pending   bool // cp.async copies issued and not yet waited for
+	read      bool // shared memory read since the last barrier
+	err       error
+	global    map[*ir.Buffer]bool // globals needing 64-bit offsets
+	funcs     map[string]bool     // device functions generated for this kernel
+	preamble  []string            // their definitions
+	turns     *turnState          // the ping-pong loop being emitted (pingpong.go)
+	lazy      *lazyState          // wgmma groups in flight in a loop with Deferred statements
+	role      *ir.Warpgroup       // the warpgroup block being emitted (roles.go)
+	roleCur   ir.Stmt             // its statement being emitted
+	roleSeen  map[*ir.Buffer]bool // shared tiles it read or wrote since its last barrier
+	roleWrote map[*ir.Buffer]bool // shared tiles it wrote since its last barrier
 }
 
 // parCtx is the Parallel loop being emitted. Its statements run per index
@@ -160,14 +162,11 @@ func (e *emitter) kernel() string {
 	e.line("extern __shared__ __align__(1024) uint8_t smem[];")
 	e.line("const int tid = threadIdx.x, warp = tid / 32, lane = tid %% 32;")
 	e.blockIndices(k)
+	var banks []*regBank
 	for _, b := range k.Allocs {
 		switch b.Scope {
 		case ir.Fragment:
-			if packed(b) {
-				e.line("uint32_t %s[%d];", b.Name, (e.c.layouts[b].NumRegs()+1)/2)
-			} else {
-				e.line("%s %s[%d];", ctype(b.DType), b.Name, e.c.layouts[b].NumRegs())
-			}
+			banks = e.declFragment(b, banks)
 		case ir.Local:
 			e.line("%s %s[%d];", ctype(b.DType), b.Name, b.NumElems())
 		}
@@ -283,20 +282,44 @@ func (e *emitter) stmt(s ir.Stmt) {
 		e.close()
 		e.merge(before) // the body may not run at all
 	case *ir.If:
-		before := e.state()
+		before, roleBefore := e.state(), e.roleState()
 		e.open("if (%s)", e.expr(s.Cond))
 		e.stmts(s.Then)
+		e.branchSync(roleBefore)
 		e.close()
-		then := e.state()
+		then, roleThen := e.state(), e.roleState()
 		e.setState(before)
+		e.roleSeen, e.roleWrote = maps.Clone(roleBefore.seen), maps.Clone(roleBefore.wrote)
 		if len(s.Else) > 0 {
 			e.open("else")
 			e.stmts(s.Else)
+			e.branchSync(roleBefore)
 			e.close()
 		}
 		e.merge(then) // what follows may come from either branch
+		if e.role != nil {
+			m := mergeRoleState(e.roleState(), roleThen)
+			e.roleSeen, e.roleWrote = m.seen, m.wrote
+		}
 	default:
 		e.fail(fmt.Errorf("cuda: cannot emit %T", s))
+	}
+}
+
+// branchSync ends a branch of a warpgroup block that wrote shared tiles
+// not written since the barrier before it with the warpgroup's barrier, so
+// the path that skips the branch owes none for them (MLA zeroes an edge
+// page's slots so). Outside a block every write meets its barrier at once
+// (wroteShared).
+func (e *emitter) branchSync(before roleState) {
+	if e.role == nil || e.par != nil {
+		return
+	}
+	for b := range e.roleWrote {
+		if !before.wrote[b] {
+			e.roleSync()
+			return
+		}
 	}
 }
 
@@ -368,6 +391,9 @@ func (e *emitter) sync() {
 // threads wrote (or, with war, writes what others may still read).
 func (e *emitter) syncIfDirty(reads bool) {
 	if reads && (e.dirty || e.pending) {
+		if e.role != nil && !e.pending && !e.roleRereads() {
+			return // it reads no tile its warpgroup wrote since its barrier
+		}
 		e.flushAsync()
 		e.sync()
 	}

@@ -80,16 +80,16 @@ func (e *emitter) parallel(p *ir.Parallel) {
 			e.fail(errAt("parallel", p.P, "fragment %s is accessed in a loop whose index space is not a fragment's", a.buf.Name))
 			return
 		}
-		if e.role != nil {
-			e.fail(errAt("parallel", p.P, "a parallel loop in a warpgroup block must run over a fragment of that warpgroup"))
-			return
-		}
 		e.par = &parCtx{p: p}
 		total := 1
 		for _, n := range p.Extents {
 			total *= n
 		}
-		e.open("for (int idx = tid; idx < %d; idx += %d)", total, e.c.f.Kernel.Threads)
+		if e.role != nil { // the block's warpgroup alone strides it
+			e.open("for (int idx = tid %% 128; idx < %d; idx += 128)", total)
+		} else {
+			e.open("for (int idx = tid; idx < %d; idx += %d)", total, e.c.f.Kernel.Threads)
+		}
 		rest := "idx"
 		for d := len(names) - 1; d >= 0; d-- {
 			e.line("const int %s = %s %% %d;", names[d], rest, p.Extents[d])

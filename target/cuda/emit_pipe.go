@@ -69,7 +69,16 @@ func (e *emitter) pipelined(s *ir.For) {
 	// consumers meet once, before the loop (for copies issued before it),
 	// and their warpgroups then run free of each other.
 	free := ws && !e.writesShared(ownStmts(rest, isHoisted))
-	if free {
+	late := hasDeferred(s)
+	var hand *handoff // warpgroup blocks that hand tiles to each other (handoff.go)
+	if ws && !free && !late {
+		ring := map[*ir.Buffer]bool{}
+		for _, cp := range hoisted {
+			ring[cp.Dst.Buf] = true
+		}
+		hand = planHandoff(rest, ring)
+	}
+	if free || hand != nil {
 		e.line("tl::cp_async_wait<0>();")
 		e.dirty, e.pending = true, false
 		e.sync()
@@ -78,9 +87,12 @@ func (e *emitter) pipelined(s *ir.For) {
 	if turns {
 		e.line("if (tid >= 128) tl::bar_arrive(%d, 256); // warpgroup 0 takes the first turn", turnBar)
 	}
+	if hand != nil {
+		e.handoffBefore(hand)
+	}
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
 	switch {
-	case free:
+	case free || hand != nil:
 		e.tmaWait(tma, v, R)
 	case tma != nil:
 		e.line("tl::cp_async_wait<0>();") // copies issued before the loop (cp.async) have landed too
@@ -88,7 +100,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	default:
 		e.line("tl::cp_async_wait<%d>();", S-2) // also lands copies issued before the loop
 	}
-	if !free {
+	if !free && hand == nil {
 		e.dirty, e.pending = true, false // so sync fences them for wgmma
 		e.sync()
 	}
@@ -102,8 +114,9 @@ func (e *emitter) pipelined(s *ir.For) {
 	for _, cp := range hoisted {
 		e.stage[cp.Dst.Buf] = fmt.Sprintf("(%s %% %d)", e.ringPos(tma, v), R)
 	}
-	late := hasDeferred(s)
 	switch {
+	case hand != nil:
+		e.handoffBody(hand)
 	case late:
 		e.lazy = &lazyState{}
 		if turns {
@@ -130,6 +143,9 @@ func (e *emitter) pipelined(s *ir.For) {
 	e.close()
 	if turns {
 		e.line("if (tid < 128) tl::bar_sync(%d, 256); // warpgroup 1's last turn, so no arrival is left over", turnBar)
+	}
+	if hand != nil {
+		e.handoffAfter(hand)
 	}
 	if late {
 		e.deferredTail(s, isHoisted)

@@ -40,12 +40,12 @@ func wgmmaFits(c *compilation, g *ir.Gemm) string {
 	case w.N > 1 && !g.TransB && n/w.N*dt.Bytes()%bufLayout(g.B.Buf).panelW != 0:
 		return "warpgroups would split B's columns inside a panel"
 	}
-	for _, r := range []ir.Region{g.A, g.B} {
+	for i, r := range []ir.Region{g.A, g.B} {
 		if r.Buf.Scope == ir.Fragment {
 			continue
 		}
 		sb := bufLayout(r.Buf)
-		if !panelRegion(r, sb) || sb.swizzleMode() == 0 || sb.rows%8 != 0 {
+		if !panelRegion(r, sb, i == 1 && !g.TransB) || sb.swizzleMode() == 0 || sb.rows%8 != 0 {
 			return r.Buf.Name + " is not a whole tile in a canonical swizzled layout"
 		}
 	}
@@ -70,8 +70,10 @@ func splitNWanted(c *compilation) bool { return envSwitch("TILEGO_WGSPLIT", c.f.
 
 // panelRegion: r is its whole shared tile, or the tile's first columns
 // (all its rows, a whole number of swizzle panels), which the tile's
-// descriptors address as they do the whole tile.
-func panelRegion(r ir.Region, sb *smemBuf) bool {
+// descriptors address as they do the whole tile; with cols, any whole
+// panels of its columns (B's N, which the descriptors step along panels:
+// MLA's warpgroups each take their half of V).
+func panelRegion(r ir.Region, sb *smemBuf, cols bool) bool {
 	if r.IsWhole() {
 		return true
 	}
@@ -79,12 +81,23 @@ func panelRegion(r ir.Region, sb *smemBuf) bool {
 	if !ok || len(shape) != 2 || len(r.Start) != 2 || !r.Keep[0] || !r.Keep[1] {
 		return false
 	}
-	for _, s := range r.Start {
-		if v, ok := ir.ConstInt(s); !ok || v != 0 {
-			return false
-		}
+	if v, ok := ir.ConstInt(r.Start[0]); !ok || v != 0 {
+		return false
+	}
+	c0, ok := ir.ConstInt(r.Start[1])
+	if !ok || (c0 != 0 && (!cols || int(c0)*sb.eb%sb.panelW != 0)) {
+		return false
 	}
 	return r.Extent[0] == shape[0] && r.Extent[1]*sb.eb%sb.panelW == 0
+}
+
+// panelCol is the first column of a panelRegion.
+func panelCol(r ir.Region) int {
+	if len(r.Start) != 2 {
+		return 0
+	}
+	c, _ := ir.ConstInt(r.Start[1])
+	return int(c)
 }
 
 // wgmma lowers a Gemm to wgmma.mma_async: each warpgroup computes its
@@ -117,6 +130,7 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 		da = e.newDesc(g.A, "da", !g.TransA)
 	}
 	db = e.newDesc(g.B, "db", g.TransB)
+	col0 := fmt.Sprint(panelCol(g.B)) // B's first column (only where it steps along panels)
 	e.turnBegin(g)
 	e.line("tl::wgmma_fence();")
 	for mt := range MT {
@@ -125,10 +139,14 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 			if g.Clear && kk == 0 {
 				scale = "0"
 			}
-			bDesc := db.at(0, kk)
+			bDesc := db.at(col0, kk)
 			mOff := fmt.Sprintf("wg * %d + %d", rows, 64*mt)
 			if w.N > 1 { // warpgroup wg takes row block wg % w.M, column block wg / w.M
-				bDesc = db.at(fmt.Sprintf("wg / %d * %d", w.M, cols), kk)
+				at := fmt.Sprintf("wg / %d * %d", w.M, cols)
+				if col0 != "0" {
+					at = col0 + " + " + at
+				}
+				bDesc = db.at(at, kk)
 				mOff = fmt.Sprintf("wg %% %d * %d + %d", w.M, rows, 64*mt)
 			}
 			acc := fmt.Sprintf("&%s[%d]", g.C.Buf.Name, mt*cols/2)

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -62,7 +63,7 @@ func (e *emitter) warpgroup(s *ir.Warpgroup) {
 	}
 	before := e.state()
 	e.open("if (tid / 128 == %d)", s.Index)
-	e.role, e.roleSeen = s, nil
+	e.role, e.roleSeen, e.roleWrote = s, nil, nil
 	e.stmts(s.Body)
 	e.role = nil
 	inside := e.state()
@@ -79,35 +80,53 @@ func (e *emitter) roleSync() {
 	e.line("tl::bar_sync(%d, 128);", roleBar+e.role.Index)
 	e.dirty, e.read = false, false
 	clear(e.roleSeen)
+	clear(e.roleWrote)
 }
 
 // roleStmt notes, once the statement s of a warpgroup block is emitted,
 // the shared tiles it read or wrote: a later write in the block waits at
-// the warpgroup's barrier only for tiles touched since the last one (its
-// reads wait for every write, in syncIfDirty).
+// the warpgroup's barrier only for tiles touched since the last one, a
+// later read only for tiles written since (syncIfDirty).
 func (e *emitter) roleStmt(s ir.Stmt) func() {
 	e.roleCur = s
+	if _, ok := s.(*ir.If); ok { // its statements note their own, on the path that ran them
+		return func() { e.roleCur = nil }
+	}
 	return func() {
 		if e.roleSeen == nil {
 			e.roleSeen = map[*ir.Buffer]bool{}
 		}
+		if e.roleWrote == nil {
+			e.roleWrote = map[*ir.Buffer]bool{}
+		}
 		for _, reads := range []bool{true, false} {
 			for b := range sharedBufs([]ir.Stmt{s}, reads) {
 				e.roleSeen[b] = true
+				if !reads {
+					e.roleWrote[b] = true
+				}
 			}
 		}
 		e.roleCur = nil
 	}
 }
 
+// roleRereads: the block's statement being emitted reads a shared tile the
+// warpgroup wrote since its last barrier (or it cannot tell).
+func (e *emitter) roleRereads() bool { return e.roleCurTouches(true, e.roleWrote) }
+
 // roleRetouches: the block's statement being emitted writes a shared tile
 // the warpgroup read or wrote since its last barrier (or it cannot tell).
-func (e *emitter) roleRetouches() bool {
+func (e *emitter) roleRetouches() bool { return e.roleCurTouches(false, e.roleSeen) }
+
+// roleCurTouches: the statement being emitted reads (or writes) a tile of
+// set; true when no statement is known.
+func (e *emitter) roleCurTouches(reads bool, set map[*ir.Buffer]bool) bool {
 	if e.roleCur == nil {
 		return true
 	}
-	for b := range sharedBufs([]ir.Stmt{e.roleCur}, false) {
-		if e.roleSeen[b] {
+	for b := range sharedBufs([]ir.Stmt{e.roleCur}, reads) {
+		if set[b] {
 			return true
 		}
 	}
@@ -123,4 +142,48 @@ func (e *emitter) wroteShared() {
 	if e.role == nil {
 		e.sync()
 	}
+}
+
+// regBank is a fragment's register array, and the warpgroups whose
+// fragments use it.
+type regBank struct {
+	name, ctype string
+	n           int
+	owners      map[int]bool // nil: a fragment of all threads
+}
+
+// declFragment declares fragment b's registers. A fragment of one
+// warpgroup's blocks takes the array of another warpgroup's fragment of
+// the same type and size where there is one, as a C++ reference: a thread
+// runs only its own warpgroup's blocks, so the two are never live in the
+// same thread, but the compiler, not knowing which warpgroup a thread is
+// in, would keep both (MLA's two 128-register halves of O under Handoff
+// spilled 3 KB so).
+func (e *emitter) declFragment(b *ir.Buffer, banks []*regBank) []*regBank {
+	ct, n := ctype(b.DType), e.c.layouts[b].NumRegs()
+	if packed(b) {
+		ct, n = "uint32_t", (n+1)/2
+	}
+	w, owned := e.c.roles[b]
+	if owned {
+		for _, k := range banks {
+			if k.owners != nil && !k.owners[w] && k.ctype == ct && k.n == n {
+				k.owners[w] = true
+				e.line("%s (&%s)[%d] = %s; // warpgroup %d's, in the registers of another warpgroup's", ct, b.Name, n, k.name, w)
+				return banks
+			}
+		}
+	}
+	e.line("%s %s[%d];", ct, b.Name, n)
+	k := &regBank{name: b.Name, ctype: ct, n: n}
+	if owned {
+		k.owners = map[int]bool{w: true}
+	}
+	return append(banks, k)
+}
+
+// roleState is a copy of what the emission of a warpgroup block knows
+// (roleSeen, roleWrote), with the sync state.
+func (e *emitter) roleState() roleState {
+	return roleState{e.state(), maps.Clone(e.roleSeen), maps.Clone(e.roleWrote)}
 }

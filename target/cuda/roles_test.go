@@ -82,14 +82,7 @@ func TestRoleBarrier(t *testing.T) {
 		})
 		k.Copy(sh, B)
 	})
-	fn, err := f.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Compile(fn, Options{Arch: "sm_90a"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := compileSM90a(t, f)
 	body := p.Source[strings.Index(p.Source, "if (tid / 128 == 1) {"):]
 	if n := strings.Count(body, "tl::bar_sync(5, 128);"); n != 3 {
 		t.Errorf("%d barriers of warpgroup 1, want 3 (before each write back and before the read of its write):\n%s", n, p.Source)
@@ -118,11 +111,6 @@ func TestRoleErrors(t *testing.T) {
 		{"tile copy", func(k *tl.Block, A, x, y, sh *tl.Tensor) {
 			k.Warpgroup(1, func() { k.Copy(A, sh) })
 		}, "must read or write a fragment"},
-		{"spread loop", func(k *tl.Block, A, x, y, sh *tl.Tensor) {
-			k.Warpgroup(0, func() {
-				k.Parallel(func(i, j tl.Expr) { sh.Set(tl.Float(1), i, j) }, 64, 64)
-			})
-		}, "must run over a fragment of that warpgroup"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tl.NewFunc("roles")
@@ -141,4 +129,38 @@ func TestRoleErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A Parallel loop no fragment drives runs over its warpgroup's 128
+// threads alone inside a block.
+func TestRoleSpreadLoop(t *testing.T) {
+	f := tl.NewFunc("roles")
+	A, B := f.In("A", tl.F32, 64, 64), f.Out("B", tl.F32, 64, 64)
+	f.Kernel(tl.Grid(1), 256, func(k *tl.Block) {
+		sh := k.Shared(tl.F32, 64, 64).Named("sh")
+		k.Copy(A, sh)
+		k.Warpgroup(1, func() {
+			k.Parallel(func(i, j tl.Expr) { sh.Set(sh.At(i, j).Mul(2), i, j) }, 64, 64)
+		})
+		k.Copy(sh, B)
+	})
+	p := compileSM90a(t, f)
+	if !strings.Contains(p.Source, "for (int idx = tid % 128; idx < 4096; idx += 128) {") {
+		t.Errorf("the loop is not spread over warpgroup 1's threads:\n%s", p.Source)
+	}
+}
+
+// compileSM90a builds f and compiles it for sm_90a, failing the test on
+// an error.
+func compileSM90a(t *testing.T, f *tl.Func) *Program {
+	t.Helper()
+	fn, err := f.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(fn, Options{Arch: "sm_90a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -1,0 +1,65 @@
+// Does compute-sanitizer's racecheck model named barriers that only part
+// of the block meets? Every kernel here is free of races; gpu-suite.sh
+// (SAN=1) runs racecheck on each and prints its summary.
+//
+//   nvcc -arch=sm_90a -o rc scripts/racecheck_named_barrier.cu
+//   compute-sanitizer --tool racecheck ./rc 1|2|3
+//
+// On an H100 with CUDA 13.0 (2026-11-23) k1 reported 129 hazards, k2 and
+// k3 none: after warpgroup 0 alone has met a barrier of 128 threads (as a
+// warpgroup block's own barrier does, target/cuda/roles.go), racecheck
+// reports its later writes as racing with warpgroup 1's reads although
+// __syncthreads() separates them.
+#include <cstdio>
+
+// k1: warpgroup 0 meets a named barrier of its 128 threads, then the whole
+// block meets twice around a write by warpgroup 0 that warpgroup 1 reads.
+extern "C" __global__ void k1(float* out) {
+  __shared__ float s[128];
+  int tid = threadIdx.x;
+  if (tid < 128) {
+    s[tid] = tid;
+    asm volatile("bar.sync 4, 128;" ::: "memory");
+  }
+  __syncthreads();
+  if (tid < 128) s[tid] = 2 * tid;
+  __syncthreads();
+  if (tid >= 128) out[tid] = s[tid - 128];
+}
+
+// k2: a hand-off (target/cuda/handoff.go): warpgroup 0 writes and arrives,
+// warpgroup 1 waits and reads.
+extern "C" __global__ void k2(float* out) {
+  __shared__ float s[128];
+  int tid = threadIdx.x;
+  if (tid < 128) {
+    s[tid] = tid;
+    asm volatile("bar.arrive 8, 256;" ::: "memory");
+  } else {
+    asm volatile("bar.sync 8, 256;" ::: "memory");
+    out[tid] = s[tid - 128];
+  }
+}
+
+// k3: k1 without warpgroup 0's own barrier.
+extern "C" __global__ void k3(float* out) {
+  __shared__ float s[128];
+  int tid = threadIdx.x;
+  if (tid < 128) s[tid] = tid;
+  __syncthreads();
+  if (tid < 128) s[tid] = 2 * tid;
+  __syncthreads();
+  if (tid >= 128) out[tid] = s[tid - 128];
+}
+
+int main(int argc, char** argv) {
+  float* d;
+  cudaMalloc(&d, 256 * sizeof(float));
+  int k = argc > 1 ? argv[1][0] - '0' : 0;
+  if (k == 1) k1<<<1, 256>>>(d);
+  if (k == 2) k2<<<1, 256>>>(d);
+  if (k == 3) k3<<<1, 256>>>(d);
+  cudaError_t err = cudaDeviceSynchronize();
+  printf("k%d: %s\n", k, cudaGetErrorString(err));
+  return err != cudaSuccess;
+}

@@ -1,0 +1,105 @@
+package cuda
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+)
+
+// Where a loop body of two warpgroup blocks waits and hands over: at the
+// first statement that needs the other's tiles, and after the last one the
+// other needs; the ring's buffers count within an iteration only.
+func TestPlanHandoff(t *testing.T) {
+	buf := func(name string, scope ir.Scope) *ir.Buffer {
+		return &ir.Buffer{Name: name, DType: ir.F32, Scope: scope, Shape: []ir.Expr{ir.IntConst(64)}}
+	}
+	ring, p, f, g, x := buf("ring", ir.Shared), buf("p", ir.Shared), buf("f", ir.Fragment), buf("g", ir.Fragment), buf("x", ir.Shared)
+	cp := func(src, dst *ir.Buffer) ir.Stmt { return &ir.Copy{Src: ir.Whole(src), Dst: ir.Whole(dst)} }
+	wg := func(i int, body ...ir.Stmt) *ir.Warpgroup { return &ir.Warpgroup{Index: i, Body: body} }
+	rings := map[*ir.Buffer]bool{ring: true}
+	for _, tc := range []struct {
+		name         string
+		rest         []ir.Stmt
+		nil          bool
+		wait, arrive [2]int
+	}{
+		// A reads the ring, writes p; B reads p: A hands over after its
+		// write, B waits before its read, and A waits for p back only
+		// before it writes p again (after its read of the ring).
+		{"mla", []ir.Stmt{wg(0, cp(ring, f), cp(f, p), cp(ring, f)), wg(1, cp(g, g), cp(p, g))}, false, [2]int{1, 1}, [2]int{1, 1}},
+		// A writes the ring (its slot) that B reads: handed over in the
+		// iteration, and back no earlier than that (the barriers alternate).
+		{"ring only", []ir.Stmt{wg(0, cp(f, ring), cp(f, f)), wg(1, cp(g, g), cp(ring, g))}, false, [2]int{0, 1}, [2]int{0, 1}},
+		// A zeroes its slot of the ring first, then writes p: within the
+		// iteration B waits from its first statement, but A waits for p
+		// back only before its write of p (the ring's next slot is another).
+		{"zeroed ring", []ir.Stmt{wg(0, cp(f, ring), cp(f, f), cp(f, p)), wg(1, cp(ring, g), cp(p, g))}, false, [2]int{2, 0}, [2]int{2, 1}},
+		{"nothing shared", []ir.Stmt{wg(0, cp(f, p)), wg(1, cp(g, x))}, true, [2]int{}, [2]int{}},
+		{"same warpgroup", []ir.Stmt{wg(1, cp(f, p)), wg(1, cp(p, g))}, true, [2]int{}, [2]int{}},
+		{"three statements", []ir.Stmt{wg(0, cp(f, p)), wg(1, cp(p, g)), cp(f, f)}, true, [2]int{}, [2]int{}},
+		{"not a block", []ir.Stmt{wg(0, cp(f, p)), cp(p, g)}, true, [2]int{}, [2]int{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := planHandoff(tc.rest, rings)
+			switch {
+			case tc.nil && h != nil:
+				t.Fatalf("a plan (%+v) where there is nothing to hand over", h)
+			case tc.nil:
+				return
+			case h == nil:
+				t.Fatal("no plan")
+			}
+			if h.wait != tc.wait || h.arrive != tc.arrive {
+				t.Errorf("waits %v, arrivals %v; want %v, %v", h.wait, h.arrive, tc.wait, tc.arrive)
+			}
+		})
+	}
+}
+
+// MLA under Handoff: the page loop has no barrier of all consumers;
+// warpgroup 0 waits for P back after its softmax and hands P over after
+// writing it, warpgroup 1 takes it first thing and hands it back after its
+// multiply; the halves of O share registers.
+func TestEmitHandoff(t *testing.T) {
+	s := kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
+	c := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true}
+	src := compileMLA(t, s, c, "sm_90a").Source
+	order := []string{
+		"float acc0[128];",
+		"float (&acc1)[128] = acc0;",
+		"if (tid / 128 == 1) tl::bar_arrive(9, 256);", // before the loop
+		"for (int k0 = lo; k0 < hi; ++k0) {",
+		"if (tid / 128 == 0) {",
+		"for (int idx = tid % 128; idx < 36864; idx += 128) {",         // warpgroup 0 zeroes an edge page
+		"wgmma_m64n64k16_ss_bf16",                                      // its scores
+		"tl::bar_sync(9, 256);",                                        // P back from warpgroup 1
+		"tl::bar_arrive(8, 256);",                                      // P to warpgroup 1
+		"wgmma_m64n256k16_rs_bf16<1>(&acc0[0], P[0], P[1], P[2], P[3]", // its own P from registers
+		"if (tid / 128 == 1) {",
+		"tl::bar_sync(8, 256);",
+		"tl::desc(db_base + (256) * 2 / 128 * 8192 + 0, 8192, 1024, 1)", // its half of V
+		"tl::bar_arrive(9, 256);",
+		"if (tid / 128 == 0) tl::bar_sync(9, 256);", // after the loop
+	}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(src[at:], want)
+		if i < 0 {
+			t.Fatalf("no %q after offset %d in\n%s", want, at, src)
+		}
+		at += i + len(want)
+	}
+	loop := src[strings.Index(src, "for (int k0 = lo; k0 < hi; ++k0) {\n      tl::mbar_wait(tl::smem_addr(smem + 229632)"):]
+	loop = loop[:strings.Index(loop, "if (tid / 128 == 0) tl::bar_sync(9, 256);")]
+	if strings.Contains(loop, "bar_sync(1, 256)") {
+		t.Errorf("a barrier of all consumers in the page loop:\n%s", loop)
+	}
+	// Warpgroup 0's own barrier only on an edge page (around its zeroing).
+	edge := loop[strings.Index(loop, "if ((((k0 * 64) + 64) > L[(0)])) {"):]
+	edge = edge[:strings.Index(edge, "const int wg = 0;")]
+	if n, m := strings.Count(loop, "bar_sync(4, 128)"), strings.Count(edge, "bar_sync(4, 128)"); n != m {
+		t.Errorf("%d of warpgroup 0's %d barriers outside the edge page's branch:\n%s", n-m, n, loop)
+	}
+}
