@@ -197,15 +197,24 @@ var benchCmd = &command{
 	},
 }
 
+// flagRegexp compiles the regular expression of flag --name.
+func flagRegexp(name, expr string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", name, err)
+	}
+	return re, nil
+}
+
 // matchShapes keeps the points whose shape matches expr (all of them
 // when expr is empty), with the points that share their inputs.
 func matchShapes(points []bench.Point, expr string) ([]bench.Point, error) {
 	if expr == "" {
 		return points, nil
 	}
-	re, err := regexp.Compile(expr)
+	re, err := flagRegexp("shape", expr)
 	if err != nil {
-		return nil, fmt.Errorf("--shape: %w", err)
+		return nil, err
 	}
 	var keep []bench.Point
 	for i := 0; i < len(points); {
@@ -231,9 +240,9 @@ func matchConfigs(points []bench.Point, expr string) ([]bench.Point, error) {
 	if expr == "" {
 		return points, nil
 	}
-	re, err := regexp.Compile(expr)
+	re, err := flagRegexp("match", expr)
 	if err != nil {
-		return nil, fmt.Errorf("--match: %w", err)
+		return nil, err
 	}
 	for i, p := range points {
 		var keep []kernels.Config

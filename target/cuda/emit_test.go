@@ -318,25 +318,24 @@ func TestWGSplitN(t *testing.T) {
 // compileMLA builds MLA decoding for s and c and compiles it for arch.
 func compileMLA(t *testing.T, s kernels.MLAShape, c kernels.MLAConfig, arch string) *Program {
 	t.Helper()
-	f, err := kernels.MLADecode(s, c).Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Compile(f, Options{Arch: arch})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return compileFunc(t, kernels.MLADecode(s, c), arch)
 }
 
 // compileAttn builds FlashAttention for s and c and compiles it for arch.
 func compileAttn(t *testing.T, s kernels.AttnShape, c kernels.AttnConfig, arch string) *Program {
 	t.Helper()
-	f, err := kernels.FlashAttention(s, c).Build()
+	return compileFunc(t, kernels.FlashAttention(s, c), arch)
+}
+
+// compileFunc builds f and compiles it for arch, failing the test on an
+// error.
+func compileFunc(t *testing.T, f *tl.Func, arch string) *Program {
+	t.Helper()
+	fn, err := f.Build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Compile(f, Options{Arch: arch})
+	p, err := Compile(fn, Options{Arch: arch})
 	if err != nil {
 		t.Fatal(err)
 	}

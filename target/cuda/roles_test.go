@@ -82,7 +82,7 @@ func TestRoleBarrier(t *testing.T) {
 		})
 		k.Copy(sh, B)
 	})
-	p := compileSM90a(t, f)
+	p := compileFunc(t, f, "sm_90a")
 	body := p.Source[strings.Index(p.Source, "if (tid / 128 == 1) {"):]
 	if n := strings.Count(body, "tl::bar_sync(5, 128);"); n != 3 {
 		t.Errorf("%d barriers of warpgroup 1, want 3 (before each write back and before the read of its write):\n%s", n, p.Source)
@@ -144,23 +144,8 @@ func TestRoleSpreadLoop(t *testing.T) {
 		})
 		k.Copy(sh, B)
 	})
-	p := compileSM90a(t, f)
+	p := compileFunc(t, f, "sm_90a")
 	if !strings.Contains(p.Source, "for (int idx = tid % 128; idx < 4096; idx += 128) {") {
 		t.Errorf("the loop is not spread over warpgroup 1's threads:\n%s", p.Source)
 	}
-}
-
-// compileSM90a builds f and compiles it for sm_90a, failing the test on
-// an error.
-func compileSM90a(t *testing.T, f *tl.Func) *Program {
-	t.Helper()
-	fn, err := f.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Compile(fn, Options{Arch: "sm_90a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
