@@ -85,11 +85,11 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 // batch b (through shared memory, so the stores are 16-byte rows), with
 // the natural-log LSE; a row with no keys gets zeros and -inf.
 func finalRows(k *tl.Block, r attnRows, O, LSE *tl.Tensor, s AttnShape, c AttnConfig, b, h, bx tl.Expr) {
-	normalizeRows(k, r.acc, r.l, c.M, s.Dv)
 	k.Parallel(func(i tl.Expr) {
 		v := r.m.At(i).Mul(r.scale).Add(tl.Log2(r.l.At(i))).Mul(math.Ln2)
 		r.lse.Set(tl.Select(r.l.At(i).Eq(0), tl.NegInf(), v), i)
 	}, c.M)
+	normalizeRows(k, r.acc, r.l, c.M, s.Dv)
 	os := k.Shared(s.DType, c.M, s.Dv).Named("os")    // reuses the operand tiles' bytes
 	k.Copy(r.acc, os)                                 // so the stores to O are 16-byte,
 	k.Copy(os, O.Sub(b, h, tl.Tile(bx, c.M), tl.All)) // coalesced rows
@@ -100,11 +100,11 @@ func finalRows(k *tl.Block, r attnRows, O, LSE *tl.Tensor, s AttnShape, c AttnCo
 // keys (-inf for a row it gives no key), for a combine: the f32 rows go
 // straight from the fragments to the regions oAt and lAt name.
 func partialRows(k *tl.Block, r attnRows, c AttnConfig, dv int, oAt, lAt tl.Region) {
-	normalizeRows(k, r.acc, r.l, c.M, dv)
 	k.Parallel(func(i tl.Expr) {
 		v := r.m.At(i).Mul(r.scale).Add(tl.Log2(r.l.At(i)))
 		r.lse.Set(tl.Select(r.l.At(i).Eq(0), tl.NegInf(), v), i)
 	}, c.M)
+	normalizeRows(k, r.acc, r.l, c.M, dv)
 	k.Copy(r.acc, oAt)
 	k.Copy(r.lse, lAt)
 }

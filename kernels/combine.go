@@ -75,11 +75,11 @@ func MLACombine(s MLAShape, c CombineConfig) *tl.Func {
 			k.Copy(OP.Sub(b, i, t, tl.Tile(hx, R), tl.All), oi)
 			mergeSplit(k, func(r tl.Expr) tl.Expr { return lseI(i, r) }, oi, w, sum, m, acc, R, s.Dv)
 		})
-		normalizeRows(k, acc, sum, R, s.Dv)
 		k.Parallel(func(r tl.Expr) {
 			v := m.At(r).Add(tl.Log2(sum.At(r))).Mul(math.Ln2)
 			lse.Set(tl.Select(sum.At(r).Eq(0), tl.NegInf(), v), r)
 		}, R)
+		normalizeRows(k, acc, sum, R, s.Dv)
 		k.Copy(acc, O.Sub(b, t, tl.Tile(hx, R), tl.All))
 		k.Copy(lse, LSE.Sub(b, t, tl.Tile(hx, R)))
 	})

@@ -187,10 +187,10 @@ func combinePieces(k *tl.Block, s AttnShape, R, splits int, lseOf, oOf func(i tl
 		k.Copy(oOf(i), oi)
 		mergeSplit(k, func(r tl.Expr) tl.Expr { return lp.At(r) }, oi, w, sum, m, acc, R, s.Dv)
 	})
-	normalizeRows(k, acc, sum, R, s.Dv)
 	k.Parallel(func(r tl.Expr) {
 		v := m.At(r).Add(tl.Log2(sum.At(r))).Mul(math.Ln2)
 		lse.Set(tl.Select(sum.At(r).Eq(0), tl.NegInf(), v), r)
 	}, R)
+	normalizeRows(k, acc, sum, R, s.Dv)
 	return acc, lse, os
 }
