@@ -504,15 +504,48 @@ func fragSet(b *ir.Buffer, idx, val string) string {
 // minBlocks is how many blocks an SM should hold at once, for the launch
 // bounds: as many as Hopper's 228 KB of shared memory per SM takes (1 KB
 // of it reserved per block), as long as each thread keeps at least 128
-// registers. Without it, a kernel whose shared memory lets two 256-thread
-// blocks share an SM can come out of the compiler at 130 registers and
-// hold one (FlashAttention d128, 128×64 tiles: 0.19 → 0.26 ms on an H100
-// when its TMA store added three registers). 1 means no bound.
+// registers and its wgmma operands fit in its share. Without it, a kernel
+// whose shared memory lets two 256-thread blocks share an SM can come out
+// of the compiler at 130 registers and hold one (FlashAttention d128,
+// 128×64 tiles: 0.19 → 0.26 ms on an H100 when its TMA store added three
+// registers). 1 means no bound.
 func (c *compilation) minBlocks() int {
 	if !strings.HasPrefix(c.opts.Arch, "sm_90") || c.smem.total == 0 {
 		return 1
 	}
-	return max(1, min(blocksBySharedMem(c.smem.total), 512/c.f.Kernel.Threads))
+	threads := c.f.Kernel.Threads
+	n := max(1, min(blocksBySharedMem(c.smem.total), 512/threads))
+	for regs := c.wgmmaRegs(); n > 1 && regs > 65536/(n*threads); n-- {
+	}
+	return n
+}
+
+// wgmmaRegs is the registers a thread holds for its wgmma operands: the
+// accumulators and the A operands read from registers. ptxas cannot
+// spill those, so launch bounds that leave a thread fewer make the
+// kernel fail to compile (FlashAttention d256 at 128×48 tiles, two blocks
+// of 256 threads an SM: 164 such registers against 128).
+func (c *compilation) wgmmaRegs() int {
+	seen := map[*ir.Buffer]bool{}
+	n := 0
+	add := func(b *ir.Buffer) {
+		if b.Scope != ir.Fragment || seen[b] || c.layouts[b] == nil {
+			return
+		}
+		seen[b] = true
+		r := c.layouts[b].NumRegs()
+		if packed(b) {
+			r = (r + 1) / 2
+		}
+		n += r
+	}
+	ir.Walk(c.f.Kernel.Body, func(s ir.Stmt) {
+		if g, ok := s.(*ir.Gemm); ok && c.wgmma[g] {
+			add(g.C.Buf)
+			add(g.A.Buf)
+		}
+	})
+	return n
 }
 
 // blocksBySharedMem is how many blocks of a kernel using shared bytes of

@@ -146,7 +146,8 @@ func TestEmitPartialPassCopy(t *testing.T) {
 }
 
 // On Hopper the launch bounds ask for as many blocks per SM as shared
-// memory allows, while each thread keeps at least 128 registers.
+// memory allows, while each thread keeps at least 128 registers and room
+// for its wgmma accumulators and register operands.
 func TestLaunchBounds(t *testing.T) {
 	for _, tc := range []struct {
 		d    int
@@ -159,6 +160,9 @@ func TestLaunchBounds(t *testing.T) {
 		{64, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}, "sm_90a", "__launch_bounds__(128, 4)"},   // 41 KB: five, but 128 registers
 		{128, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}, "sm_80", "__launch_bounds__(256)"},
 		{128, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true}, "sm_90a", "__launch_bounds__(384, 1)"},
+		{256, kernels.AttnConfig{M: 128, N: 48, Stages: 1, Threads: 256}, "sm_90a", "__launch_bounds__(256)"},  // 113 KB: two, but acc 128 + S 24 + P 12 registers
+		{128, kernels.AttnConfig{M: 128, N: 128, Stages: 1, Threads: 256}, "sm_90a", "__launch_bounds__(256)"}, // 97 KB: two, but 64 + 64 + 32
+		{64, kernels.AttnConfig{M: 128, N: 208, Stages: 1, Threads: 256}, "sm_90a", "__launch_bounds__(256)"},  // 32 + 104 + 52
 	} {
 		s := kernels.AttnShape{B: 1, H: 2, HKV: 2, Sq: 1024, Skv: 1024, Dqk: tc.d, Dv: tc.d, DType: ir.BF16}
 		p := compileAttn(t, s, tc.c, tc.arch)
