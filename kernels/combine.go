@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/tilego/tilego/tl"
 )
@@ -41,7 +40,9 @@ func CheckCombine(s MLAShape, c CombineConfig) error {
 //	LSE = (m + log2 Σ_i w_i) · ln 2      (natural log; -inf when every split is empty)
 //
 // An empty split adds nothing whatever its O_i holds, so a row no split
-// saw gets zeros and -inf, never NaN.
+// saw gets zeros and -inf, never NaN. The sums are taken in one pass with
+// a running maximum, the splits' loads in flight a few at a time
+// (mergeSplits).
 func MLACombine(s MLAShape, c CombineConfig) *tl.Func {
 	s = s.Full()
 	f := tl.NewFunc("mla_combine")
@@ -54,32 +55,9 @@ func MLACombine(s MLAShape, c CombineConfig) *tl.Func {
 	R := c.Rows
 	f.Kernel(tl.Grid(s.Hq/R, s.Sq, B), c.Threads, func(k *tl.Block) {
 		hx, t, b := k.Idx()
-		// Row statistics live in shared tiles: the loops over rows and over
-		// rows × columns spread their threads differently.
-		m := k.Shared(tl.F32, R).Named("m")
-		w := k.Shared(tl.F32, R).Named("w")
-		sum := k.Shared(tl.F32, R).Named("sum")
-		lse := k.Shared(tl.F32, R).Named("lse")
-		oi := k.Fragment(tl.F32, R, s.Dv).Named("o_i")
-		acc := k.Fragment(tl.F32, R, s.Dv).Named("acc")
-		lseI := func(i, r tl.Expr) tl.Expr { return LP.At(b, i, t, hx.Mul(R).Add(r)) }
-
-		k.Fill(m, tl.NegInf())
-		k.Clear(sum)
-		k.Clear(acc)
-		n := NS.At(b)
-		k.Serial(n, func(i tl.Expr) { // the largest LSE of each row
-			k.Parallel(func(r tl.Expr) { m.Set(tl.Max(m.At(r), lseI(i, r)), r) }, R)
-		})
-		k.Serial(n, func(i tl.Expr) {
-			k.Copy(OP.Sub(b, i, t, tl.Tile(hx, R), tl.All), oi)
-			mergeSplit(k, func(r tl.Expr) tl.Expr { return lseI(i, r) }, oi, w, sum, m, acc, R, s.Dv)
-		})
-		k.Parallel(func(r tl.Expr) {
-			v := m.At(r).Add(tl.Log2(sum.At(r))).Mul(math.Ln2)
-			lse.Set(tl.Select(sum.At(r).Eq(0), tl.NegInf(), v), r)
-		}, R)
-		normalizeRows(k, acc, sum, R, s.Dv)
+		acc, lse := mergeSplits(k, NS.At(b), combineStages, R, s.Dv,
+			func(i tl.Expr) tl.Region { return LP.Sub(b, i, t, tl.Tile(hx, R)) },
+			func(i tl.Expr) tl.Region { return OP.Sub(b, i, t, tl.Tile(hx, R), tl.All) })
 		k.Copy(acc, O.Sub(b, t, tl.Tile(hx, R), tl.All))
 		k.Copy(lse, LSE.Sub(b, t, tl.Tile(hx, R)))
 	})

@@ -164,33 +164,6 @@ func RunFlashAttentionSplit(s AttnShape, c AttnConfig, splits int, args []*tenso
 // describes. It returns the merged rows, their natural-log LSE and a shared
 // tile of the output type for staging the store.
 func combinePieces(k *tl.Block, s AttnShape, R, splits int, lseOf, oOf func(i tl.Expr) tl.Region) (acc, lse, os *tl.Tensor) {
-	// Row statistics live in shared tiles, as in MLACombine: the loops
-	// over rows and over rows × columns spread their threads differently.
-	lp := k.Shared(tl.F32, R).Named("lse_k")
-	m := k.Shared(tl.F32, R).Named("m")
-	w := k.Shared(tl.F32, R).Named("w")
-	sum := k.Shared(tl.F32, R).Named("sum")
-	lse = k.Shared(tl.F32, R).Named("lse")
-	oi := k.Fragment(tl.F32, R, s.Dv).Named("o_k")
-	acc = k.Fragment(tl.F32, R, s.Dv).Named("acc")
-	os = k.Shared(s.DType, R, s.Dv).Named("os")
-
-	k.Fill(m, tl.NegInf())
-	k.Clear(sum)
-	k.Clear(acc)
-	k.Serial(splits, func(i tl.Expr) { // the largest LSE of each row
-		k.Copy(lseOf(i), lp)
-		k.Parallel(func(r tl.Expr) { m.Set(tl.Max(m.At(r), lp.At(r)), r) }, R)
-	})
-	k.Serial(splits, func(i tl.Expr) {
-		k.Copy(lseOf(i), lp)
-		k.Copy(oOf(i), oi)
-		mergeSplit(k, func(r tl.Expr) tl.Expr { return lp.At(r) }, oi, w, sum, m, acc, R, s.Dv)
-	})
-	k.Parallel(func(r tl.Expr) {
-		v := m.At(r).Add(tl.Log2(sum.At(r))).Mul(math.Ln2)
-		lse.Set(tl.Select(sum.At(r).Eq(0), tl.NegInf(), v), r)
-	}, R)
-	normalizeRows(k, acc, sum, R, s.Dv)
-	return acc, lse, os
+	acc, lse = mergeSplits(k, splits, min(splits, combineStages), R, s.Dv, lseOf, oOf)
+	return acc, lse, k.Shared(s.DType, R, s.Dv).Named("os")
 }

@@ -1,6 +1,10 @@
 package kernels
 
-import "github.com/tilego/tilego/tl"
+import (
+	"math"
+
+	"github.com/tilego/tilego/tl"
+)
 
 // The steps the attention kernels share. Each is a few tile ops, written
 // once here so that FlashAttention, its split-KV variant and MLA decoding
@@ -46,18 +50,60 @@ func onlineSoftmax(k *tl.Block, S, m, mOld, l *tl.Tensor, scale float64, rows, c
 	k.ReduceSum(S, l, 1, tl.Accumulate)
 }
 
-// mergeSplit adds one split's partial output oi, weighted by 2^(lse_i − m),
-// into acc and the weight into sum; lseOf reads the split's base-2 LSE of a
-// row, and m holds each row's largest. An empty split (lse = -inf) adds
-// nothing, even where its partial output is NaN.
-func mergeSplit(k *tl.Block, lseOf func(r tl.Expr) tl.Expr, oi, w, sum, m, acc *tl.Tensor, rows, dv int) {
+// combineStages is how many splits a combine has in flight: its loop
+// does little but wait for them.
+const combineStages = 4
+
+// mergeSplits merges n splits of R partial rows: split i's base-2 LSE
+// (lseOf(i), R values) and f32 output (oOf(i), R × dv). The splits are
+// merged online, one pass, each staged in shared memory by a Pipelined
+// loop of the given stages while the one before is merged, so the loads
+// of the splits overlap instead of running one round trip after another.
+// For each row, with m the largest LSE so far:
+//
+//	m' = max(m, lse_i),  α = 2^(m − m'),  w = 2^(lse_i − m')
+//	sum = α·sum + w,     acc = α·acc + w·O_i
+//
+// An empty split (lse_i = −inf) has w = 0 and adds nothing whatever O_i
+// holds, so a row no split saw gets zeros and −inf, never NaN. It returns
+// the normalized rows and their natural-log LSE (a shared tile).
+func mergeSplits(k *tl.Block, n any, stages, R, dv int, lseOf, oOf func(i tl.Expr) tl.Region) (acc, lse *tl.Tensor) {
+	// Row statistics live in shared tiles: the loops over rows and over
+	// rows × columns spread their threads differently.
+	lp := k.Shared(tl.F32, R).Named("lse_i")
+	os := k.Shared(tl.F32, R, dv).Named("o_s")
+	m := k.Shared(tl.F32, R).Named("m")
+	a := k.Shared(tl.F32, R).Named("alpha")
+	w := k.Shared(tl.F32, R).Named("w")
+	sum := k.Shared(tl.F32, R).Named("sum")
+	lse = k.Shared(tl.F32, R).Named("lse")
+	oi := k.Fragment(tl.F32, R, dv).Named("o_i")
+	acc = k.Fragment(tl.F32, R, dv).Named("acc")
+	k.Fill(m, tl.NegInf())
+	k.Clear(sum)
+	k.Clear(acc)
+	k.Pipelined(n, stages, func(i tl.Expr) {
+		k.Copy(lseOf(i), lp)
+		k.Copy(oOf(i), os)
+		k.Copy(os, oi)
+		k.Parallel(func(r tl.Expr) {
+			mNew := tl.Max(m.At(r), lp.At(r))
+			a.Set(tl.Select(m.At(r).Eq(tl.NegInf()), 0, tl.Exp2(m.At(r).Sub(mNew))), r)
+			w.Set(tl.Select(lp.At(r).Eq(tl.NegInf()), 0, tl.Exp2(lp.At(r).Sub(mNew))), r)
+			sum.Set(sum.At(r).Mul(a.At(r)).Add(w.At(r)), r)
+			m.Set(mNew, r)
+		}, R)
+		k.Parallel(func(r, d tl.Expr) {
+			old := acc.At(r, d).Mul(a.At(r))
+			acc.Set(tl.Select(w.At(r).Eq(0), old, old.Add(w.At(r).Mul(oi.At(r, d)))), r, d)
+		}, R, dv)
+	})
 	k.Parallel(func(r tl.Expr) {
-		w.Set(tl.Select(lseOf(r).Eq(tl.NegInf()), 0, tl.Exp2(lseOf(r).Sub(m.At(r)))), r)
-		sum.Set(sum.At(r).Add(w.At(r)), r)
-	}, rows)
-	k.Parallel(func(r, d tl.Expr) {
-		acc.Set(tl.Select(w.At(r).Eq(0), acc.At(r, d), acc.At(r, d).Add(w.At(r).Mul(oi.At(r, d)))), r, d)
-	}, rows, dv)
+		v := m.At(r).Add(tl.Log2(sum.At(r))).Mul(math.Ln2)
+		lse.Set(tl.Select(sum.At(r).Eq(0), tl.NegInf(), v), r)
+	}, R)
+	normalizeRows(k, acc, sum, R, dv)
+	return acc, lse
 }
 
 // normalizeRows divides each row of acc by its sum (0 for an empty row),
