@@ -190,6 +190,9 @@ func TestMLACombine(t *testing.T) {
 			op.Set(math.NaN(), 0, split, 0, h, d)
 		}
 	}
+	for k, l := range []float64{2.1, 2.9, 2.5} { // head 3: the largest LSE second, so the merge rescales what it has
+		lp.Set(l, 0, k, 0, 3)
+	}
 	o := tensor.New(ir.F16, 1, 1, 4, s.Dv).Fill(math.NaN())
 	lse := tensor.New(ir.F32, 1, 1, 4).Fill(math.NaN())
 	fn, err := MLACombine(s, CombineConfig{Rows: 2, Threads: 64}).Build()
