@@ -103,12 +103,23 @@ func (r *Result) WriteSummary(w io.Writer) {
 				fmt.Fprintf(w, "    ... %d more\n", r.Count(s)-3)
 				break
 			}
-			reason := c.Reason
-			if i := strings.IndexByte(reason, '\n'); i >= 0 {
-				reason = reason[:i] + " ..."
-			}
-			fmt.Fprintf(w, "    %s: %s\n", kernels.ConfigFields(c.Config), reason)
+			fmt.Fprintf(w, "    %s: %s\n", kernels.ConfigFields(c.Config), brief(c.Reason))
 			shown++
 		}
 	}
+}
+
+// brief is a reason on one line: its first, and for a compile error whose
+// first line only names the call, the compiler's first error line too.
+func brief(reason string) string {
+	first, rest, more := strings.Cut(reason, "\n")
+	if !more {
+		return first
+	}
+	for _, l := range strings.Split(rest, "\n") {
+		if strings.Contains(strings.ToLower(l), "error") {
+			return first + " ... " + strings.TrimSpace(l)
+		}
+	}
+	return first + " ..."
 }

@@ -326,7 +326,7 @@ func TestProgressAndSummary(t *testing.T) {
 		f.outcomes[c] = outcome{ms: 1 + float64(i)/10}
 	}
 	f.outcomes[space[6]] = outcome{wrong: true}
-	f.outcomes[space[7]] = outcome{compileErr: errors.New("line one\nline two")}
+	f.outcomes[space[7]] = outcome{compileErr: errors.New("line one\nline two\nk.cu(12): error: too many registers\nline four")}
 	var prog bytes.Buffer
 	res, err := Tune(context.Background(), f, p, append(space, kernels.GemmConfig{}), Options{Progress: &prog, Budget: time.Minute})
 	if err != nil {
@@ -346,7 +346,7 @@ func TestProgressAndSummary(t *testing.T) {
 	res.WriteSummary(&sum)
 	s := sum.String()
 	for _, want := range []string{"tuned flash-attention", "Fake H200", "9 candidates: 6 timed, 1 pruned, 1 failed, 1 wrong, 0 skipped",
-		"stopped: every candidate measured", "rank", "1       1.0000", "wrong:", "failed:", "line one ..."} {
+		"stopped: every candidate measured", "rank", "1       1.0000", "wrong:", "failed:", "line one ... k.cu(12): error: too many registers\n"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)
 		}
@@ -408,5 +408,17 @@ func TestDeviceLostStops(t *testing.T) {
 	}
 	if res.Count(Failed) != 1 || res.Count(Skipped) != 3 || !strings.Contains(res.Stop, "the device faulted") {
 		t.Errorf("%s; stop %q", res.counts(), res.Stop)
+	}
+}
+
+func TestBrief(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"wrong: O rel 0.5", "wrong: O rel 0.5"},
+		{"nvrtcCompileProgram: NVRTC_ERROR_COMPILATION (6)\nlog:\nk.cu(3): warning: x\nk.cu(9): Error: y\nz", "nvrtcCompileProgram: NVRTC_ERROR_COMPILATION (6) ... k.cu(9): Error: y"},
+		{"first\nsecond", "first ..."},
+	} {
+		if got := brief(tc.in); got != tc.want {
+			t.Errorf("brief(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
