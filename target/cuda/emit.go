@@ -515,7 +515,9 @@ func (c *compilation) minBlocks() int {
 	}
 	threads := c.f.Kernel.Threads
 	n := max(1, min(blocksBySharedMem(c.smem.total), 512/threads))
-	for regs := c.wgmmaRegs(); n > 1 && regs > 65536/(n*threads); n-- {
+	regs := c.wgmmaRegs()
+	for n > 1 && regs > 65536/(n*threads) {
+		n--
 	}
 	return n
 }
