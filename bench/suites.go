@@ -48,18 +48,23 @@ func attention(suite string, vals map[string]string) (Point, error) {
 }
 
 // shortAttnConfigs are tried at short sequences (up to 2k query tokens),
-// where a block's prologue weighs most: configs that prefetch the next
-// wave's Q and first K/V tiles into L2. The persistent grid (config
-// Persistent) is no longer among them: on the H100 it lost at every short
-// causal point it was tried at, by up to 15% (docs/perf.md, 2026-11-23,
-// third session); it stays a config (--config persistent).
+// where a block's prologue and epilogue weigh most: configs that prefetch
+// the next wave's Q and first K/V tiles into L2, and persistent grids
+// whose producer loads the next tile's Q and K/V while the consumers
+// finish this one (target/cuda/walk.go; d ≤ 128, where two Q buffers fit
+// beside the ring and the output tile).
 func shortAttnConfigs(d int) []kernels.Config {
 	pf := func(c kernels.AttnConfig) kernels.Config { c.Prefetch = true; return c }
+	walk := func(n int, pingPong, overlap bool) kernels.Config {
+		return kernels.AttnConfig{M: 128, N: n, Stages: 2, Threads: 256, WS: true, PingPong: pingPong, Overlap: overlap, Persistent: true}
+	}
 	switch {
 	case d <= 64:
-		return []kernels.Config{pf(kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128})}
+		return []kernels.Config{pf(kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}),
+			walk(128, false, false), walk(128, true, false), walk(128, false, true), walk(128, true, true)}
 	case d <= 128:
-		return []kernels.Config{pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256})}
+		return []kernels.Config{pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),
+			walk(128, false, false), walk(128, true, false), walk(64, false, true), walk(64, true, true), walk(96, true, true)}
 	}
 	return []kernels.Config{
 		pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),

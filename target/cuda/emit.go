@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tilego/tilego/ir"
@@ -247,6 +248,10 @@ func (e *emitter) stmt(s ir.Stmt) {
 	}
 	switch s := s.(type) {
 	case *ir.Copy:
+		if w := e.c.ws; w != nil && w.walk != nil && slices.Contains(w.walk.copies, s) {
+			e.walkWait(w.walk) // the producer loads it (walk.go)
+			break
+		}
 		e.copy(s, false)
 	case *ir.AtomicAdd:
 		e.copy(&ir.Copy{At: s.At, Src: s.Src, Dst: s.Dst}, true)
@@ -338,6 +343,7 @@ func (e *emitter) forLoop(s *ir.For) {
 	e.syncIfDirty(e.readsShared(s.Body) || e.writesShared(s.Body))
 	before := e.state()
 	v := s.Var.Name
+	defer e.walkStages(s)()
 	e.open("for (int %s = %s; %s < %s; ++%s)", v, e.expr(s.Start), v, e.expr(s.Stop), v)
 	e.stmts(s.Body)
 	e.loopEndSync(s.Body)

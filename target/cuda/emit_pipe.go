@@ -35,7 +35,7 @@ func (e *emitter) pipelined(s *ir.For) {
 			e.stage[cp.Dst.Buf] = slot
 		}
 		if tma != nil {
-			e.tmaIssue(tma, hoisted, slot, "tid == 0")
+			e.tmaIssue(tma.bar, tma.copies, hoisted, slot, "tid == 0")
 		} else {
 			for _, cp := range hoisted {
 				if !e.copyVector(cp, false) {
@@ -155,6 +155,9 @@ func (e *emitter) pipelined(s *ir.For) {
 			e.wsRelease("hi - 1", R)
 			e.close()
 		}
+	}
+	if ws && e.c.ws.walk != nil { // nothing after the loop reads the walk's tiles (walk.go)
+		e.walkRelease(e.c.ws.walk)
 	}
 	e.line("tl::cp_async_wait<0>();")
 	e.ringAdvance(tma)

@@ -85,11 +85,18 @@ func TestGPUPersistent(t *testing.T) {
 		"noprod":        {M: 128, N: 64, Stages: 2, Threads: 256, Persistent: true},
 		"m64_pf":        {M: 64, N: 64, Stages: 2, Threads: 128, Persistent: true, Prefetch: true},
 		"nonpersist_pf": {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Prefetch: true},
+		// The query tile in two buffers beside 128-row K/V tiles, and in one
+		// beside the deferred ring of 96 (walk.go).
+		"ws_n128":     {M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Persistent: true},
+		"ws_ovpp_n96": {M: 128, N: 96, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true, Persistent: true},
 	}
 	for sname, s := range shapes {
 		for cname, c := range cfgs {
 			if s.Dqk >= 256 && c.Overlap {
 				c.N = 32
+			}
+			if s.Dqk >= 256 {
+				c.N = min(c.N, 64)
 			}
 			for _, arch := range archs(b) {
 				if c.WS && arch != "sm_90a" {

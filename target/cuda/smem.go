@@ -41,6 +41,7 @@ type smemPlan struct {
 	total   int
 	scratch int                    // offset of the cross-warp reduction scratch
 	hoisted map[*ir.For][]*ir.Copy // copies a pipelined loop issues ahead
+	walk    *walkLoad              // a persistent walk's tile loads given buffers of their own (walk.go), or nil
 }
 
 // smemAlign is the period of the 128B swizzle: wgmma descriptors and TMA
@@ -73,8 +74,35 @@ func hardwareTiles(c *compilation) map[*ir.Buffer]bool {
 
 // planShared places every shared tile, gives the tiles filled by a
 // pipelined loop's copies one buffer per stage, and reserves scratch for
-// reductions across warps.
+// reductions across warps. A persistent walk's tile loads (walk.go) get
+// two buffers where they fit beside the rest, else one, else are left to
+// the consumers.
 func planShared(c *compilation) error {
+	w := walkCandidates(c)
+	for _, n := range []int{2, 1} {
+		if w == nil {
+			break
+		}
+		w.stages = n
+		if p, err := placeShared(c, w); err == nil && p.total+w.barrierBytes() <= ir.DefaultLimits.MaxSharedBytes {
+			p.walk = w
+			c.smem = p
+			planTMA(c)
+			return nil
+		}
+	}
+	p, err := placeShared(c, nil)
+	if err != nil {
+		return err
+	}
+	c.smem = p
+	planTMA(c)
+	return nil
+}
+
+// placeShared is planShared's placement, with walk's tiles (when not nil)
+// given walk.stages buffers and kept apart from every other tile.
+func placeShared(c *compilation, walk *walkLoad) (*smemPlan, error) {
 	k := c.f.Kernel
 	p := &smemPlan{bufs: map[*ir.Buffer]*smemBuf{}, hoisted: map[*ir.For][]*ir.Copy{}}
 	stages := map[*ir.Buffer]int{}
@@ -91,6 +119,12 @@ func planShared(c *compilation) error {
 	// Tiles whose lifetimes do not overlap share bytes (first fit), e.g. an
 	// epilogue's staging tile reuses the main loop's operand tiles.
 	live := ir.LiveRanges(k.Body)
+	if walk != nil { // the producer fills them while the consumers finish the tile before
+		for b := range walk.bufs {
+			stages[b] = walk.stages
+			live[b] = ir.Span{First: -1, Last: 1 << 30}
+		}
+	}
 	hw := hardwareTiles(c)
 	off := 0
 	var placed []*ir.Buffer
@@ -134,11 +168,9 @@ func planShared(c *compilation) error {
 	})
 	p.total = off + scratch
 	if p.total > ir.DefaultLimits.MaxSharedBytes {
-		return errAt("kernel", k.P, "shared memory after pipelining is %d bytes, over the target's %d; use fewer stages or smaller tiles", p.total, ir.DefaultLimits.MaxSharedBytes)
+		return nil, errAt("kernel", k.P, "shared memory after pipelining is %d bytes, over the target's %d; use fewer stages or smaller tiles", p.total, ir.DefaultLimits.MaxSharedBytes)
 	}
-	c.smem = p
-	planTMA(c)
-	return nil
+	return p, nil
 }
 
 func align(n, a int) int { return (n + a - 1) / a * a }

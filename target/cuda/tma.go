@@ -165,13 +165,16 @@ func (e *emitter) tmaParams() []string {
 	return out
 }
 
-// initBars initializes rings of `stages` mbarriers, ring i at shared
-// offset offs[i] expecting arrivals[i] arrivals a phase, from one thread,
-// and publishes them to the block (all its threads must get here).
-func (e *emitter) initBars(stages int, offs, arrivals []int) {
+// barRing is a ring of n mbarriers at shared offset off, each expecting
+// arrivals arrivals a phase.
+type barRing struct{ off, n, arrivals int }
+
+// initBars initializes rings of mbarriers from one thread and publishes
+// them to the block (all its threads must get here).
+func (e *emitter) initBars(rings ...barRing) {
 	e.open("if (tid == 0)")
-	for i, off := range offs {
-		e.line("for (int s = 0; s < %d; ++s) tl::mbar_init(tl::smem_addr(smem + %d) + 8 * s, %d);", stages, off, arrivals[i])
+	for _, r := range rings {
+		e.line("for (int s = 0; s < %d; ++s) tl::mbar_init(tl::smem_addr(smem + %d) + 8 * s, %d);", r.n, r.off, r.arrivals)
 	}
 	e.line("tl::fence_mbar_init();")
 	e.close()
@@ -180,25 +183,26 @@ func (e *emitter) initBars(stages int, offs, arrivals []int) {
 
 // tmaInit initializes loop l's barriers (one arrival each: the issuing
 // thread's expect_tx) before its prologue.
-func (e *emitter) tmaInit(l *tmaLoop, stages int) { e.initBars(stages, []int{l.bar}, []int{1}) }
+func (e *emitter) tmaInit(l *tmaLoop, stages int) { e.initBars(barRing{l.bar, stages, 1}) }
 
-// tmaIssue issues iteration v's copies of loop l (v bound by the caller)
-// into ring slot `slot`, from the thread guard names ("" when the caller
-// is already one thread).
-func (e *emitter) tmaIssue(l *tmaLoop, hoisted []*ir.Copy, slot, guard string) {
+// tmaIssue issues copies (their TMA forms in tc, loop variables bound by
+// the caller) into ring slot `slot`, completing on the barrier of that
+// slot in the ring at shared offset bars, from the thread guard names (""
+// when the caller is already one thread).
+func (e *emitter) tmaIssue(bars int, tc map[*ir.Copy]*tmaCopy, copies []*ir.Copy, slot, guard string) {
 	total := 0
-	for _, cp := range hoisted {
-		total += l.copies[cp].bytes
+	for _, cp := range copies {
+		total += tc[cp].bytes
 	}
-	bar := fmt.Sprintf("tl::smem_addr(smem + %d) + 8 * (%s)", l.bar, slot)
+	bar := fmt.Sprintf("tl::smem_addr(smem + %d) + 8 * (%s)", bars, slot)
 	if guard != "" {
 		e.open("if (%s)", guard)
 	} else {
 		e.open("")
 	}
 	e.line("tl::mbar_arrive_expect_tx(%s, %d);", bar, total)
-	for _, cp := range hoisted {
-		tc := l.copies[cp]
+	for _, cp := range copies {
+		tc := tc[cp]
 		sb := e.c.smem.bufs[cp.Dst.Buf]
 		for p := range tc.panels {
 			dst := fmt.Sprintf("tl::smem_addr(%s) + %d", e.sharedBase(cp.Dst.Buf), p*sb.rows*128)

@@ -25,9 +25,10 @@ import (
 // wsPlan is a warp-specialized kernel's plan.
 type wsPlan struct {
 	loop      *ir.For
-	consumers int    // the program's threads
-	empty     int    // shared offset of the loop's stages' empty barriers
-	regs      [2]int // setmaxnreg of the producer and the consumers (0: none)
+	consumers int       // the program's threads
+	empty     int       // shared offset of the loop's stages' empty barriers
+	regs      [2]int    // setmaxnreg of the producer and the consumers (0: none)
+	walk      *walkLoad // the walk's tile loads the producer issues (walk.go), or nil
 }
 
 // wsWanted: the program asks (ir.Kernel.Producer, a config's WS) or
@@ -92,6 +93,7 @@ func planWS(c *compilation) {
 		w.regs = [2]int{40, 232}
 	}
 	c.ws = w
+	planWalk(c)
 }
 
 // pureExpr: e reads no on-chip buffer and no output, so any thread can
@@ -125,7 +127,11 @@ func (c *compilation) launchThreads() int {
 func (e *emitter) wsSplit() {
 	w, f := e.c.ws, e.c.ws.loop
 	l, S, T, v := e.c.tma[f], ringSize(f), w.consumers, f.Var.Name
-	e.initBars(S, []int{l.bar, w.empty}, []int{1, T / 32}) // full: the producer's expect_tx; empty: one lane per consumer warp
+	rings := []barRing{{l.bar, S, 1}, {w.empty, S, T / 32}} // full: the producer's expect_tx; empty: one lane per consumer warp
+	if wl := w.walk; wl != nil {
+		rings = append(rings, barRing{wl.full, wl.stages, 1}, barRing{wl.empty, wl.stages, T / 32})
+	}
+	e.initBars(rings...)
 	e.open("if (tid >= %d)", T)
 	if w.regs[0] > 0 {
 		e.line("tl::setmaxnreg_dec<%d>();", w.regs[0])
@@ -134,6 +140,9 @@ func (e *emitter) wsSplit() {
 	if o := l.outer; o != nil {
 		e.line("int ring = 0;")
 		e.open("for (int %s = %s; %s < %s; ++%s)", o.Var.Name, e.expr(o.Start), o.Var.Name, e.expr(o.Stop), o.Var.Name)
+		if w.walk != nil {
+			e.walkIssue(w.walk)
+		}
 	}
 	e.line("const int lo = %s, hi = %s;", e.expr(f.Start), e.expr(f.Stop))
 	e.ringBase(l)
@@ -146,7 +155,7 @@ func (e *emitter) wsSplit() {
 	for _, cp := range e.c.smem.hoisted[f] {
 		e.stage[cp.Dst.Buf] = slot
 	}
-	e.tmaIssue(l, e.c.smem.hoisted[f], slot, "")
+	e.tmaIssue(l.bar, l.copies, e.c.smem.hoisted[f], slot, "")
 	for _, cp := range e.c.smem.hoisted[f] {
 		delete(e.stage, cp.Dst.Buf)
 	}

@@ -1,0 +1,184 @@
+package cuda
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tilego/tilego/ir"
+)
+
+// Walk loads (sm_90a, with a producer). In a persistent kernel, a serial
+// loop over tiles around the one TMA pipelined loop, a copy at the top of
+// the walk's body (a whole shared tile from global memory: FlashAttention's
+// query tile) was the consumers' to issue at the start of every tile, its
+// latency exposed after the previous tile's epilogue. The producer issues it
+// instead, by TMA, before that tile's ring loads, into one of two buffers
+// (one where two do not fit): the consumers wait on the buffer's full
+// mbarrier where the copy stands and free it (its empty mbarrier) after the
+// pipelined loop, past which nothing reads it. So the next tile's query
+// tile lands while this one finishes and stores its output. Such a tile
+// lives across the walk, so the epilogue's staging tile no longer shares
+// its bytes.
+
+// walkLoad is a persistent walk's tile loads.
+type walkLoad struct {
+	loop, pipe  *ir.For             // the walk (serial) and its pipelined loop
+	copies      []*ir.Copy          // in program order
+	bufs        map[*ir.Buffer]bool // their tiles
+	stages      int                 // buffers of each tile: 2, or 1
+	full, empty int                 // shared offsets of the barriers (stages each)
+	tma         map[*ir.Copy]*tmaCopy
+}
+
+// barrierBytes bounds the mbarriers planTMA and planWS add after the
+// tiles: the ring's full and empty ones, the walk's, and alignment.
+func (w *walkLoad) barrierBytes() int { return 8 + 16*ringSize(w.pipe) + 16*w.stages }
+
+// walkCandidates finds the copies a producer could issue a tile ahead: the
+// kernel asks for warp specialization on sm_90a with TMA on; its body has
+// one serial loop (bounds any thread can compute) whose body has a
+// pipelined loop with prefetches; the copies are statements of that body
+// before the pipelined loop, each loading a whole tile that nothing else
+// writes, from a TMA-shaped box at an address any thread can compute, and
+// that nothing after the pipelined loop uses.
+func walkCandidates(c *compilation) *walkLoad {
+	if c.opts.Arch != "sm_90a" || !tmaEnabled(c.opts) || !wsWanted(c) {
+		return nil
+	}
+	outer, _ := loopNesting(c.f.Kernel.Body)
+	if len(outer) != 1 {
+		return nil
+	}
+	w := &walkLoad{bufs: map[*ir.Buffer]bool{}, tma: map[*ir.Copy]*tmaCopy{}}
+	for p, l := range outer {
+		w.pipe, w.loop = p, l
+	}
+	if w.pipe.Stages < 2 || len(hoistable(w.pipe)) == 0 || !pureExpr(w.loop.Start) || !pureExpr(w.loop.Stop) {
+		return nil
+	}
+	writers := map[*ir.Buffer]int{}
+	ir.Walk(c.f.Kernel.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Copy:
+			writers[s.Dst.Buf]++
+		case *ir.Fill:
+			writers[s.Dst.Buf]++
+		case *ir.Store:
+			writers[s.Buf]++
+		}
+	})
+	at := slices.Index(w.loop.Body, ir.Stmt(w.pipe))
+	for _, st := range w.loop.Body[:at] {
+		cp, ok := st.(*ir.Copy)
+		if !ok || cp.Src.Buf.Scope != ir.Global || cp.Dst.Buf.Scope != ir.Shared || !cp.Dst.IsWhole() || writers[cp.Dst.Buf] != 1 {
+			continue
+		}
+		if !slices.ContainsFunc(cp.Src.Start, func(e ir.Expr) bool { return !pureExpr(e) }) &&
+			!usedIn(w.loop.Body[at+1:], cp.Dst.Buf) && tmaBoxOK(c, cp.Src, bufLayout(cp.Dst.Buf)) {
+			w.copies = append(w.copies, cp)
+			w.bufs[cp.Dst.Buf] = true
+		}
+	}
+	if len(w.copies) == 0 {
+		return nil
+	}
+	return w
+}
+
+// usedIn reports whether any statement of body, at any depth, touches b.
+func usedIn(body []ir.Stmt, b *ir.Buffer) bool {
+	found := false
+	ir.Walk(body, func(s ir.Stmt) {
+		if slices.Contains(ir.DirectUses(s), b) {
+			found = true
+		}
+	})
+	return found
+}
+
+// tmaBoxOK: global region g moves to shared tile sb as TMA boxes.
+func tmaBoxOK(c *compilation, g ir.Region, sb *smemBuf) bool {
+	_, _, ok := c.tmaBox(g, sb)
+	return ok
+}
+
+// planWalk gives the walk's copies their tensor maps and barriers, once
+// the producer walks the same loop.
+func planWalk(c *compilation) {
+	w := c.smem.walk
+	if w == nil || c.ws == nil || c.ws.loop != w.pipe || c.tma[w.pipe].outer != w.loop {
+		return
+	}
+	for _, cp := range w.copies {
+		tc, spec, ok := c.tmaBox(cp.Src, c.smem.bufs[cp.Dst.Buf])
+		if !ok {
+			return
+		}
+		tc.spec = len(c.tmaSpecs)
+		c.tmaSpecs = append(c.tmaSpecs, spec)
+		w.tma[cp] = tc
+	}
+	c.smem.total = align(c.smem.total, 8)
+	w.full = c.smem.total
+	w.empty = w.full + 8*w.stages
+	c.smem.total = w.empty + 8*w.stages
+	c.ws.walk = w
+}
+
+// walkSlot is the buffer the walk's current tile uses: its index in the
+// walk (the loop variable less its start) modulo the buffers; the
+// buffer's use count (index / stages) gives the barriers' parity.
+func (e *emitter) walkSlot(w *walkLoad) (slot, use string) {
+	i := fmt.Sprintf("(%s - %s)", w.loop.Var.Name, e.expr(w.loop.Start))
+	return fmt.Sprintf("(%s %% %d)", i, w.stages), fmt.Sprintf("(%s / %d)", i, w.stages)
+}
+
+// walkIssue is the producer's part, at the top of each walk iteration:
+// wait until the consumers have freed the buffer, then load it by TMA.
+func (e *emitter) walkIssue(w *walkLoad) {
+	slot, use := e.walkSlot(w)
+	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, (%s & 1) ^ 1);", w.empty, slot, use)
+	for b := range w.bufs {
+		e.stage[b] = slot
+	}
+	e.tmaIssue(w.full, w.tma, w.copies, slot, "")
+	for b := range w.bufs {
+		delete(e.stage, b)
+	}
+}
+
+// walkWait stands for a walk copy on the consumers' side.
+func (e *emitter) walkWait(w *walkLoad) {
+	slot, use := e.walkSlot(w)
+	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, %s & 1);", w.full, slot, use)
+}
+
+// walkRelease frees the walk's buffer after the pipelined loop: one
+// arrival per consumer warp, as the ring's.
+func (e *emitter) walkRelease(w *walkLoad) {
+	slot, _ := e.walkSlot(w)
+	e.line("__syncwarp();")
+	e.line("if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + %d) + 8 * %s);", w.empty, slot)
+}
+
+// walkStages sets the buffer of the walk's tiles for the walk's body: the
+// walk's slot when the producer loads them, else the first (the consumers
+// load them as any copy). It returns the undo.
+func (e *emitter) walkStages(f *ir.For) func() {
+	w := e.c.smem.walk
+	if w == nil || f != w.loop {
+		return func() {}
+	}
+	slot := "0"
+	if e.c.ws != nil && e.c.ws.walk == w {
+		slot, _ = e.walkSlot(w)
+	}
+	for b := range w.bufs {
+		e.stage[b] = slot
+	}
+	return func() {
+		for b := range w.bufs {
+			delete(e.stage, b)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package cuda
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+)
+
+// A persistent walk with a producer has the producer load each tile's
+// query tile by TMA, two buffers where they fit: the consumers wait for it
+// where the copy stood and free it after the main loop, and the output's
+// staging tile gets bytes of its own. Where two buffers do not fit, one;
+// where one does not either, or there is no producer or no walk, the
+// consumers load it with cp.async as before.
+func TestWalkLoads(t *testing.T) {
+	s := kernels.AttnShape{B: 4, H: 8, HKV: 8, Sq: 1000, Skv: 1000, Dqk: 128, Dv: 128, DType: ir.BF16}
+	d256 := s
+	d256.Dqk, d256.Dv = 256, 256
+	for _, tc := range []struct {
+		name   string
+		s      kernels.AttnShape
+		c      kernels.AttnConfig
+		stages int // the query tile's buffers loaded by the producer; 0: the consumers load it
+	}{
+		{"ws persistent", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true}, 2},
+		{"ws persistent n128", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Persistent: true}, 2},
+		{"ws overlap persistent", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 2},
+		{"one buffer fits", s, kernels.AttnConfig{M: 128, N: 96, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 1},
+		{"none fits", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 0},
+		{"d256 none fits", d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true}, 0},
+		{"no producer", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Persistent: true}, 0},
+		{"no walk", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := compileAttn(t, tc.s, tc.c, "sm_90a")
+			src := p.Source
+			if tc.stages == 0 {
+				if p.smem.walk != nil || strings.Contains(src, "(k0 - 0) %") || !strings.Contains(src, "tl::cp_async16(") {
+					t.Errorf("the query tile is not the consumers' cp.async:\n%s", src)
+				}
+				return
+			}
+			w := p.smem.walk
+			if w == nil || w.stages != tc.stages || len(w.copies) != 1 || w.copies[0].Dst.Buf.Name != "qs" {
+				t.Fatalf("walk plan %+v, want the query tile in %d buffer(s)", w, tc.stages)
+			}
+			slot, use := "((k0 - 0) % 1)", "((k0 - 0) / 1)"
+			if tc.stages == 2 {
+				slot, use = "((k0 - 0) % 2)", "((k0 - 0) / 2)"
+			}
+			for _, want := range []string{
+				"+ 8 * " + slot + ", (" + use + " & 1) ^ 1);", // the producer waits for the buffer
+				"tl::mbar_arrive_expect_tx(tl::smem_addr(smem + " + strconv.Itoa(w.full) + ") + 8 * (" + slot + "), " + strconv.Itoa(128*tc.s.Dqk*2) + ");",
+				"tl::mbar_wait(tl::smem_addr(smem + " + strconv.Itoa(w.full) + ") + 8 * " + slot + ", " + use + " & 1);", // the consumers, for it
+				"if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + " + strconv.Itoa(w.empty) + ") + 8 * " + slot + ");",
+			} {
+				if !strings.Contains(src, want) {
+					t.Errorf("no %q in\n%s", want, src)
+				}
+			}
+			if strings.Contains(src, "cp_async16(") {
+				t.Errorf("the consumers still load something by cp.async")
+			}
+			var qs, os *smemBuf
+			for b, sb := range p.smem.bufs {
+				switch b.Name {
+				case "qs":
+					qs = sb
+				case "os":
+					os = sb
+				}
+			}
+			if qs.stages != tc.stages || os.off < qs.off+qs.stages*qs.stageBytes && qs.off < os.off+os.stageBytes {
+				t.Errorf("qs at %d, %d buffer(s) of %d; os at %d: they share bytes", qs.off, qs.stages, qs.stageBytes, os.off)
+			}
+			// The release follows the main loop, before the epilogue.
+			if r, e := strings.Index(src, "mbar_arrive(tl::smem_addr(smem + "+strconv.Itoa(w.empty)), strings.Index(src, "tma_store_"); r < 0 || e < r {
+				t.Errorf("the query tile is freed at %d, the output stored at %d", r, e)
+			}
+		})
+	}
+}
