@@ -40,36 +40,45 @@ func attention(suite string, vals map[string]string) (Point, error) {
 		return Point{}, err
 	}
 	d, _ := strconv.Atoi(vals["dim"])
-	cs := AttnConfigs(d, vals["causal"] == "true")
+	causal := vals["causal"] == "true"
+	cs := AttnConfigs(d, causal)
 	if sq, _ := strconv.Atoi(vals["seq-q"]); sq <= 2048 {
-		cs = append(cs, shortAttnConfigs(d)...)
+		cs = append(cs, shortAttnConfigs(d, causal)...)
 	}
 	return Point{Suite: suite, Problem: p, Configs: cs}, nil
 }
 
 // shortAttnConfigs are tried at short sequences (up to 2k query tokens),
 // where a block's prologue and epilogue weigh most: configs that prefetch
-// the next wave's Q and first K/V tiles into L2, and persistent grids
-// whose producer loads the next tile's Q and K/V while the consumers
-// finish this one (target/cuda/walk.go; d ≤ 128, where two Q buffers fit
-// beside the ring and the output tile).
-func shortAttnConfigs(d int) []kernels.Config {
+// the next wave's Q and first K/V tiles into L2 and, without a causal
+// mask, persistent grids whose producer loads the next tile's Q and K/V
+// while the consumers finish this one (target/cuda/walk.go; d ≤ 128, where
+// the query tile's buffers fit beside the ring and the output tile). A
+// causal persistent grid balances its blocks' work worse than the
+// hardware's block scheduler: it lost at every causal point it was timed
+// at on the H100 (docs/perf.md).
+func shortAttnConfigs(d int, causal bool) []kernels.Config {
 	pf := func(c kernels.AttnConfig) kernels.Config { c.Prefetch = true; return c }
-	walk := func(n int, pingPong, overlap bool) kernels.Config {
-		return kernels.AttnConfig{M: 128, N: n, Stages: 2, Threads: 256, WS: true, PingPong: pingPong, Overlap: overlap, Persistent: true}
+	walk := func(n, threads int, pingPong, overlap bool) kernels.Config {
+		return kernels.AttnConfig{M: 128, N: n, Stages: 2, Threads: threads, WS: true, PingPong: pingPong, Overlap: overlap, Persistent: true}
 	}
+	var cs []kernels.Config
 	switch {
 	case d <= 64:
-		return []kernels.Config{pf(kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}),
-			walk(128, false, false), walk(128, true, false), walk(128, false, true), walk(128, true, true)}
+		cs = append(cs, pf(kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}))
+		if !causal {
+			cs = append(cs, walk(128, 256, true, true), walk(128, 256, false, true), walk(128, 128, false, false), walk(128, 128, false, true))
+		}
 	case d <= 128:
-		return []kernels.Config{pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),
-			walk(128, false, false), walk(128, true, false), walk(64, false, true), walk(64, true, true), walk(96, true, true)}
+		cs = append(cs, pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}))
+		if !causal {
+			cs = append(cs, walk(128, 256, false, false), walk(128, 256, true, false), walk(96, 256, true, true), walk(64, 256, true, true))
+		}
+	default:
+		cs = append(cs, pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),
+			pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true}))
 	}
-	return []kernels.Config{
-		pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),
-		pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true}),
-	}
+	return cs
 }
 
 // faSweep is FlashAttention-3's forward sweep: 512 to 16k tokens per

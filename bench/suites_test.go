@@ -317,36 +317,46 @@ func TestSplitSuitesCompile(t *testing.T) {
 
 // The configs tried only at short sequences: there at 512 and 2k tokens,
 // not at 4k; each compiles for Hopper, and a persistent one with a
-// producer gets one (its ring counted on across tiles).
+// producer gets one (its ring counted on across tiles) that loads the
+// query tiles too (walk.go). Persistent ones only without a causal mask.
 func TestShortAttnConfigs(t *testing.T) {
 	for _, d := range []int{64, 128, 256} {
-		for _, seq := range []int{512, 2048, 4096} {
-			p, err := attention("t", map[string]string{"batch": "2", "heads": "4", "seq-q": fmt.Sprint(seq), "dim": fmt.Sprint(d),
-				"causal": "true", "layout": "bshd", "dtype": "bf16"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := 0
-			for _, c := range p.Configs {
-				ac := c.(kernels.AttnConfig)
-				if !ac.Persistent && !ac.Prefetch {
-					continue
-				}
-				n++
-				fs, _, err := Programs(p.Problem, c, ir.DefaultLimits)
+		for _, causal := range []bool{false, true} {
+			for _, seq := range []int{512, 2048, 4096} {
+				p, err := attention("t", map[string]string{"batch": "2", "heads": "4", "seq-q": fmt.Sprint(seq), "dim": fmt.Sprint(d),
+					"causal": fmt.Sprint(causal), "layout": "bshd", "dtype": "bf16"})
 				if err != nil {
-					t.Fatalf("d%d %d %v: %v", d, seq, ac, err)
+					t.Fatal(err)
 				}
-				prog, err := cuda.Compile(fs[0], cuda.Options{Arch: "sm_90a"})
-				if err != nil {
-					t.Fatalf("d%d %d %+v: %v", d, seq, ac, err)
+				n := 0
+				for _, c := range p.Configs {
+					ac := c.(kernels.AttnConfig)
+					if !ac.Persistent && !ac.Prefetch {
+						continue
+					}
+					n++
+					if ac.Persistent && causal {
+						t.Errorf("d%d causal: persistent config %+v", d, ac)
+					}
+					fs, _, err := Programs(p.Problem, c, ir.DefaultLimits)
+					if err != nil {
+						t.Fatalf("d%d %d %v: %v", d, seq, ac, err)
+					}
+					prog, err := cuda.Compile(fs[0], cuda.Options{Arch: "sm_90a"})
+					if err != nil {
+						t.Fatalf("d%d %d %+v: %v", d, seq, ac, err)
+					}
+					ws := ac.WS && ac.Persistent
+					if ws != strings.Contains(prog.Source, "ring += max(0, hi - lo);") {
+						t.Errorf("d%d %+v: persistent producer %v, but the source says otherwise", d, ac, ws)
+					}
+					if ws && strings.Contains(prog.Source, "cp_async16(") {
+						t.Errorf("d%d %+v: the consumers still load the query tile", d, ac)
+					}
 				}
-				if ws := ac.WS && ac.Persistent; ws != strings.Contains(prog.Source, "ring += max(0, hi - lo);") {
-					t.Errorf("d%d %+v: persistent producer %v, but the source says otherwise", d, ac, ws)
+				if want := len(shortAttnConfigs(d, causal)); (seq <= 2048) != (n == want) || (seq > 2048 && n != 0) {
+					t.Errorf("d%d causal %v seq %d: %d short configs, want %d", d, causal, seq, n, want)
 				}
-			}
-			if want := len(shortAttnConfigs(d)); (seq <= 2048) != (n == want) || (seq > 2048 && n != 0) {
-				t.Errorf("d%d seq %d: %d short configs, want %d", d, seq, n, want)
 			}
 		}
 	}
