@@ -43,7 +43,9 @@ type AttnConfig struct {
 	Prefetch bool
 	// Persistent launches a block an SM that walks the query tiles in
 	// turn (tile g, g + grid, ...), in the order the blocks would have
-	// started; with Prefetch, a block prefetches its own next tile.
+	// started; with WS its producer loads the next tile's query tile and
+	// K/V while the consumers finish this one (target/cuda/walk.go); with
+	// Prefetch, a block prefetches its own next tile.
 	Persistent bool
 }
 

@@ -20,7 +20,9 @@ import (
 // at the end, each warp arrives on its "empty" one. Consumers synchronize among
 // themselves on a named barrier, since the producer has left. With two
 // consumer warpgroups the producer gives its registers to them
-// (setmaxnreg: 40 for the producer, 232 for each consumer thread).
+// (setmaxnreg: 40 for the producer, 232 for each consumer thread). In a
+// persistent walk the producer also loads the tiles each walk iteration
+// starts with (walk.go).
 
 // wsPlan is a warp-specialized kernel's plan.
 type wsPlan struct {
