@@ -72,7 +72,7 @@ func shortAttnConfigs(d int, causal bool) []kernels.Config {
 	case d <= 128:
 		cs = append(cs, pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}))
 		if !causal {
-			cs = append(cs, walk(128, 256, false, false), walk(128, 256, true, false), walk(96, 256, true, true), walk(64, 256, true, true))
+			cs = append(cs, walk(128, 256, false, false), walk(128, 256, true, false), walk(128, 256, false, true), walk(128, 256, true, true), walk(96, 256, true, true))
 		}
 	default:
 		cs = append(cs, pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),
@@ -214,6 +214,8 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		addOVPP(128, 128)
 		addOVPP(128, 96)
 		addOVPP(128, 64)
+		addOV(128, 176, 256, 2) // FlashAttention-3's tile, on K and V rings of two each
+		addOVPP(128, 176)
 		add(64, 64, 128, 2)
 		add(64, 128, 128, 2)
 		if causal { // the tuner's picks at 512 causal tokens on an H100 (docs/perf.md)

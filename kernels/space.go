@@ -230,15 +230,19 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 	var e Estimate
 	eb := s.DType.Bytes()
 	st := 1
+	split := c.Overlap && c.WS && arch == "sm_90a" // K and V on a producer's rings of their own (target/cuda/split.go)
 	if c.Stages >= 2 { // a pipelined loop gives its K and V tiles one buffer per stage
 		st = c.Stages
-		if c.Overlap { // and one more while the deferred P·V reads the last V
+		if c.Overlap && !split { // and one more while the deferred P·V reads the last V
 			st++
 		}
 	}
 	qs, os := tileBytes(c.M, s.Dqk, eb), tileBytes(c.M, s.Dv, eb)
 	ks, vs := tileBytes(c.N, s.Dqk, eb), tileBytes(c.N, s.Dv, eb)
 	tma := tmaBarriers(arch, eb, st, [][2]int{{c.N, s.Dqk}, {c.N, s.Dv}}, []int{s.Dqk, s.Dv})
+	if split {
+		tma *= 2
+	}
 	e.SharedBytes = max(qs+st*(ks+vs), os) + tma
 	ws := checkWS(c.WS, tma, c.Threads)
 	e.SharedBytes += ws.shared

@@ -68,10 +68,11 @@ type compilation struct {
 	smem      *smemPlan
 	tma       map[*ir.For]*tmaLoop // pipelined loops whose prefetches are TMA loads
 	tmaSpecs  []TMASpec
-	tmaStores map[*ir.Copy]*tmaCopy // epilogue copies stored by TMA
-	ws        *wsPlan               // the producer warpgroup's plan, or nil
-	pingPong  bool                  // the consumer warpgroups take turns (pingpong.go)
-	roles     map[*ir.Buffer]int    // fragments owned by one warpgroup (roles.go)
+	tmaStores map[*ir.Copy]*tmaCopy  // epilogue copies stored by TMA
+	ws        *wsPlan                // the producer warpgroup's plan, or nil
+	split     map[*ir.For]*splitRing // loops whose K and V rings are apart (split.go)
+	pingPong  bool                   // the consumer warpgroups take turns (pingpong.go)
+	roles     map[*ir.Buffer]int     // fragments owned by one warpgroup (roles.go)
 	prog      *Program
 }
 

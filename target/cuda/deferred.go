@@ -67,6 +67,7 @@ type wgGroup struct {
 
 // lazyState is the wgmma bookkeeping of a loop with Deferred statements.
 type lazyState struct {
+	loop    *ir.For // the pipelined loop (nil: a loop without prefetches)
 	pending []wgGroup
 	cond    string // the guard of the Deferred body being emitted
 }
@@ -140,6 +141,9 @@ func (e *emitter) deferredBody(v, iter string, d *ir.Deferred, guard string, hoi
 	e.line("const int %s_late = %s;", v, iter)
 	e.open("")
 	e.line("const int %s = %s_late;", v, v)
+	if l := e.lazy.loop; l != nil {
+		e.splitWaitLate(l) // its V slot (split.go)
+	}
 	e.lazy.cond = guard
 	for _, st := range d.Body {
 		if e.err != nil || hoisted[st] {

@@ -13,7 +13,10 @@ import (
 // `if (k0 > lo)` for iteration k0-1 and once more after the loop; on the
 // wgmma path the Q·Kᵀ is not waited for until the mask reads S, with one
 // group (the deferred P·V) left in flight when the guard committed it, and
-// a producer's slot is freed one iteration late.
+// a producer's slot is freed one iteration late. With a producer, K and V
+// take rings of their own of the stages each (split.go): K's slot is
+// freed in its iteration, V's one later, and the deferred block waits for
+// V's slot of its own iteration.
 func TestEmitDeferred(t *testing.T) {
 	s := kernels.AttnShape{B: 2, H: 4, HKV: 2, Sq: 300, Skv: 500, Dqk: 128, Dv: 128, Causal: true, BSHD: true, DType: ir.BF16}
 	for _, tc := range []struct {
@@ -21,12 +24,25 @@ func TestEmitDeferred(t *testing.T) {
 		c    kernels.AttnConfig
 		arch string
 		want []string
+		env  string // TILEGO_SPLITRING
 	}{
 		{"ws sm_90a", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true}, "sm_90a", []string{
+			"if (k0 > lo)", "const int k0_late = k0 - 1;", "const int k0 = k0_late;",
+			"if (k0 > lo) tl::wgmma_wait<1>(); else tl::wgmma_wait<0>();",
+			// the producer: K's ring, then V's
+			"tl::mbar_arrive_expect_tx(tl::smem_addr(smem + 98304) + 8 * (((k0 - lo) % 2)), 16384);",
+			"tl::mbar_arrive_expect_tx(tl::smem_addr(smem + 98320) + 8 * (((k0 - lo) % 2)), 16384);",
+			// the consumers: V's slot where the deferred block starts, K's freed now, V's an iteration late
+			"const int k0 = k0_late;\n          tl::mbar_wait(tl::smem_addr(smem + 98320) + 8 * ((k0 - lo) % 2), ((k0 - lo) / 2) & 1);",
+			"if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + 98336) + 8 * ((k0 - lo) % 2));",
+			"if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + 98352) + 8 * ((k0 - 1 - lo) % 2));",
+			"if (hi > lo)", "const int k0_late = hi - 1;\n       {\n        const int k0 = k0_late;\n        tl::mbar_wait(tl::smem_addr(smem + 98320)",
+		}, ""},
+		{"ws sm_90a, one ring", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true}, "sm_90a", []string{
 			"% 3)", "if (k0 > lo)", "const int k0_late = k0 - 1;", "const int k0 = k0_late;",
 			"if (k0 > lo) tl::wgmma_wait<1>(); else tl::wgmma_wait<0>();",
 			"tl::mbar_arrive(tl::smem_addr(smem + ", "((k0 - 1 - lo) % 3)", "if (hi > lo)", "const int k0_late = hi - 1;",
-		}},
+		}, "0"},
 		{"ws pingpong sm_90a", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true}, "sm_90a", []string{
 			// One turn issues Q·Kᵀ and the deferred P·V; the hand-over
 			// follows the wait for Q·Kᵀ after the guarded block, so it
@@ -36,18 +52,22 @@ func TestEmitDeferred(t *testing.T) {
 			"tl::wgmma_commit();\n      }\n      if (k0 > lo) {",
 			"tl::wgmma_commit();\n          }\n        }\n      }\n      if (k0 > lo) tl::wgmma_wait<1>(); else tl::wgmma_wait<0>();\n      tl::bar_arrive(3 - tid / 128, 256); // the other's turn\n",
 			"if (tid < 128) tl::bar_sync(2, 256); // warpgroup 1's last turn",
-		}},
+		}, ""},
 		{"sm_90a", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Overlap: true}, "sm_90a", []string{
 			"% 3)", "const int next = k0 + 1;", "if (k0 > lo) tl::wgmma_wait<1>(); else tl::wgmma_wait<0>();", "const int k0_late = hi - 1;",
-		}},
+		}, ""},
 		{"sm_80", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Overlap: true}, "sm_80", []string{
 			"% 3)", "const int next = k0 + 1;", "const int k0 = k0_late;", "const int k0_late = hi - 1;",
-		}},
+		}, ""},
 		{"one stage", kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128, Overlap: true}, "sm_90a", []string{
 			"const int lo = ", "const int k0 = k0_late;", "const int k0_late = hi - 1;", "tl::wgmma_wait<0>();",
-		}},
+		}, ""},
 	} {
+		if tc.env != "" {
+			t.Setenv("TILEGO_SPLITRING", tc.env)
+		}
 		p := compileAttn(t, s, tc.c, tc.arch)
+		t.Setenv("TILEGO_SPLITRING", "")
 		for _, w := range tc.want {
 			if !strings.Contains(p.Source, w) {
 				t.Errorf("%s: source lacks %q", tc.name, w)

@@ -178,7 +178,7 @@ func (e *emitter) kernel() string {
 	} else {
 		for f, l := range e.c.tma { // at most one loop runs on from an outer loop's iterations
 			if l.outer != nil {
-				e.tmaInit(l, ringSize(f))
+				e.tmaInit(l, e.c.ringSize(f))
 				e.line("int ring = 0; // the ring positions used so far (ringPos)")
 			}
 		}

@@ -14,7 +14,8 @@ import (
 // next prefetch overwrites), issues the prefetch, then computes.
 func (e *emitter) pipelined(s *ir.For) {
 	hoisted := e.c.smem.hoisted[s]
-	S, R := s.Stages, ringSize(s) // prefetch distance S-1 over a ring of R buffers
+	S, R := s.Stages, e.c.ringSize(s)                                 // prefetch distance S-1 over a ring of R buffers
+	split := e.c.ws != nil && e.c.ws.loop == s && e.c.split[s] != nil // K and V on rings of their own (split.go)
 	v := s.Var.Name
 	isHoisted := map[ir.Stmt]bool{}
 	for _, cp := range hoisted {
@@ -118,7 +119,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	case hand != nil:
 		e.handoffBody(hand)
 	case late:
-		e.lazy = &lazyState{}
+		e.lazy = &lazyState{loop: s}
 		if turns {
 			e.turns = &turnState{loop: s}
 			e.c.pingPong = true
@@ -133,6 +134,11 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.stmts(rest)
 	}
 	switch {
+	case split: // K's slot now, V's (read by the Deferred statements) an iteration late
+		e.wsRelease(v, R)
+		e.open("if (%s)", deferredGuard(v))
+		e.wsReleaseAt(e.c.ws.lateEmpty, v+" - 1", R)
+		e.close()
 	case ws && late: // the Deferred statements read iteration v-1's slot until now
 		e.open("if (%s)", deferredGuard(v))
 		e.wsRelease(v+" - 1", R)
@@ -152,7 +158,11 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.lazy = nil
 		if ws && tma.outer != nil { // the producer goes on into the next tile's loop
 			e.open("if (hi > lo)")
-			e.wsRelease("hi - 1", R)
+			if split {
+				e.wsReleaseAt(e.c.ws.lateEmpty, "hi - 1", R)
+			} else {
+				e.wsRelease("hi - 1", R)
+			}
 			e.close()
 		}
 	}
@@ -167,3 +177,6 @@ func (e *emitter) pipelined(s *ir.For) {
 	}
 	e.sync()
 }
+
+// ws0: a producer warpgroup issues loop s's loads.
+func ws0(e *emitter, s *ir.For) bool { return e.c.ws != nil && e.c.ws.loop == s }

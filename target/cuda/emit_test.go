@@ -221,9 +221,9 @@ func TestPersistentRing(t *testing.T) {
 		{kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true},
 			append(common, ") + 8 * ((k1 - rb) % 2));\n      }\n      __syncwarp();"), []string{"hi - 1 - rb"}},
 		{kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true},
-			append(common, "if (hi > lo) {\n        __syncwarp();\n        if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + ", "+ 8 * ((hi - 1 - rb) % 3));"), nil},
+			append(common, "if (hi > lo) {\n        __syncwarp();\n        if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + ", "+ 8 * ((hi - 1 - rb) % 2));"), nil},
 		{kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true},
-			[]string{"((k0 - lo) % 3)"}, []string{"ring", "rb", "hi - 1 - lo", "num_sms"}},
+			[]string{"((k0 - lo) % 2)"}, []string{"ring", "rb", "hi - 1 - lo", "num_sms"}},
 		// Without a producer: the barriers set up once, before the walk.
 		{kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Persistent: true},
 			[]string{"tl::fence_mbar_init();\n  }\n  __syncthreads();\n  int ring = 0; // the ring positions used so far (ringPos)\n  for (int k0 = 0;",

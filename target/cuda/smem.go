@@ -78,17 +78,18 @@ func hardwareTiles(c *compilation) map[*ir.Buffer]bool {
 // two buffers where they fit beside the rest, else one, else are left to
 // the consumers.
 func planShared(c *compilation) error {
+	planSplit(c)
 	w := walkCandidates(c)
 	for _, n := range []int{2, 1} {
 		if w == nil {
 			break
 		}
 		w.stages = n
-		if p, err := placeShared(c, w); err == nil && p.total+w.barrierBytes() <= ir.DefaultLimits.MaxSharedBytes {
+		if p, err := placeShared(c, w); err == nil && p.total+w.barrierBytes(c) <= ir.DefaultLimits.MaxSharedBytes {
 			p.walk = w
 			c.smem = p
 			planTMA(c)
-			return nil
+			return checkSplit(c)
 		}
 	}
 	p, err := placeShared(c, nil)
@@ -97,7 +98,7 @@ func planShared(c *compilation) error {
 	}
 	c.smem = p
 	planTMA(c)
-	return nil
+	return checkSplit(c)
 }
 
 // placeShared is planShared's placement, with walk's tiles (when not nil)
@@ -113,7 +114,7 @@ func placeShared(c *compilation, walk *walkLoad) (*smemPlan, error) {
 		}
 		for _, cp := range hoistable(f) {
 			p.hoisted[f] = append(p.hoisted[f], cp)
-			stages[cp.Dst.Buf] = max(stages[cp.Dst.Buf], ringSize(f))
+			stages[cp.Dst.Buf] = max(stages[cp.Dst.Buf], c.ringSize(f))
 		}
 	})
 	// Tiles whose lifetimes do not overlap share bytes (first fit), e.g. an

@@ -34,8 +34,9 @@ type tmaCopy struct {
 
 // tmaLoop is a pipelined loop whose prefetches are all TMA loads.
 type tmaLoop struct {
-	bar    int // shared offset of its stages' mbarriers (8 bytes each)
-	copies map[*ir.Copy]*tmaCopy
+	bar     int // shared offset of its stages' mbarriers (8 bytes each)
+	lateBar int // with split rings (split.go), the late ring's
+	copies  map[*ir.Copy]*tmaCopy
 	// outer, when not nil, is the serial loop (a statement of the kernel
 	// body) whose iterations each run this loop once, as a persistent
 	// kernel's walk over its tiles: the barriers are set up once, before
@@ -59,7 +60,11 @@ func planTMA(c *compilation) {
 	ir.Walk(c.f.Kernel.Body, func(st ir.Stmt) { // in program order, so the source is deterministic
 		f, ok := st.(*ir.For)
 		cps := c.smem.hoisted[f]
-		if !ok || len(cps) == 0 || align(c.smem.total, 8)+8*ringSize(f) > ir.DefaultLimits.MaxSharedBytes {
+		rings := 1
+		if c.split[f] != nil {
+			rings = 2
+		}
+		if !ok || len(cps) == 0 || align(c.smem.total, 8)+8*rings*c.ringSize(f) > ir.DefaultLimits.MaxSharedBytes {
 			return
 		}
 		if !alone[f] && outer[f] == nil { // deeper in loops: cp.async, whose ring drains each run
@@ -79,7 +84,11 @@ func planTMA(c *compilation) {
 		c.tmaSpecs = append(c.tmaSpecs, specs...)
 		c.smem.total = align(c.smem.total, 8)
 		l.bar = c.smem.total
-		c.smem.total += 8 * ringSize(f)
+		c.smem.total += 8 * c.ringSize(f)
+		if rings == 2 {
+			l.lateBar = c.smem.total
+			c.smem.total += 8 * c.ringSize(f)
+		}
 		c.tma[f] = l
 	})
 	planTMAStores(c)

@@ -31,8 +31,10 @@ type walkLoad struct {
 }
 
 // barrierBytes bounds the mbarriers planTMA and planWS add after the
-// tiles: the ring's full and empty ones, the walk's, and alignment.
-func (w *walkLoad) barrierBytes() int { return 8 + 16*ringSize(w.pipe) + 16*w.stages }
+// tiles: the rings' full and empty ones, the walk's, and alignment.
+func (w *walkLoad) barrierBytes(c *compilation) int {
+	return 8 + 32*c.ringSize(w.pipe) + 16*w.stages // a split ring's two pairs of rings, at most
+}
 
 // walkCandidates finds the copies a producer could issue a tile ahead: the
 // kernel asks for warp specialization on sm_90a with TMA on; its body has

@@ -28,8 +28,9 @@ func TestWalkLoads(t *testing.T) {
 		{"ws persistent", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true}, 2},
 		{"ws persistent n128", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Persistent: true}, 2},
 		{"ws overlap persistent", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 2},
-		{"one buffer fits", s, kernels.AttnConfig{M: 128, N: 96, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 1},
-		{"none fits", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 0},
+		{"ws overlap persistent n128", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 2}, // K and V rings of 2 (split.go)
+		{"one buffer fits", s, kernels.AttnConfig{M: 128, N: 160, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 1},
+		{"none fits", s, kernels.AttnConfig{M: 128, N: 176, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 0},
 		{"d256 none fits", d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true}, 0},
 		{"no producer", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Persistent: true}, 0},
 		{"no walk", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true}, 0},

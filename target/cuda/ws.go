@@ -29,6 +29,7 @@ type wsPlan struct {
 	loop      *ir.For
 	consumers int       // the program's threads
 	empty     int       // shared offset of the loop's stages' empty barriers
+	lateEmpty int       // with split rings (split.go), the late ring's
 	regs      [2]int    // setmaxnreg of the producer and the consumers (0: none)
 	walk      *walkLoad // the walk's tile loads the producer issues (walk.go), or nil
 }
@@ -81,12 +82,20 @@ func planWS(c *compilation) {
 			}
 		}
 	}
-	if align(c.smem.total, 8)+8*ringSize(loop) > ir.DefaultLimits.MaxSharedBytes {
+	rings := 1
+	if c.split[loop] != nil {
+		rings = 2
+	}
+	if align(c.smem.total, 8)+8*rings*c.ringSize(loop) > ir.DefaultLimits.MaxSharedBytes {
 		return
 	}
 	c.smem.total = align(c.smem.total, 8)
 	w := &wsPlan{loop: loop, consumers: k.Threads, empty: c.smem.total}
-	c.smem.total += 8 * ringSize(loop)
+	c.smem.total += 8 * c.ringSize(loop)
+	if rings == 2 {
+		w.lateEmpty = c.smem.total
+		c.smem.total += 8 * c.ringSize(loop)
+	}
 	// One block an SM. Two blocks of one consumer warpgroup each (launch
 	// bounds 256, 2; setmaxnreg 24/232) were measured on an H100 on
 	// 2026-11-23 and lost at every short sweep point (docs/perf.md), and
@@ -128,8 +137,12 @@ func (c *compilation) launchThreads() int {
 // is ring position v - rb, rb = lo - ring.
 func (e *emitter) wsSplit() {
 	w, f := e.c.ws, e.c.ws.loop
-	l, S, T, v := e.c.tma[f], ringSize(f), w.consumers, f.Var.Name
+	l, S, T, v := e.c.tma[f], e.c.ringSize(f), w.consumers, f.Var.Name
 	rings := []barRing{{l.bar, S, 1}, {w.empty, S, T / 32}} // full: the producer's expect_tx; empty: one lane per consumer warp
+	sr := e.c.split[f]
+	if sr != nil {
+		rings = append(rings, barRing{l.lateBar, S, 1}, barRing{w.lateEmpty, S, T / 32})
+	}
 	if wl := w.walk; wl != nil {
 		rings = append(rings, barRing{wl.full, wl.stages, 1}, barRing{wl.empty, wl.stages, T / 32})
 	}
@@ -153,13 +166,21 @@ func (e *emitter) wsSplit() {
 	slot := fmt.Sprintf("(%s %% %d)", pos, S)
 	// A fresh barrier has completed the phase of parity 1, so the first
 	// round's waits pass: every slot starts free.
-	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, ((%s / %d) & 1) ^ 1);", w.empty, slot, pos, S)
-	for _, cp := range e.c.smem.hoisted[f] {
-		e.stage[cp.Dst.Buf] = slot
+	issue := func(empty, full int, copies []*ir.Copy) {
+		e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, ((%s / %d) & 1) ^ 1);", empty, slot, pos, S)
+		for _, cp := range copies {
+			e.stage[cp.Dst.Buf] = slot
+		}
+		e.tmaIssue(full, l.copies, copies, slot, "")
+		for _, cp := range copies {
+			delete(e.stage, cp.Dst.Buf)
+		}
 	}
-	e.tmaIssue(l.bar, l.copies, e.c.smem.hoisted[f], slot, "")
-	for _, cp := range e.c.smem.hoisted[f] {
-		delete(e.stage, cp.Dst.Buf)
+	if sr != nil { // K's slot frees an iteration before V's (split.go)
+		issue(w.empty, l.bar, sr.early)
+		issue(w.lateEmpty, l.lateBar, sr.late)
+	} else {
+		issue(w.empty, l.bar, e.c.smem.hoisted[f])
 	}
 	e.close()
 	if l.outer != nil {
@@ -180,8 +201,12 @@ func (e *emitter) wsSplit() {
 // wsRelease frees iteration iter's slot of a ring of R for the producer:
 // one arrival per warp, once all its lanes are done (256 arrivals on one
 // word would queue behind each other every iteration).
-func (e *emitter) wsRelease(iter string, R int) {
+func (e *emitter) wsRelease(iter string, R int) { e.wsReleaseAt(e.c.ws.empty, iter, R) }
+
+// wsReleaseAt is wsRelease on the ring of empty barriers at shared offset
+// empty (a split loop's late ring: split.go).
+func (e *emitter) wsReleaseAt(empty int, iter string, R int) {
 	w := e.c.ws
 	e.line("__syncwarp();")
-	e.line("if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + %d) + 8 * (%s %% %d));", w.empty, e.ringPos(e.c.tma[w.loop], iter), R)
+	e.line("if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + %d) + 8 * (%s %% %d));", empty, e.ringPos(e.c.tma[w.loop], iter), R)
 }
