@@ -231,7 +231,7 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 	eb := s.DType.Bytes()
 	st := 1
 	split := c.Overlap && c.WS && arch == "sm_90a" // K and V on a producer's rings of their own (target/cuda/split.go)
-	if c.Stages >= 2 { // a pipelined loop gives its K and V tiles one buffer per stage
+	if c.Stages >= 2 {                             // a pipelined loop gives its K and V tiles one buffer per stage
 		st = c.Stages
 		if c.Overlap && !split { // and one more while the deferred P·V reads the last V
 			st++
