@@ -230,8 +230,9 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 	var e Estimate
 	eb := s.DType.Bytes()
 	st := 1
-	split := c.Overlap && c.WS && arch == "sm_90a" // K and V on a producer's rings of their own (target/cuda/split.go)
-	if c.Stages >= 2 {                             // a pipelined loop gives its K and V tiles one buffer per stage
+	// With a producer, K and V take rings of their own (target/cuda/split.go).
+	split := c.Overlap && c.WS && arch == "sm_90a"
+	if c.Stages >= 2 { // a pipelined loop gives its K and V tiles one buffer per stage
 		st = c.Stages
 		if c.Overlap && !split { // and one more while the deferred P·V reads the last V
 			st++
