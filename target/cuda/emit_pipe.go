@@ -14,8 +14,9 @@ import (
 // next prefetch overwrites), issues the prefetch, then computes.
 func (e *emitter) pipelined(s *ir.For) {
 	hoisted := e.c.smem.hoisted[s]
-	S, R := s.Stages, e.c.ringSize(s)                                 // prefetch distance S-1 over a ring of R buffers
-	split := e.c.ws != nil && e.c.ws.loop == s && e.c.split[s] != nil // K and V on rings of their own (split.go)
+	S, R := s.Stages, e.c.ringSize(s) // prefetch distance S-1 over a ring of R buffers
+	// K and V on rings of their own (split.go)
+	split := e.c.ws != nil && e.c.ws.loop == s && e.c.split[s] != nil
 	v := s.Var.Name
 	isHoisted := map[ir.Stmt]bool{}
 	for _, cp := range hoisted {
@@ -177,6 +178,3 @@ func (e *emitter) pipelined(s *ir.For) {
 	}
 	e.sync()
 }
-
-// ws0: a producer warpgroup issues loop s's loads.
-func ws0(e *emitter, s *ir.For) bool { return e.c.ws != nil && e.c.ws.loop == s }

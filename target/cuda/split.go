@@ -34,6 +34,15 @@ func (c *compilation) ringSize(f *ir.For) int {
 	return ringSize(f)
 }
 
+// rings is how many rings of barriers f's loads complete on: two when
+// split.
+func (c *compilation) rings(f *ir.For) int {
+	if c.split[f] != nil {
+		return 2
+	}
+	return 1
+}
+
 // planSplit picks the loops whose rings split: those that the producer
 // will run (planWS's rules, decided here before shared memory is placed)
 // with Deferred statements, whose prefetched tiles are each read either

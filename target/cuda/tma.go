@@ -60,11 +60,7 @@ func planTMA(c *compilation) {
 	ir.Walk(c.f.Kernel.Body, func(st ir.Stmt) { // in program order, so the source is deterministic
 		f, ok := st.(*ir.For)
 		cps := c.smem.hoisted[f]
-		rings := 1
-		if c.split[f] != nil {
-			rings = 2
-		}
-		if !ok || len(cps) == 0 || align(c.smem.total, 8)+8*rings*c.ringSize(f) > ir.DefaultLimits.MaxSharedBytes {
+		if !ok || len(cps) == 0 || align(c.smem.total, 8)+8*c.rings(f)*c.ringSize(f) > ir.DefaultLimits.MaxSharedBytes {
 			return
 		}
 		if !alone[f] && outer[f] == nil { // deeper in loops: cp.async, whose ring drains each run
@@ -85,7 +81,7 @@ func planTMA(c *compilation) {
 		c.smem.total = align(c.smem.total, 8)
 		l.bar = c.smem.total
 		c.smem.total += 8 * c.ringSize(f)
-		if rings == 2 {
+		if c.rings(f) == 2 {
 			l.lateBar = c.smem.total
 			c.smem.total += 8 * c.ringSize(f)
 		}

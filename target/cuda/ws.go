@@ -82,17 +82,13 @@ func planWS(c *compilation) {
 			}
 		}
 	}
-	rings := 1
-	if c.split[loop] != nil {
-		rings = 2
-	}
-	if align(c.smem.total, 8)+8*rings*c.ringSize(loop) > ir.DefaultLimits.MaxSharedBytes {
+	if align(c.smem.total, 8)+8*c.rings(loop)*c.ringSize(loop) > ir.DefaultLimits.MaxSharedBytes {
 		return
 	}
 	c.smem.total = align(c.smem.total, 8)
 	w := &wsPlan{loop: loop, consumers: k.Threads, empty: c.smem.total}
 	c.smem.total += 8 * c.ringSize(loop)
-	if rings == 2 {
+	if c.rings(loop) == 2 {
 		w.lateEmpty = c.smem.total
 		c.smem.total += 8 * c.ringSize(loop)
 	}
