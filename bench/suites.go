@@ -180,7 +180,7 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 	addPP := func(m, n, stages int) {
 		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: stages, Threads: 256, WS: true, PingPong: true})
 	}
-	addOV := func(m, n, threads, stages int) { // P·V deferred under the next softmax, K/V ring of stages+1
+	addOV := func(m, n, threads, stages int) { // P·V deferred under the next softmax; K and V on rings of their own
 		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: stages, Threads: threads, WS: true, Overlap: true})
 	}
 	addOVPP := func(m, n int) { // both: FlashAttention-3's schedule

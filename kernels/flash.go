@@ -32,8 +32,9 @@ type AttnConfig struct {
 	PingPong bool
 	// Overlap defers each tile's P·V to the next iteration, after that
 	// tile's Q·Kᵀ (tl's Defer), so the softmax runs under it on the tensor
-	// cores (FlashAttention-3's intra-warpgroup overlap). Its K/V ring takes
-	// one buffer more than the stages.
+	// cores (FlashAttention-3's intra-warpgroup overlap). With a producer
+	// on Hopper, K and V take rings of the stages each; otherwise their one
+	// ring takes a buffer more than the stages (target/cuda/split.go).
 	Overlap bool
 	// Prefetch has each block, once its own loads are issued, fetch into
 	// L2 the query tile and first K/V tiles of the block one wave later

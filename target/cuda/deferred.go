@@ -16,7 +16,8 @@ import (
 // Two things follow. The tiles a Deferred body reads from the loop's ring
 // are read one iteration late, so the ring gets one buffer more than the
 // stages (the prefetch of iteration v+stages-1 must not land on v-1's), and
-// a producer warpgroup's slot is freed one iteration late. And on the wgmma
+// a producer warpgroup's slot is freed one iteration late; with a producer
+// those tiles take a ring of their own instead (split.go). And on the wgmma
 // path the loop's multiplies are not waited for at once: each is waited
 // for just before the first statement that touches its accumulator or its
 // register operand (pending below), so that a Deferred P·V issued after the
