@@ -237,6 +237,9 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		addOV(128, 32, 256, 2)
 		addOVPP(128, 48)
 		addOVPP(128, 32)
+		addOV(128, 64, 256, 2) // room for these only on K and V rings of two each (not yet timed)
+		addOVPP(128, 64)
+		addOV(128, 80, 256, 2)
 	}
 	return cs
 }
