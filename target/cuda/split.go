@@ -43,35 +43,14 @@ func (c *compilation) rings(f *ir.For) int {
 	return 1
 }
 
-// planSplit picks the loops whose rings split: those that the producer
-// will run (planWS's rules, decided here before shared memory is placed)
-// with Deferred statements, whose prefetched tiles are each read either
-// only in the Deferred body or only outside it, some of each.
+// planSplit picks the loop whose rings split: the one the producer will
+// run (wsLoopAhead), with Deferred statements, whose prefetched tiles are
+// each read either only in the Deferred body or only outside it, some of
+// each.
 func planSplit(c *compilation) {
 	c.split = map[*ir.For]*splitRing{}
-	if c.opts.Arch != "sm_90a" || !tmaEnabled(c.opts) || !wsWanted(c) || !envSwitch("TILEGO_SPLITRING", true) {
-		return
-	}
-	k := c.f.Kernel
-	if k.Threads%128 != 0 || k.Threads+128 > 1024 {
-		return
-	}
-	outer, alone := loopNesting(k.Body)
-	var loops []*ir.For
-	ir.Walk(k.Body, func(s ir.Stmt) {
-		if f, ok := s.(*ir.For); ok && f.Kind == ir.Pipelined && f.Stages >= 2 && len(hoistable(f)) > 0 {
-			loops = append(loops, f)
-		}
-	})
-	if len(loops) != 1 { // the producer runs a kernel's only TMA loop
-		return
-	}
-	f := loops[0]
-	o := outer[f]
-	if !hasDeferred(f) || (!alone[f] || !slices.Contains(k.Body, ir.Stmt(f))) && o == nil {
-		return
-	}
-	if !pureExpr(f.Start) || !pureExpr(f.Stop) || o != nil && (!pureExpr(o.Start) || !pureExpr(o.Stop)) {
+	f, _ := wsLoopAhead(c)
+	if f == nil || !hasDeferred(f) || !envSwitch("TILEGO_SPLITRING", true) {
 		return
 	}
 	late := map[*ir.Buffer]bool{}

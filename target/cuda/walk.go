@@ -36,28 +36,17 @@ func (w *walkLoad) barrierBytes(c *compilation) int {
 	return 8 + 32*c.ringSize(w.pipe) + 16*w.stages // a split ring's two pairs of rings, at most
 }
 
-// walkCandidates finds the copies a producer could issue a tile ahead: the
-// kernel asks for warp specialization on sm_90a with TMA on; its body has
-// one serial loop (bounds any thread can compute) whose body has a
-// pipelined loop with prefetches; the copies are statements of that body
-// before the pipelined loop, each loading a whole tile that nothing else
-// writes, from a TMA-shaped box at an address any thread can compute, and
-// that nothing after the pipelined loop uses.
+// walkCandidates finds the copies a producer could issue a tile ahead:
+// the producer's loop (wsLoopAhead) is a statement of a walk; the copies
+// are statements of the walk's body before that loop, each loading a
+// whole tile that nothing else writes, from a TMA-shaped box at an address
+// any thread can compute, and that nothing after the loop uses.
 func walkCandidates(c *compilation) *walkLoad {
-	if c.opts.Arch != "sm_90a" || !tmaEnabled(c.opts) || !wsWanted(c) {
+	pipe, walk := wsLoopAhead(c)
+	if walk == nil {
 		return nil
 	}
-	outer, _ := loopNesting(c.f.Kernel.Body)
-	if len(outer) != 1 {
-		return nil
-	}
-	w := &walkLoad{bufs: map[*ir.Buffer]bool{}, tma: map[*ir.Copy]*tmaCopy{}}
-	for p, l := range outer {
-		w.pipe, w.loop = p, l
-	}
-	if w.pipe.Stages < 2 || len(hoistable(w.pipe)) == 0 || !pureExpr(w.loop.Start) || !pureExpr(w.loop.Stop) {
-		return nil
-	}
+	w := &walkLoad{loop: walk, pipe: pipe, bufs: map[*ir.Buffer]bool{}, tma: map[*ir.Copy]*tmaCopy{}}
 	writers := map[*ir.Buffer]int{}
 	ir.Walk(c.f.Kernel.Body, func(s ir.Stmt) {
 		switch s := s.(type) {

@@ -103,6 +103,39 @@ func planWS(c *compilation) {
 	planWalk(c)
 }
 
+// wsLoopAhead is, before shared memory is placed, the loop planWS will
+// give a producer by its rules, and the walk it is a statement of (nil if
+// none): sm_90a with TMA on, asked for, whole consumer warpgroups, the
+// kernel's only pipelined loop with prefetches, at top level or in a
+// top-level serial loop, with bounds any thread can compute. Nil when
+// there is none. The walk loads and split rings (walk.go, split.go), which
+// change how shared memory is placed, are planned for this loop.
+func wsLoopAhead(c *compilation) (loop, walk *ir.For) {
+	k := c.f.Kernel
+	if c.opts.Arch != "sm_90a" || !tmaEnabled(c.opts) || !wsWanted(c) || k.Threads%128 != 0 || k.Threads+128 > 1024 {
+		return nil, nil
+	}
+	var loops []*ir.For
+	ir.Walk(k.Body, func(s ir.Stmt) {
+		if f, ok := s.(*ir.For); ok && f.Kind == ir.Pipelined && f.Stages >= 2 && len(hoistable(f)) > 0 {
+			loops = append(loops, f)
+		}
+	})
+	if len(loops) != 1 {
+		return nil, nil
+	}
+	f := loops[0]
+	outer, _ := loopNesting(k.Body)
+	o := outer[f]
+	if o == nil && !slices.Contains(k.Body, ir.Stmt(f)) {
+		return nil, nil
+	}
+	if !pureExpr(f.Start) || !pureExpr(f.Stop) || o != nil && (!pureExpr(o.Start) || !pureExpr(o.Stop)) {
+		return nil, nil
+	}
+	return f, o
+}
+
 // pureExpr: e reads no on-chip buffer and no output, so any thread can
 // evaluate it at any time.
 func pureExpr(e ir.Expr) bool {
