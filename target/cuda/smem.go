@@ -79,7 +79,18 @@ func hardwareTiles(c *compilation) map[*ir.Buffer]bool {
 // the consumers.
 func planShared(c *compilation) error {
 	planSplit(c)
-	w := walkCandidates(c)
+	p, err := placeWalk(c, walkCandidates(c))
+	if err != nil {
+		return err
+	}
+	c.smem = p
+	planTMA(c)
+	return checkSplit(c)
+}
+
+// placeWalk places the tiles with w's in two buffers each, else one, with
+// room left for the barriers; else (or with w nil) without a walk.
+func placeWalk(c *compilation, w *walkLoad) (*smemPlan, error) {
 	for _, n := range []int{2, 1} {
 		if w == nil {
 			break
@@ -87,18 +98,10 @@ func planShared(c *compilation) error {
 		w.stages = n
 		if p, err := placeShared(c, w); err == nil && p.total+w.barrierBytes(c) <= ir.DefaultLimits.MaxSharedBytes {
 			p.walk = w
-			c.smem = p
-			planTMA(c)
-			return checkSplit(c)
+			return p, nil
 		}
 	}
-	p, err := placeShared(c, nil)
-	if err != nil {
-		return err
-	}
-	c.smem = p
-	planTMA(c)
-	return checkSplit(c)
+	return placeShared(c, nil)
 }
 
 // placeShared is planShared's placement, with walk's tiles (when not nil)
