@@ -73,6 +73,7 @@ type compilation struct {
 	split     map[*ir.For]*splitRing // loops whose K and V rings are apart (split.go)
 	pingPong  bool                   // the consumer warpgroups take turns (pingpong.go)
 	roles     map[*ir.Buffer]int     // fragments owned by one warpgroup (roles.go)
+	halves    *halves                // a walk whose epilogue stores by warpgroup halves (halves.go), or nil
 	prog      *Program
 }
 

@@ -22,6 +22,7 @@ type emitter struct {
 	dirty     bool // shared memory written since the last barrier
 	pending   bool // cp.async copies issued and not yet waited for
 	read      bool // shared memory read since the last barrier
+	halfRead  bool // a warpgroup's half stored by TMA since its last barrier (halves.go)
 	err       error
 	global    map[*ir.Buffer]bool // globals needing 64-bit offsets
 	funcs     map[string]bool     // device functions generated for this kernel
@@ -346,7 +347,13 @@ func (e *emitter) forLoop(s *ir.For) {
 	defer e.walkStages(s)()
 	e.open("for (int %s = %s; %s < %s; ++%s)", v, e.expr(s.Start), v, e.expr(s.Stop), v)
 	e.stmts(s.Body)
-	e.loopEndSync(s.Body)
+	if h := e.c.halves; h != nil && h.walk == s && !e.dirty && !e.read && !e.pending {
+		if e.halfRead { // nothing else owed: the warpgroup meets itself before writing its half again
+			e.halfSync(false)
+		}
+	} else {
+		e.loopEndSync(s.Body)
+	}
 	e.close()
 	e.merge(before) // the body may not run at all
 }
@@ -390,7 +397,7 @@ func (e *emitter) sync() {
 	} else {
 		e.line("__syncthreads();")
 	}
-	e.dirty, e.read = false, false
+	e.dirty, e.read, e.halfRead = false, false, false
 }
 
 // syncIfDirty emits a barrier before an op that reads shared memory other

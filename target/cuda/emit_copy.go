@@ -274,8 +274,13 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 			e.syncIfDirty(true)
 		}
 	}
+	half := e.c.halves != nil && e.c.halves.write == s
 	if out && other.Buf.Scope == ir.Shared && !atomic && e.copyPairsToShared(frag, other, l) {
-		e.wroteShared()
+		if half {
+			e.halfSync(true)
+		} else {
+			e.wroteShared()
+		}
 		return
 	}
 	e.open("")
@@ -301,7 +306,9 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 	e.close()
 	e.close()
 	if other.Buf.Scope == ir.Shared {
-		if out {
+		if out && half {
+			e.halfSync(true)
+		} else if out {
 			e.wroteShared()
 		} else {
 			e.read = true

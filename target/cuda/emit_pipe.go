@@ -80,13 +80,17 @@ func (e *emitter) pipelined(s *ir.For) {
 		}
 		hand = planHandoff(rest, ring)
 	}
-	if free || hand != nil {
+	halves := e.halvesPipe(s)
+	if (free || hand != nil) && !(halves && !e.dirty && !e.pending && !e.read) { // by halves: nothing issued before it
 		e.line("tl::cp_async_wait<0>();")
 		e.dirty, e.pending = true, false
 		e.sync()
 	}
 	turns := free && e.pingPong(rest)
-	if turns {
+	switch {
+	case turns && halves: // the turns run on from tile to tile
+		e.line("if (tid >= 128 && %s) tl::bar_arrive(%d, 256); // warpgroup 0 takes the walk's first turn", e.walkEnds(false), turnBar)
+	case turns:
 		e.line("if (tid >= 128) tl::bar_arrive(%d, 256); // warpgroup 0 takes the first turn", turnBar)
 	}
 	if hand != nil {
@@ -148,7 +152,10 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.wsRelease(v, R)
 	}
 	e.close()
-	if turns {
+	switch {
+	case turns && halves:
+		e.line("if (tid < 128 && %s) tl::bar_sync(%d, 256); // warpgroup 1's last turn of the walk, so no arrival is left over", e.walkEnds(true), turnBar)
+	case turns:
 		e.line("if (tid < 128) tl::bar_sync(%d, 256); // warpgroup 1's last turn, so no arrival is left over", turnBar)
 	}
 	if hand != nil {
@@ -175,6 +182,10 @@ func (e *emitter) pipelined(s *ir.For) {
 	e.close()
 	for _, cp := range hoisted {
 		delete(e.stage, cp.Dst.Buf)
+	}
+	if halves { // the loop wrote no shared memory, and no consumer writes what it read
+		e.dirty, e.read = false, false
+		return
 	}
 	e.sync()
 }

@@ -85,6 +85,7 @@ func planShared(c *compilation) error {
 	}
 	c.smem = p
 	planTMA(c)
+	planHalves(c)
 	return checkSplit(c)
 }
 

@@ -143,11 +143,18 @@ func (c *compilation) tmaBox(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool)
 }
 
 // tmaCoords are panel p's box coordinates in region g, innermost first.
-func (e *emitter) tmaCoords(g ir.Region, p int) string {
+func (e *emitter) tmaCoords(g ir.Region, p int) string { return e.tmaCoordsAt(g, p, "") }
+
+// tmaCoordsAt is tmaCoords with rowOff (C++, "" for none) added to the row.
+func (e *emitter) tmaCoordsAt(g ir.Region, p int, rowOff string) string {
 	n := len(g.Start)
 	coords := []string{fmt.Sprintf("%s + %d", e.expr(g.Start[n-1]), 64*p)}
 	for d := n - 2; d >= 0; d-- {
-		coords = append(coords, e.expr(g.Start[d]))
+		if d == n-2 {
+			coords = append(coords, e.expr(g.Start[d])+rowOff)
+		} else {
+			coords = append(coords, e.expr(g.Start[d]))
+		}
 	}
 	return strings.Join(coords, ", ")
 }

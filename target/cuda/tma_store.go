@@ -45,6 +45,10 @@ func planTMAStores(c *compilation) {
 // whole (and, on sm_90a, visible to the async proxy).
 func (e *emitter) tmaStore(cp *ir.Copy, tc *tmaCopy) {
 	e.syncIfDirty(true)
+	if e.c.halves != nil && e.c.halves.store == cp {
+		e.halfStore(cp, tc)
+		return
+	}
 	sb := e.c.smem.bufs[cp.Src.Buf]
 	e.open("if (tid == 0)")
 	for p := range tc.panels {
