@@ -50,13 +50,12 @@ func attention(suite string, vals map[string]string) (Point, error) {
 
 // shortAttnConfigs are tried at short sequences (up to 2k query tokens),
 // where a block's prologue and epilogue weigh most: configs that prefetch
-// the next wave's Q and first K/V tiles into L2 and, without a causal
-// mask, persistent grids whose producer loads the next tile's Q and K/V
-// while the consumers finish this one (target/cuda/walk.go; d ≤ 128, where
-// the query tile's buffers fit beside the ring and the output tile). A
-// causal persistent grid balances its blocks' work worse than the
-// hardware's block scheduler: it lost at every causal point it was timed
-// at on the H100 (docs/perf.md).
+// the next wave's Q and first K/V tiles into L2, and persistent grids
+// whose producer loads the next tile's Q and K/V while the consumers
+// finish this one (target/cuda/walk.go; d ≤ 128, where the query tile's
+// buffers fit beside the ring and the output tile). With a causal mask a
+// persistent block walks pairs of tiles of equal total work
+// (kernels.causalPair), so the blocks stay balanced.
 func shortAttnConfigs(d int, causal bool) []kernels.Config {
 	pf := func(c kernels.AttnConfig) kernels.Config { c.Prefetch = true; return c }
 	walk := func(n, threads int, pingPong, overlap bool) kernels.Config {
@@ -65,15 +64,11 @@ func shortAttnConfigs(d int, causal bool) []kernels.Config {
 	var cs []kernels.Config
 	switch {
 	case d <= 64:
-		cs = append(cs, pf(kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}))
-		if !causal {
-			cs = append(cs, walk(128, 256, true, true), walk(128, 256, false, true), walk(128, 128, false, false), walk(128, 128, false, true))
-		}
+		cs = append(cs, pf(kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}),
+			walk(128, 256, true, true), walk(128, 256, false, true), walk(128, 128, false, false), walk(128, 128, false, true))
 	case d <= 128:
-		cs = append(cs, pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}))
-		if !causal {
-			cs = append(cs, walk(128, 256, false, false), walk(128, 256, true, false), walk(128, 256, false, true), walk(128, 256, true, true), walk(96, 256, true, true))
-		}
+		cs = append(cs, pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),
+			walk(128, 256, false, false), walk(128, 256, true, false), walk(128, 256, false, true), walk(128, 256, true, true), walk(96, 256, true, true))
 	default:
 		cs = append(cs, pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),
 			pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true}))

@@ -105,6 +105,20 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 		r := attnLoop(k, Q, K, V, s, c, b, h, bx, prefetch, nil)
 		finalRows(k, r, O, LSE, s, c, b, h, bx)
 	}
+	if c.Persistent && s.Causal && nM%2 == 0 { // a block an SM, each walking every grid-th pair of tiles
+		pairs := tiles / 2
+		grid := tl.Min(pairs, f.NumSMs())
+		f.Kernel(tl.Grid(grid), c.Threads, func(k *tl.Block) {
+			g, _, _ := k.Idx()
+			k.Serial(tl.CeilDiv(tl.Int(pairs).Sub(g), grid).Mul(2), func(i tl.Expr) {
+				second := i.Mod(2)
+				id := g.Add(i.Div(2).Mul(grid)).Mul(2).Add(second) // pair id / 2, its second tile if odd
+				b, h, bx := causalPair(id, s, c)
+				tile(k, b, h, bx, func() tl.Expr { return id.Add(1).Add(second.Mul(grid.Mul(2).Sub(2))) })
+			})
+		})
+		return f
+	}
 	if c.Persistent { // a block an SM, each walking every grid-th tile
 		grid := tl.Min(tiles, f.NumSMs())
 		f.Kernel(tl.Grid(grid), c.Threads, func(k *tl.Block) {
@@ -126,6 +140,22 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 		tile(k, b, h, bx, func() tl.Expr { return id.Add(k.NumSMs()) })
 	})
 	return f
+}
+
+// causalPair maps a causal persistent walk's tile id to its tile: pair
+// id / 2 is query tiles p and nM-1-p of one head (heads in turn, p = id/2
+// mod nM/2), the longer one first. Each pair holds nM+1 KV tiles whatever
+// p, so a walk that gives every block the same number of pairs gives it
+// the same work: a block walking every grid-th tile instead kept about the
+// same place in longestFirst's groups, and the same tile lengths, from one
+// round to the next (1.2-1.5× the mean work for some blocks at 512-1k
+// tokens, docs/perf.md).
+func causalPair(id tl.Expr, s AttnShape, c AttnConfig) (b, h, bx tl.Expr) {
+	half := (s.Sq + c.M - 1) / c.M / 2
+	pair, second := id.Div(2), id.Mod(2)
+	head, p := pair.Div(half), pair.Mod(half)
+	bx = tl.Select(second.Eq(0), tl.Int(2*half-1).Sub(p), p)
+	return head.Div(s.H), head.Mod(s.H), bx
 }
 
 // longestFirst maps a causal block, by its index id in launch order over

@@ -75,6 +75,50 @@ func TestLongestFirst(t *testing.T) {
 	}
 }
 
+// TestCausalPair checks that a causal persistent walk's tile ids visit
+// every (batch, head, query tile) once, in pairs of one head whose KV
+// tiles add up to the same count, the longer tile first.
+func TestCausalPair(t *testing.T) {
+	cfg := AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256}
+	for _, s := range []AttnShape{
+		{B: 32, H: 16, Sq: 512, Skv: 512},
+		{B: 3, H: 5, Sq: 1000, Skv: 1300}, // 8 query tiles, the last one short
+		{B: 1, H: 1, Sq: 256, Skv: 256},
+	} {
+		s.HKV, s.Causal, s.DType, s.Dqk, s.Dv = s.H, true, ir.BF16, 128, 128
+		nM := (s.Sq + cfg.M - 1) / cfg.M
+		var id *ir.Var
+		var out [3]ir.Expr
+		f := tl.NewFunc("pairs")
+		f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+			x, _, _ := k.Idx()
+			id = x.IR().(*ir.Var)
+			b, h, bx := causalPair(x, s, cfg)
+			out = [3]ir.Expr{b.IR(), h.IR(), bx.IR()}
+		})
+		seen := map[[3]int]bool{}
+		var prev [3]int
+		for i := range s.B * s.H * nM {
+			var got [3]int
+			for j, e := range out {
+				v, err := interp.EvalInt(e, map[*ir.Var]int{id: i})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[j] = v
+			}
+			if got[0] >= s.B || got[1] >= s.H || got[2] < 0 || got[2] >= nM || seen[got] {
+				t.Fatalf("%+v: id %d runs (b %d, h %d, tile %d): out of range or again", s, i, got[0], got[1], got[2])
+			}
+			seen[got] = true
+			if i%2 == 1 && (got[0] != prev[0] || got[1] != prev[1] || got[2]+prev[2] != nM-1 || got[2] > prev[2]) {
+				t.Fatalf("%+v: ids %d and %d run tiles %v and %v: not a pair of one head, longer first", s, i-1, i, prev, got)
+			}
+			prev = got
+		}
+	}
+}
+
 // No query rows is the verifier's error (sizes must be positive), not a
 // division by zero while the causal order is worked out.
 func TestNoQueryRows(t *testing.T) {

@@ -83,6 +83,7 @@ func TestFlashAttentionInterp(t *testing.T) {
 		"causal":          func(s *AttnShape) { s.Causal = true },
 		"causal_sq<skv":   func(s *AttnShape) { s.Causal, s.Sq, s.Skv = true, 37, 101 },
 		"causal_sq>skv":   func(s *AttnShape) { s.Causal, s.Sq, s.Skv = true, 90, 45 },
+		"causal_4_tiles":  func(s *AttnShape) { s.Causal, s.Sq, s.Skv, s.H, s.HKV = true, 120, 150, 3, 3 }, // persistent: 12 tile pairs over 3 blocks
 		"noncausal_odd":   func(s *AttnShape) { s.Sq, s.Skv = 45, 67 },
 		"gqa":             func(s *AttnShape) { s.H, s.HKV = 4, 2 },
 		"mqa_causal":      func(s *AttnShape) { s.H, s.HKV, s.Causal = 4, 1, true },
@@ -111,7 +112,7 @@ func TestFlashAttentionInterp(t *testing.T) {
 		t.Run("prefetch_"+name, func(t *testing.T) { checkAttention(t, s, pf) })
 	}
 	// A persistent grid (interp.InterpSMs blocks) walks every tile once.
-	for _, name := range []string{"mha", "causal", "causal_sq<skv", "gqa", "d256"} {
+	for _, name := range []string{"mha", "causal", "causal_sq<skv", "causal_4_tiles", "gqa", "d256"} {
 		s := base
 		cases[name](&s)
 		for _, c := range []AttnConfig{{M: 32, N: 32, Stages: 2, Threads: 128, Persistent: true}, {M: 32, N: 32, Stages: 2, Threads: 128, Persistent: true, Prefetch: true}} {

@@ -74,7 +74,7 @@ func TestGPUPersistent(t *testing.T) {
 		"gqa_bshd_d128":  {B: 2, H: 16, HKV: 4, Sq: 900, Skv: 1300, Dqk: 128, Dv: 128, Causal: true, BSHD: true, DType: ir.BF16},
 		"causal_d256":    {B: 4, H: 8, HKV: 8, Sq: 700, Skv: 700, Dqk: 256, Dv: 256, Causal: true, DType: ir.BF16},
 		"f16_causal_d64": {B: 2, H: 16, HKV: 16, Sq: 1200, Skv: 1000, Dqk: 64, Dv: 64, Causal: true, DType: ir.F16},
-		"san_d64":        {B: 2, H: 16, HKV: 16, Sq: 520, Skv: 520, Dqk: 64, Dv: 64, Causal: true, DType: ir.BF16}, // 160 tiles: small, for the sanitizers
+		"san_d64":        {B: 2, H: 16, HKV: 16, Sq: 500, Skv: 520, Dqk: 64, Dv: 64, Causal: true, DType: ir.BF16}, // 128 tiles, 64 pairs of them persistent: small, for the sanitizers
 	}
 	cfgs := map[string]kernels.AttnConfig{
 		"ws":            {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true},
