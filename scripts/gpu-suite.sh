@@ -14,7 +14,9 @@
 # the FlashAttention configs at the short causal sweep points with a fresh
 # tuning cache, then tilego run picking the winner from it), BENCH=0 (skip
 # tilego bench), BENCH_FLAGS (more tilego bench flags, e.g. "--sms 132
-# --repeats 50"), PEERS_BUDGET_S and PEERS_IMPLS (read by scripts/peers.py).
+# --repeats 50"), SHAPE (a regular expression: tilego bench's --shape, and
+# the same points for the peers), PEERS_BUDGET_S and PEERS_IMPLS (read by
+# scripts/peers.py).
 # Logs go to $OUT (records and tables as files, the logs in logs.tgz).
 # TILEGO_TMA=0, TILEGO_WS=0/1, TILEGO_PINGPONG=0/1, TILEGO_WGSPLIT=0/1 and
 # TILEGO_SPLITRING=0 (read by the code generator) turn TMA loads off, or
@@ -159,10 +161,12 @@ run() {
 	suites=${SUITES:-fa-sweep,extra,gemm}
 	quick=()
 	[ "${QUICK:-0}" = 1 ] && quick=(--quick)
+	shape=()
+	[ -n "${SHAPE:-}" ] && shape=(--shape "$SHAPE")
 	peers=0
 	[ "${PEERS:-1}" = 1 ] && [ -f scripts/peers.py ] && peers=1
 	if [ $peers = 1 ]; then # first, so that tilego bench can draw them in its chart
-		python3 scripts/peers.py --suite "$suites,peak" "${quick[@]}" >"$OUT/peers.jsonl" 2>"$OUT/peers.log"
+		python3 scripts/peers.py --suite "$suites,peak" "${quick[@]}" "${shape[@]}" >"$OUT/peers.jsonl" 2>"$OUT/peers.log"
 		summary+=("peers: exit $?")
 	fi
 	if [ "${BENCH:-1}" = 1 ]; then
@@ -172,13 +176,13 @@ run() {
 			[ $peers = 1 ] && chart+=(--peers "$OUT/peers.jsonl") ;;
 		esac
 		# shellcheck disable=SC2086 # BENCH_FLAGS is a list of flags
-		./bin/tilego bench --suite "$suites" "${quick[@]}" ${BENCH_FLAGS:-} "${chart[@]}" --out "$OUT/tilego.jsonl" 2>"$OUT/bench.log"
+		./bin/tilego bench --suite "$suites" "${quick[@]}" "${shape[@]}" ${BENCH_FLAGS:-} "${chart[@]}" --out "$OUT/tilego.jsonl" 2>"$OUT/bench.log"
 		summary+=("bench: exit $? ($(wc -l <"$OUT/tilego.jsonl") points)")
 		cat "$OUT/bench.log"
 	fi
 	if [ "${AB:-0}" = 1 ] && [ -x bin/tilego-ab ]; then
 		# shellcheck disable=SC2086 # BENCH_FLAGS is a list of flags
-		./bin/tilego-ab bench --suite "$suites" "${quick[@]}" ${BENCH_FLAGS:-} --out "$OUT/tilego-ab.jsonl" 2>"$OUT/bench-ab.log"
+		./bin/tilego-ab bench --suite "$suites" "${quick[@]}" "${shape[@]}" ${BENCH_FLAGS:-} --out "$OUT/tilego-ab.jsonl" 2>"$OUT/bench-ab.log"
 		summary+=("bench A ($(cat bin/tilego-ab.rev)): exit $?")
 		python3 scripts/ab.py "$OUT/tilego-ab.jsonl" "$OUT/tilego.jsonl" | tee "$OUT/ab.txt"
 	fi

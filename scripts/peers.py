@@ -24,6 +24,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import random
 import statistics
 import sys
@@ -508,6 +509,10 @@ def parse_args(argv=None):
     ap.add_argument("--budget-s", type=float, default=float(os.environ.get("PEERS_BUDGET_S") or 0),
                     help="start no attention or mla shape after this many seconds; the rest get an error record "
                          "(default: $PEERS_BUDGET_S or 0, no limit). Lines are flushed as they come, so a killed run keeps what it printed")
+    ap.add_argument("--shape", default=os.environ.get("PEERS_SHAPE", ""),
+                    help="time only the attention points whose shape, written as tilego bench --shape matches it "
+                         "(\"batch=32 heads=16 ... causal=false ...\"), matches this regular expression "
+                         "(default: $PEERS_SHAPE or all)")
     ap.add_argument("--dry-run", action="store_true",
                     help="print the shapes as records without timing (needs no GPU)")
     a = ap.parse_args(argv)
@@ -544,6 +549,11 @@ def run_mla(torch, bench, a, t_start):
             torch.cuda.empty_cache()
 
 
+def shape_text(s):
+    """A shape as tilego bench prints it, for --shape."""
+    return " ".join("%s=%s" % (k, str(v).lower() if isinstance(v, bool) else v) for k, v in s.items())
+
+
 def attn_points(a):
     seen = set()
     for suite, gen in (("fa-sweep", fa_sweep_shapes), ("fa-short", fa_short_shapes), ("extra", extra_shapes)):
@@ -552,6 +562,8 @@ def attn_points(a):
                 # fa-short's points are the sweep's (the Go side records them as fa-sweep)
                 label = "fa-sweep" if suite == "fa-short" else suite
                 key = (label, json.dumps(s, sort_keys=True))
+                if a.shape and not re.search(a.shape, shape_text(s)):
+                    continue
                 if key not in seen:
                     seen.add(key)
                     yield label, s
