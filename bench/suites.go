@@ -52,8 +52,10 @@ func attention(suite string, vals map[string]string) (Point, error) {
 // where a block's prologue and epilogue weigh most: configs that prefetch
 // the next wave's Q and first K/V tiles into L2, and persistent grids
 // whose producer loads the next tile's Q and K/V while the consumers
-// finish this one (target/cuda/walk.go; d ≤ 128, where the query tile's
-// buffers fit beside the ring and the output tile). With a causal mask a
+// finish this one (target/cuda/walk.go; d ≤ 128: at d256 the query tile
+// fits beside the ring only with the output stored from registers,
+// AttnConfig.Direct, and such walks were 2-10% slower than the grid at
+// every short point on the H100, docs/perf.md). With a causal mask a
 // persistent block walks pairs of tiles of equal total work
 // (kernels.causalPair), so the blocks stay balanced.
 func shortAttnConfigs(d int, causal bool) []kernels.Config {

@@ -318,8 +318,7 @@ func TestSplitSuitesCompile(t *testing.T) {
 // The configs tried only at short sequences: there at 512 and 2k tokens,
 // not at 4k; each compiles for Hopper, and a persistent one with a
 // producer gets one (its ring counted on across tiles) that loads the
-// query tiles too (walk.go). Persistent ones at d ≤ 128 only, causal or
-// not.
+// query tiles too (walk.go), causal or not; none at d256.
 func TestShortAttnConfigs(t *testing.T) {
 	for _, d := range []int{64, 128, 256} {
 		for _, causal := range []bool{false, true} {

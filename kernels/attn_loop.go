@@ -90,6 +90,11 @@ func finalRows(k *tl.Block, r attnRows, O, LSE *tl.Tensor, s AttnShape, c AttnCo
 		r.lse.Set(tl.Select(r.l.At(i).Eq(0), tl.NegInf(), v), i)
 	}, c.M)
 	normalizeRows(k, r.acc, r.l, c.M, s.Dv)
+	if c.Direct {
+		k.Copy(r.acc, O.Sub(b, h, tl.Tile(bx, c.M), tl.All))
+		k.Copy(r.lse, LSE.Sub(b, h, tl.Tile(bx, c.M)))
+		return
+	}
 	os := k.Shared(s.DType, c.M, s.Dv).Named("os")    // reuses the operand tiles' bytes
 	k.Copy(r.acc, os)                                 // so the stores to O are 16-byte,
 	k.Copy(os, O.Sub(b, h, tl.Tile(bx, c.M), tl.All)) // coalesced rows

@@ -115,8 +115,8 @@ func TestFlashAttentionInterp(t *testing.T) {
 	for _, name := range []string{"mha", "causal", "causal_sq<skv", "causal_4_tiles", "gqa", "d256"} {
 		s := base
 		cases[name](&s)
-		for _, c := range []AttnConfig{{M: 32, N: 32, Stages: 2, Threads: 128, Persistent: true}, {M: 32, N: 32, Stages: 2, Threads: 128, Persistent: true, Prefetch: true}} {
-			t.Run(fmt.Sprintf("persistent_%s_prefetch=%v", name, c.Prefetch), func(t *testing.T) { checkAttention(t, s, c) })
+		for _, c := range []AttnConfig{{M: 32, N: 32, Stages: 2, Threads: 128, Persistent: true}, {M: 32, N: 32, Stages: 2, Threads: 128, Persistent: true, Prefetch: true}, {M: 32, N: 32, Stages: 2, Threads: 128, Persistent: true, Direct: true}} {
+			t.Run(fmt.Sprintf("persistent_%s_prefetch=%v_direct=%v", name, c.Prefetch, c.Direct), func(t *testing.T) { checkAttention(t, s, c) })
 		}
 	}
 }

@@ -274,6 +274,9 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 			e.syncIfDirty(true)
 		}
 	}
+	if out && other.Buf.Scope == ir.Global && !atomic && e.copyPairsToGlobal(frag, other, l) {
+		return
+	}
 	half := e.c.halves != nil && e.c.halves.write == s
 	if out && other.Buf.Scope == ir.Shared && !atomic && e.copyPairsToShared(frag, other, l) {
 		if half {
@@ -386,23 +389,70 @@ func (e *emitter) asyncFence() {
 	}
 }
 
+// pairStore is the C format (address, low, high) of a store of two
+// adjacent elements of type dt in one 4-byte (16-bit types) or 8-byte
+// (f32) access, if there is one.
+func (e *emitter) pairStore(l *layout.Fragment, dt ir.DType) (string, bool) {
+	last := len(l.Shape) - 1
+	if len(l.Reg) == 0 || l.Reg[0] != (layout.Digit{Size: 2, Dim: last, Stride: 1}) {
+		return "", false
+	}
+	switch {
+	case (dt == ir.BF16 || dt == ir.F16) && e.c.opts.Rounding == "rn":
+		pack := map[ir.DType]string{ir.BF16: "tl::pack_bf16", ir.F16: "tl::pack_f16"}[dt]
+		return "*(uint32_t*)(%s) = " + pack + "(%s, %s);", true
+	case dt == ir.F32:
+		return "*(float2*)(%s) = make_float2(%s, %s);", true
+	}
+	return "", false
+}
+
+// copyPairsToGlobal stores a fragment into a global region two elements
+// at a time, as copyPairsToShared does, where every pair is whole and
+// aligned: the region's rows are contiguous, start at an even column and
+// lie an even number of elements apart, and the tensor's rows have an
+// even length, so a pair's second element is in bounds when its first is
+// (kernel parameters are whole allocations, 256-byte aligned).
+func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment) bool {
+	store, ok := e.pairStore(l, dst.Buf.DType)
+	n := len(dst.Start)
+	if !ok || !dst.Keep[n-1] || multipleOf(dst.Start[n-1])%2 != 0 || multipleOf(dst.Buf.Shape[n-1])%2 != 0 {
+		return false
+	}
+	if dst.Buf.Strides != nil {
+		for d, st := range dst.Buf.Strides {
+			if c, ok := ir.ConstInt(st); d == n-1 && (!ok || c != 1) || d < n-1 && multipleOf(st)%2 != 0 {
+				return false
+			}
+		}
+	}
+	e.open("")
+	names := make([]string, len(l.Shape))
+	for i := range names {
+		names[i] = e.fresh("c")
+	}
+	e.fragLoop(l, names)
+	e.line("if (r %% 2) continue;")
+	if rep := firstReplica(l); rep != "" {
+		e.line("if (!(%s)) continue;", rep)
+	}
+	idx := e.bufIndex(dst, names)
+	st := fmt.Sprintf(store, "&"+e.refStr(dst.Buf, idx), load(frag.Buf.DType, fragGet(frag.Buf, "r")), load(frag.Buf.DType, fragGet(frag.Buf, "r + 1")))
+	if cond := e.inBounds(dst, idx); cond != "" {
+		st = fmt.Sprintf("if (%s) %s", cond, st)
+	}
+	e.line("%s", st)
+	e.close()
+	e.close()
+	return true
+}
+
 // copyPairsToShared stores a fragment into a shared tile two elements at a
 // time when each thread's registers come in pairs of adjacent columns (as
 // accumulators do): one 4-byte (16-bit types) or 8-byte (f32) store each.
 func (e *emitter) copyPairsToShared(frag, dst ir.Region, l *layout.Fragment) bool {
-	last := len(l.Shape) - 1
-	if len(l.Reg) == 0 || l.Reg[0] != (layout.Digit{Size: 2, Dim: last, Stride: 1}) || !dst.IsWhole() {
-		return false
-	}
-	dt := dst.Buf.DType
-	var store string
-	switch {
-	case (dt == ir.BF16 || dt == ir.F16) && e.c.opts.Rounding == "rn":
-		pack := map[ir.DType]string{ir.BF16: "tl::pack_bf16", ir.F16: "tl::pack_f16"}[dt]
-		store = "*(uint32_t*)(%s) = " + pack + "(%s, %s);"
-	case dt == ir.F32:
-		store = "*(float2*)(%s) = make_float2(%s, %s);"
-	default:
+	store, ok := e.pairStore(l, dst.Buf.DType)
+	if !ok || !dst.IsWhole() {
 		return false
 	}
 	e.open("")

@@ -90,6 +90,10 @@ func TestGPUPersistent(t *testing.T) {
 		"ws_n128":     {M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Persistent: true},
 		"ws_ovpp_n96": {M: 128, N: 96, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true, Persistent: true},
 		"ws_1wg":      {M: 128, N: 128, Stages: 2, Threads: 128, WS: true, Persistent: true}, // one consumer warpgroup
+		// The output stored from registers, its staging tile's bytes left
+		// to the walk's query tile (d256 fits one beside the ring so).
+		"ws_direct":    {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true, Direct: true},
+		"ws_ov_direct": {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true, Direct: true},
 	}
 	for sname, s := range shapes {
 		for cname, c := range cfgs {

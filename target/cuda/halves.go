@@ -30,7 +30,7 @@ const halfBar = 6 // 0 is __syncthreads', 1 the consumers', 2-3 turns, 4-5 roles
 // halves is a walk whose epilogue stores by warpgroup halves.
 type halves struct {
 	walk, pipe *ir.For
-	tile       *ir.Buffer // the staging tile
+	tile       *ir.Buffer // the staging tile (nil: none)
 	write      *ir.Copy   // fragment → tile
 	store      *ir.Copy   // tile → global, by TMA
 	rows       int        // of a half
@@ -41,7 +41,9 @@ type halves struct {
 // touch shared memory before it, and after it only a fragment's copy to a
 // whole tile and that tile's TMA store; the tile is touched nowhere else,
 // shares no bytes, and warpgroup w's threads hold exactly the fragment's
-// rows of half w. It halves the store's TMA box.
+// rows of half w. It halves the store's TMA box. An epilogue that touches
+// no shared memory at all (the output stored from registers) needs no
+// barrier: the walk is planned too, without a tile.
 func planHalves(c *compilation) {
 	if c.ws == nil || c.ws.walk == nil || c.ws.consumers != 256 || len(c.roles) > 0 || !envSwitch("TILEGO_HALVES", true) {
 		return
@@ -78,10 +80,13 @@ func planHalves(c *compilation) {
 			return
 		}
 	}
-	if h.store == nil || !c.halvesApart(h) || !c.halvesRows(h) {
+	switch {
+	case h.write == nil: // no staging tile: the epilogue touches no shared memory
+	case h.store == nil || !c.halvesApart(h) || !c.halvesRows(h):
 		return
+	default:
+		c.tmaSpecs[c.tmaStores[h.store].spec].Box[1] = uint32(h.rows)
 	}
-	c.tmaSpecs[c.tmaStores[h.store].spec].Box[1] = uint32(h.rows)
 	c.halves = h
 }
 

@@ -20,22 +20,27 @@ func TestHalves(t *testing.T) {
 	d64.Dqk, d64.Dv = 64, 64
 	causal := s
 	causal.Causal = true
+	d256 := s
+	d256.Dqk, d256.Dv = 256, 256
 	for _, tc := range []struct {
 		name   string
 		s      kernels.AttnShape
 		c      kernels.AttnConfig
 		env    string // TILEGO_HALVES
 		halves bool
+		noTile bool // the output goes from registers: no half to store, no barrier at all
 	}{
-		{"ws persistent", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true}, "", true},
-		{"pingpong overlap n128", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true, Persistent: true}, "", true},
-		{"pingpong d64 causal", d64, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, PingPong: true, Persistent: true}, "", true},
-		{"causal overlap", causal, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, "", true},
-		{"turned off", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, PingPong: true, Persistent: true}, "0", false},
-		{"one consumer warpgroup", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 128, WS: true, Persistent: true}, "", false},
-		{"consumers load the query tile", s, kernels.AttnConfig{M: 128, N: 176, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, "", false},
-		{"no producer", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Persistent: true}, "", false},
-		{"no walk", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, PingPong: true}, "", false},
+		{"ws persistent", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true}, "", true, false},
+		{"pingpong overlap n128", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true, Persistent: true}, "", true, false},
+		{"pingpong d64 causal", d64, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, PingPong: true, Persistent: true}, "", true, false},
+		{"causal overlap", causal, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, "", true, false},
+		{"d256 from registers", d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true, Direct: true}, "", true, true},
+		{"d256 overlap from registers", d256, kernels.AttnConfig{M: 128, N: 80, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true, Direct: true}, "", true, true},
+		{"turned off", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, PingPong: true, Persistent: true}, "0", false, false},
+		{"one consumer warpgroup", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 128, WS: true, Persistent: true}, "", false, false},
+		{"consumers load the query tile", s, kernels.AttnConfig{M: 128, N: 176, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, "", false, false},
+		{"no producer", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Persistent: true}, "", false, false},
+		{"no walk", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, PingPong: true}, "", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("TILEGO_HALVES", tc.env)
@@ -54,12 +59,18 @@ func TestHalves(t *testing.T) {
 				}
 				return
 			}
-			if halfBars != 2 || box == nil || box[1] != uint32(tc.c.M/2) {
-				t.Errorf("%d half barriers, want 2; store box %v, want %d rows", halfBars, box, tc.c.M/2)
-			}
 			consumers := src[strings.Index(src, "setmaxnreg_inc"):]
 			if strings.Contains(consumers, "tl::bar_sync(1, 256)") {
 				t.Errorf("the consumers still meet all together:\n%s", consumers)
+			}
+			if tc.noTile {
+				if halfBars != 0 || box != nil || !strings.Contains(src, "*(uint32_t*)(&O[") || strings.Contains(src, "cp_async16(") {
+					t.Errorf("%d half barriers, store box %v, want none; the output stored in pairs, the query tile loaded by the producer:\n%s", halfBars, box, src)
+				}
+				return
+			}
+			if halfBars != 2 || box == nil || box[1] != uint32(tc.c.M/2) {
+				t.Errorf("%d half barriers, want 2; store box %v, want %d rows", halfBars, box, tc.c.M/2)
 			}
 			for _, want := range []string{
 				"tl::fence_proxy_async();\n    tl::bar_sync(6 + tid / 128, 128);", // the half written, fenced for TMA
