@@ -42,32 +42,10 @@ func attention(suite string, vals map[string]string) (Point, error) {
 	d, _ := strconv.Atoi(vals["dim"])
 	causal := vals["causal"] == "true"
 	cs := AttnConfigs(d, causal)
-	sq, _ := strconv.Atoi(vals["seq-q"])
-	if sq <= 2048 {
+	if sq, _ := strconv.Atoi(vals["seq-q"]); sq <= 2048 {
 		cs = append(cs, shortAttnConfigs(d, causal)...)
 	}
-	if sq >= 4096 && !causal {
-		cs = append(cs, rotatedAttnConfigs(d)...)
-	}
 	return Point{Suite: suite, Problem: p, Configs: cs}, nil
-}
-
-// rotatedAttnConfigs are the fastest long non-causal configs (H100,
-// docs/perf.md) with each query tile starting its K/V walk at its own tile
-// (AttnConfig.Rotate), tried from 4k tokens: there the blocks running at
-// once are query tiles of one or two heads, which otherwise all read the
-// same K/V tile at the same time.
-func rotatedAttnConfigs(d int) []kernels.Config {
-	ov := func(n int, pingPong bool) kernels.Config {
-		return kernels.AttnConfig{M: 128, N: n, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: pingPong, Rotate: true}
-	}
-	switch {
-	case d <= 64:
-		return []kernels.Config{kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 128, Rotate: true}, ov(128, false)}
-	case d <= 128:
-		return []kernels.Config{ov(176, true), ov(176, false), ov(128, false)}
-	}
-	return []kernels.Config{ov(80, false), kernels.AttnConfig{M: 128, N: 80, Stages: 2, Threads: 256, WS: true, Rotate: true}}
 }
 
 // shortAttnConfigs are tried at short sequences (up to 2k query tokens),

@@ -52,21 +52,17 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 	if s.Causal {
 		nKV = tl.Max(0, tl.Min(nKV, tl.CeilDiv(diag.Add(c.M), c.N)))
 	}
-	kv := func(j tl.Expr) tl.Expr { return j } // the KV tile iteration j reads
-	if c.Rotate && !s.Causal && piece == nil {
-		kv = func(j tl.Expr) tl.Expr { return j.Add(bx).Mod(nKV) }
-	}
 	pv := func(j tl.Expr) {
-		k.Copy(V.Sub(b, hk, tl.Tile(kv(j), c.N), tl.All), vs)
+		k.Copy(V.Sub(b, hk, tl.Tile(j, c.N), tl.All), vs)
 		k.Gemm(P, vs, acc, tl.WithPolicy(tl.FullRow))
 	}
 	body := func(j tl.Expr) {
-		k.Copy(K.Sub(b, hk, tl.Tile(kv(j), c.N), tl.All), ks)
+		k.Copy(K.Sub(b, hk, tl.Tile(j, c.N), tl.All), ks)
 		k.Gemm(qs, ks, S, tl.TransB, tl.ClearAccum, tl.WithPolicy(tl.FullRow))
 		if c.Overlap { // tile j-1's P·V computes while tile j's softmax runs
 			k.Defer(func() { pv(j) })
 		}
-		maskScores(k, S, s, c, kv(j), diag)
+		maskScores(k, S, s, c, j, diag)
 		onlineSoftmax(k, S, m, mOld, l, scale, c.M, c.N)
 		k.Parallel(func(i, d tl.Expr) {
 			acc.Set(acc.At(i, d).Mul(mOld.At(i)), i, d)

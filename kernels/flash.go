@@ -42,11 +42,6 @@ type AttnConfig struct {
 	// L2 rather than HBM: short sequences, where blocks are short and the
 	// prologue is a large part of each, are what it is for.
 	Prefetch bool
-	// Rotate (without a causal mask) starts each query tile's walk over the
-	// key/value tiles at its own tile, bx mod their count, and wraps
-	// around: the blocks that run at once, consecutive query tiles of one
-	// head, then read different K/V tiles rather than all the same one.
-	Rotate bool
 	// Direct stores the output from registers, two elements a thread at a
 	// time, rather than staging it in shared memory for TMA (or 16-byte)
 	// stores: the staging tile's bytes go to other use, such as a

@@ -111,15 +111,6 @@ func TestFlashAttentionInterp(t *testing.T) {
 		cases[name](&s)
 		t.Run("prefetch_"+name, func(t *testing.T) { checkAttention(t, s, pf) })
 	}
-	// Rotated K/V walks start at the query tile's own K/V tile and wrap
-	// around (the partial last tile included); causal ones do not rotate.
-	rot := cfg
-	rot.Rotate = true
-	for _, name := range []string{"mha", "noncausal_odd", "gqa", "causal"} {
-		s := base
-		cases[name](&s)
-		t.Run("rotate_"+name, func(t *testing.T) { checkAttention(t, s, rot) })
-	}
 	// A persistent grid (interp.InterpSMs blocks) walks every tile once.
 	for _, name := range []string{"mha", "causal", "causal_sq<skv", "causal_4_tiles", "gqa", "d256"} {
 		s := base

@@ -94,7 +94,6 @@ func TestGPUPersistent(t *testing.T) {
 		// to the walk's query tile (d256 fits one beside the ring so).
 		"ws_direct":    {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true, Direct: true},
 		"ws_ov_direct": {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true, Direct: true},
-		"ws_ovpp_rot":  {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true, Persistent: true, Rotate: true}, // K/V walks rotated (non-causal shapes)
 	}
 	for sname, s := range shapes {
 		for cname, c := range cfgs {
