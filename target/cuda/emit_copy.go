@@ -426,6 +426,17 @@ func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment) boo
 			}
 		}
 	}
+	e.storePairs(frag, l, store, func(names []string) (string, string) {
+		idx := e.bufIndex(dst, names)
+		return "&" + e.refStr(dst.Buf, idx), e.inBounds(dst, idx)
+	})
+	return true
+}
+
+// storePairs emits the loop over a fragment's register pairs, each stored
+// by store (pairStore's format) at the address at gives for the pair's
+// coordinates, under the condition it gives ("" for none).
+func (e *emitter) storePairs(frag ir.Region, l *layout.Fragment, store string, at func(names []string) (addr, cond string)) {
 	e.open("")
 	names := make([]string, len(l.Shape))
 	for i := range names {
@@ -436,15 +447,14 @@ func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment) boo
 	if rep := firstReplica(l); rep != "" {
 		e.line("if (!(%s)) continue;", rep)
 	}
-	idx := e.bufIndex(dst, names)
-	st := fmt.Sprintf(store, "&"+e.refStr(dst.Buf, idx), load(frag.Buf.DType, fragGet(frag.Buf, "r")), load(frag.Buf.DType, fragGet(frag.Buf, "r + 1")))
-	if cond := e.inBounds(dst, idx); cond != "" {
+	addr, cond := at(names)
+	st := fmt.Sprintf(store, addr, load(frag.Buf.DType, fragGet(frag.Buf, "r")), load(frag.Buf.DType, fragGet(frag.Buf, "r + 1")))
+	if cond != "" {
 		st = fmt.Sprintf("if (%s) %s", cond, st)
 	}
 	e.line("%s", st)
 	e.close()
 	e.close()
-	return true
 }
 
 // copyPairsToShared stores a fragment into a shared tile two elements at a
@@ -455,23 +465,10 @@ func (e *emitter) copyPairsToShared(frag, dst ir.Region, l *layout.Fragment) boo
 	if !ok || !dst.IsWhole() {
 		return false
 	}
-	e.open("")
-	names := make([]string, len(l.Shape))
-	for i := range names {
-		names[i] = e.fresh("c")
-	}
-	e.fragLoop(l, names)
-	e.line("if (r %% 2) continue;")
-	if rep := firstReplica(l); rep != "" {
-		e.line("if (!(%s)) continue;", rep)
-	}
-	row, col := sharedRowCol(dst.Buf, names)
-	addr := fmt.Sprintf("%s + %s", e.sharedBase(dst.Buf), e.sharedOffset(dst.Buf, row, col))
-	lo := load(frag.Buf.DType, fragGet(frag.Buf, "r"))
-	hi := load(frag.Buf.DType, fragGet(frag.Buf, "r + 1"))
-	e.line(store, addr, lo, hi)
-	e.close()
-	e.close()
+	e.storePairs(frag, l, store, func(names []string) (string, string) {
+		row, col := sharedRowCol(dst.Buf, names)
+		return fmt.Sprintf("%s + %s", e.sharedBase(dst.Buf), e.sharedOffset(dst.Buf, row, col)), ""
+	})
 	return true
 }
 
