@@ -475,6 +475,45 @@ func (p *attnProblem) GPUConfig() Config {
 	return AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}
 }
 
+// GPUConfigFor: on sm_90a, for head dims 64, 128 and 256 (Q, K and V
+// alike), the configs that won the FlashAttention-3 sweep on an H100 or
+// came within 7% of the winner at every point (docs/perf.md, 2026-11-24):
+// d64 one warpgroup a block (64-row tiles, causal up to 1k keys); d128 a
+// persistent walk with ping-pong and the overlap up to 2k keys, then
+// FlashAttention-3's 128×176 tiles; d256 the overlap with 64 keys a tile
+// up to 512, then 80. Other shapes, and sm_80, get GPUConfig.
+func (p *attnProblem) GPUConfigFor(arch string) Config {
+	s := p.s
+	if arch != "sm_90a" || s.Dqk != s.Dv {
+		return p.GPUConfig()
+	}
+	short := s.Skv <= 2048
+	var c AttnConfig
+	switch s.Dqk {
+	case 64:
+		c = AttnConfig{M: 128, N: 128, Stages: 2, Threads: 128}
+		if s.Causal && s.Skv <= 1024 {
+			c.M, c.N = 64, 64
+		}
+	case 128:
+		c = AttnConfig{M: 128, N: 176, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true}
+		if short {
+			c.N, c.Persistent = 128, true
+		}
+	case 256:
+		c = AttnConfig{M: 128, N: 80, Stages: 2, Threads: 256, WS: true, Overlap: true}
+		if s.Skv <= 512 {
+			c.N = 64
+		}
+	default:
+		return p.GPUConfig()
+	}
+	if _, err := FlashAttention(s, c).Build(); err != nil {
+		return p.GPUConfig()
+	}
+	return c
+}
+
 func (p *attnProblem) Program(c Config) (*tl.Func, error) {
 	cfg, ok := c.(AttnConfig)
 	if !ok {

@@ -179,3 +179,32 @@ func TestFieldsJSON(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 }
+
+// On sm_90a FlashAttention's default follows the sweep's winners for head
+// dims 64, 128 and 256; elsewhere it is GPUConfig.
+func TestAttnGPUConfigFor(t *testing.T) {
+	for _, tc := range []struct {
+		flags map[string]string
+		arch  string
+		want  AttnConfig
+	}{
+		{map[string]string{"dim": "128", "seq-q": "512", "batch": "32", "heads": "16"}, "sm_90a", AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true, Persistent: true}},
+		{map[string]string{"dim": "128", "seq-q": "16384", "causal": "true"}, "sm_90a", AttnConfig{M: 128, N: 176, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true}},
+		{map[string]string{"dim": "64", "seq-q": "512", "causal": "true"}, "sm_90a", AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}},
+		{map[string]string{"dim": "64", "seq-q": "4096"}, "sm_90a", AttnConfig{M: 128, N: 128, Stages: 2, Threads: 128}},
+		{map[string]string{"dim": "256", "seq-q": "512"}, "sm_90a", AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true}},
+		{map[string]string{"dim": "256", "seq-q": "4096"}, "sm_90a", AttnConfig{M: 128, N: 80, Stages: 2, Threads: 256, WS: true, Overlap: true}},
+		{map[string]string{"dim": "128", "seq-q": "512"}, "sm_80", AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256}},
+		{map[string]string{"dim": "96", "seq-q": "512"}, "sm_90a", AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256}},
+		{map[string]string{"dim": "192", "dim-v": "128", "seq-q": "512"}, "sm_90a", AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}},
+	} {
+		e, _ := Lookup("flash-attention")
+		p, err := e.Problem(tc.flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := GPUConfigFor(p, tc.arch); got != tc.want {
+			t.Errorf("%v on %s: %+v, want %+v", tc.flags, tc.arch, got, tc.want)
+		}
+	}
+}

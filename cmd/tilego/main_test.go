@@ -131,7 +131,7 @@ func TestEmitCUDA(t *testing.T) {
 // usage error (exit 2) naming the fields there are.
 func TestEmitConfig(t *testing.T) {
 	plain, _ := tilegoOut(t, 0, "emit", "flash-attention", "--target", "sm_90a")
-	out, _ := tilegoOut(t, 0, "emit", "flash-attention", "--target", "sm_90a", "--config", "n=64 ws overlap pingpong")
+	out, _ := tilegoOut(t, 0, "emit", "flash-attention", "--target", "sm_90a", "--config", "n=64 threads=256 ws overlap pingpong")
 	if strings.Contains(plain, "// the other's turn") || !strings.Contains(out, "// the other's turn") || !strings.Contains(out, "const int k0_late") {
 		t.Errorf("--config did not turn on the producer, deferred P·V and ping-pong")
 	}
