@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"time"
 
 	"github.com/tilego/tilego/autotune"
@@ -138,7 +139,7 @@ func tune(args []string, stdout, stderr io.Writer) error {
 	// The valid configs, most promising first, then the rest, which the
 	// tuner prunes and counts.
 	space := append(kernels.Space(p, t.Arch), kernels.Candidates(p)...)
-	o := autotune.Options{Budget: tf.budget, Max: tf.max, Patience: tf.patience, Seeds: seedsFor(p), Seed: tf.seed}
+	o := autotune.Options{Budget: tf.budget, Max: tf.max, Patience: tf.patience, Seeds: seedsFor(p, t.Arch), Seed: tf.seed}
 	if tf.progress || isTerminal(stderr) {
 		o.Progress = stderr
 	}
@@ -173,10 +174,14 @@ func tune(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// seedsFor are the configs tried first: the problem's GPU config, then
-// the benchmark's hand-picked ones.
-func seedsFor(p kernels.Problem) []kernels.Config {
-	seeds := []kernels.Config{p.GPUConfig()}
+// seedsFor are the configs tried first: the problem's GPU config for
+// arch (what run takes untuned, so the winner is never slower than it),
+// the generic one, then the benchmark's hand-picked ones.
+func seedsFor(p kernels.Problem, arch string) []kernels.Config {
+	seeds := []kernels.Config{kernels.GPUConfigFor(p, arch)}
+	if g := p.GPUConfig(); !reflect.DeepEqual(g, seeds[0]) {
+		seeds = append(seeds, g)
+	}
 	dim, causal := 0, false
 	for _, f := range p.Shape() {
 		switch f.Name {

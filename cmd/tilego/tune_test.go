@@ -206,3 +206,21 @@ func TestWriteCharts(t *testing.T) {
 		t.Errorf("bench --flush l3: %q", stderr)
 	}
 }
+
+// The tuner measures first what run takes untuned on the target's
+// architecture, so its winner is never slower than that; the generic GPU
+// config follows where it differs.
+func TestSeedsFor(t *testing.T) {
+	e, _ := kernels.Lookup("flash-attention")
+	p, err := e.Problem(map[string]string{"dim": "128", "seq-q": "512", "batch": "32", "heads": "16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hopper, ampere := seedsFor(p, "sm_90a"), seedsFor(p, "sm_80")
+	if hopper[0] != kernels.GPUConfigFor(p, "sm_90a") || hopper[1] != p.GPUConfig() || !hopper[0].(kernels.AttnConfig).Persistent {
+		t.Errorf("sm_90a seeds start %v, %v; want the persistent default, then GPUConfig", hopper[0], hopper[1])
+	}
+	if ampere[0] != p.GPUConfig() || len(ampere) != len(hopper)-1 {
+		t.Errorf("sm_80 seeds start %v (%d seeds, %d on sm_90a); want GPUConfig once", ampere[0], len(ampere), len(hopper))
+	}
+}
