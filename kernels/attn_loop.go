@@ -92,12 +92,11 @@ func finalRows(k *tl.Block, r attnRows, O, LSE *tl.Tensor, s AttnShape, c AttnCo
 	normalizeRows(k, r.acc, r.l, c.M, s.Dv)
 	if c.Direct {
 		k.Copy(r.acc, O.Sub(b, h, tl.Tile(bx, c.M), tl.All))
-		k.Copy(r.lse, LSE.Sub(b, h, tl.Tile(bx, c.M)))
-		return
+	} else {
+		os := k.Shared(s.DType, c.M, s.Dv).Named("os")    // reuses the operand tiles' bytes
+		k.Copy(r.acc, os)                                 // so the stores to O are 16-byte,
+		k.Copy(os, O.Sub(b, h, tl.Tile(bx, c.M), tl.All)) // coalesced rows
 	}
-	os := k.Shared(s.DType, c.M, s.Dv).Named("os")    // reuses the operand tiles' bytes
-	k.Copy(r.acc, os)                                 // so the stores to O are 16-byte,
-	k.Copy(os, O.Sub(b, h, tl.Tile(bx, c.M), tl.All)) // coalesced rows
 	k.Copy(r.lse, LSE.Sub(b, h, tl.Tile(bx, c.M)))
 }
 

@@ -110,28 +110,28 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 		r := attnLoop(k, Q, K, V, s, c, b, h, bx, prefetch, nil)
 		finalRows(k, r, O, LSE, s, c, b, h, bx)
 	}
-	if c.Persistent && s.Causal && nM%2 == 0 { // a block an SM, each walking every grid-th pair of tiles
-		pairs := tiles / 2
-		grid := tl.Min(pairs, f.NumSMs())
+	if c.Persistent { // a block an SM, each walking every grid-th tile (causal: pair of tiles)
+		units, pairs := tiles, s.Causal && nM%2 == 0
+		if pairs {
+			units = tiles / 2
+		}
+		grid := tl.Min(units, f.NumSMs())
 		f.Kernel(tl.Grid(grid), c.Threads, func(k *tl.Block) {
 			g, _, _ := k.Idx()
-			k.Serial(tl.CeilDiv(tl.Int(pairs).Sub(g), grid).Mul(2), func(i tl.Expr) {
+			n := tl.CeilDiv(tl.Int(units).Sub(g), grid)
+			if !pairs {
+				k.Serial(n, func(i tl.Expr) {
+					id := g.Add(i.Mul(grid))
+					b, h, bx := at(id)
+					tile(k, b, h, bx, func() tl.Expr { return id.Add(grid) })
+				})
+				return
+			}
+			k.Serial(n.Mul(2), func(i tl.Expr) {
 				second := i.Mod(2)
 				id := g.Add(i.Div(2).Mul(grid)).Mul(2).Add(second) // pair id / 2, its second tile if odd
 				b, h, bx := causalPair(id, s, c)
 				tile(k, b, h, bx, func() tl.Expr { return id.Add(1).Add(second.Mul(grid.Mul(2).Sub(2))) })
-			})
-		})
-		return f
-	}
-	if c.Persistent { // a block an SM, each walking every grid-th tile
-		grid := tl.Min(tiles, f.NumSMs())
-		f.Kernel(tl.Grid(grid), c.Threads, func(k *tl.Block) {
-			g, _, _ := k.Idx()
-			k.Serial(tl.CeilDiv(tl.Int(tiles).Sub(g), grid), func(i tl.Expr) {
-				id := g.Add(i.Mul(grid))
-				b, h, bx := at(id)
-				tile(k, b, h, bx, func() tl.Expr { return id.Add(grid) })
 			})
 		})
 		return f

@@ -487,7 +487,6 @@ func (p *attnProblem) GPUConfigFor(arch string) Config {
 	if arch != "sm_90a" || s.Dqk != s.Dv {
 		return p.GPUConfig()
 	}
-	short := s.Skv <= 2048
 	var c AttnConfig
 	switch s.Dqk {
 	case 64:
@@ -497,7 +496,7 @@ func (p *attnProblem) GPUConfigFor(arch string) Config {
 		}
 	case 128:
 		c = AttnConfig{M: 128, N: 176, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true}
-		if short {
+		if s.Skv <= 2048 {
 			c.N, c.Persistent = 128, true
 		}
 	case 256:
