@@ -520,6 +520,10 @@ def parse_args(argv=None):
     for s in a.suites:
         if s not in SUITES:
             ap.error("unknown suite %r (want some of %s)" % (s, ",".join(SUITES)))
+    try:
+        re.compile(a.shape)
+    except re.error as e:
+        ap.error("--shape %r: %s" % (a.shape, e))
     a.impl_list = [i for i in a.impls.split(",") if i]
     for i in a.impl_list:
         if i not in ATTN_IMPLS:
