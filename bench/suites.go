@@ -183,6 +183,15 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 	addOVPP := func(m, n int) { // both: FlashAttention-3's schedule
 		cs = append(cs, kernels.AttnConfig{M: m, N: n, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true})
 	}
+	// K/V multicast to pairs of blocks (non-causal: target/cuda/cluster.go);
+	// at d128 it won no point on the H100 (0.89-0.99× the same config below
+	// 8k tokens, 0.99-1.05× above), at d256 the long ones (docs/perf.md).
+	addCluster := func(c kernels.AttnConfig) {
+		if !causal {
+			c.Cluster = 2
+			cs = append(cs, c)
+		}
+	}
 	switch {
 	case d <= 64:
 		add(128, 128, 256, 2)
@@ -237,6 +246,8 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		addOV(128, 64, 256, 2) // room for these only on K and V rings of two each (not yet timed)
 		addOVPP(128, 64)
 		addOV(128, 80, 256, 2)
+		addCluster(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true})
+		addCluster(kernels.AttnConfig{M: 128, N: 80, Stages: 2, Threads: 256, WS: true, Overlap: true})
 	}
 	return cs
 }

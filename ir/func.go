@@ -31,6 +31,12 @@ type Kernel struct {
 	// 64-row tiles than there are warpgroups split its columns too (MLA's
 	// 64×512 accumulator over two), where the policy is not FullRow. A hint.
 	SplitN bool
+	// Cluster (0 or 1: none, 2) asks that blocks run in clusters of two
+	// along the grid's x, and that a producer's loads both blocks of a
+	// cluster make alike (addresses independent of x: FlashAttention's K
+	// and V, shared by the query tiles of a head) be fetched once, half by
+	// each, and multicast to both. A hint, ignored where it cannot apply.
+	Cluster int
 }
 
 // Func is a whole program: its tensor parameters, its symbolic sizes and

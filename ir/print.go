@@ -55,6 +55,9 @@ func (f *Func) String() string {
 		if k.SplitN {
 			p.line("warpgroups split N")
 		}
+		if k.Cluster > 1 {
+			p.line("clusters of %d", k.Cluster)
+		}
 		for _, b := range k.Allocs {
 			sw := ""
 			if b.Scope == Shared && b.Swizzle != SwizzleAuto {

@@ -27,6 +27,9 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 	if c.PingPong {
 		k.PingPong()
 	}
+	if c.Cluster > 1 {
+		k.Cluster(c.Cluster)
+	}
 	hk := h.Div(s.H / s.HKV)
 	qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
 	ks := k.Shared(s.DType, c.N, s.Dqk).Named("ks")

@@ -53,6 +53,11 @@ type AttnConfig struct {
 	// K/V while the consumers finish this one (target/cuda/walk.go); with
 	// Prefetch, a block prefetches its own next tile.
 	Persistent bool
+	// Cluster (2; with WS, not Persistent) runs the blocks in pairs of
+	// query tiles of one head that fetch each K and V tile once, half by
+	// each, multicast to both (tl's Cluster): half the K/V traffic from
+	// L2. Non-causal only: a causal pair would need different tiles.
+	Cluster int `config:"omitzero"`
 }
 
 // SoftmaxScale is the scale applied to Q·Kᵀ.

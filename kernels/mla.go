@@ -54,6 +54,10 @@ type MLAConfig struct {
 	// named barriers (target/cuda/handoff.go): warpgroup 0 scores page
 	// j+1 while warpgroup 1 multiplies page j by its half of V.
 	Handoff bool
+	// Cluster (2; with WS) runs the two 64-row blocks of a request's 128
+	// heads as a cluster that reads each page once, half by each, and
+	// multicasts it to both (tl's Cluster; target/cuda/cluster.go).
+	Cluster int `config:"omitzero"`
 }
 
 // Full fills in the default sizes.
@@ -201,6 +205,9 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 	L := k.Var(tl.I32, a.Lens.At(req)).Named("L")
 	if c.WS {
 		k.WarpSpecialize()
+	}
+	if c.Cluster > 1 {
+		k.Cluster(c.Cluster)
 	}
 	if c.SplitN {
 		k.SplitN()

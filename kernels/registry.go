@@ -260,7 +260,8 @@ func (fs Fields) MarshalJSON() ([]byte, error) {
 
 // ConfigFields lists a config struct's fields, lower-cased; values with a
 // String method (dtypes, policies) show as their names. A false bool (a
-// choice not taken, such as WS) is left out.
+// choice not taken, such as WS) is left out, and so is the zero value of a
+// field tagged `config:"omitzero"`.
 func ConfigFields(c Config) Fields {
 	v := reflect.ValueOf(c)
 	if v.Kind() != reflect.Struct {
@@ -274,6 +275,9 @@ func ConfigFields(c Config) Fields {
 		}
 		x := v.Field(i).Interface()
 		if b, ok := x.(bool); ok && !b {
+			continue
+		}
+		if sf.Tag.Get("config") == "omitzero" && v.Field(i).IsZero() { // a later field: records without it read the same
 			continue
 		}
 		if s, ok := x.(fmt.Stringer); ok {
@@ -481,7 +485,8 @@ func (p *attnProblem) GPUConfig() Config {
 // d64 one warpgroup a block (64-row tiles, causal up to 1k keys); d128 a
 // persistent walk with ping-pong and the overlap up to 2k keys, then
 // FlashAttention-3's 128×176 tiles; d256 the overlap with 64 keys a tile
-// up to 512, then 80. Other shapes, and sm_80, get GPUConfig.
+// up to 512, then 80, in clusters of two from 8k keys non-causal
+// (2026-11-24, tenth session). Other shapes, and sm_80, get GPUConfig.
 func (p *attnProblem) GPUConfigFor(arch string) Config {
 	s := p.s
 	if arch != "sm_90a" || s.Dqk != s.Dv {
@@ -503,6 +508,9 @@ func (p *attnProblem) GPUConfigFor(arch string) Config {
 		c = AttnConfig{M: 128, N: 80, Stages: 2, Threads: 256, WS: true, Overlap: true}
 		if s.Skv <= 512 {
 			c.N = 64
+		}
+		if !s.Causal && s.Skv >= 8192 { // K/V multicast to pairs of query tiles: +3-5% there (docs/perf.md)
+			c.Cluster = 2
 		}
 	default:
 		return p.GPUConfig()

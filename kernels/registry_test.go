@@ -194,6 +194,8 @@ func TestAttnGPUConfigFor(t *testing.T) {
 		{map[string]string{"dim": "64", "seq-q": "4096"}, "sm_90a", AttnConfig{M: 128, N: 128, Stages: 2, Threads: 128}},
 		{map[string]string{"dim": "256", "seq-q": "512"}, "sm_90a", AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true}},
 		{map[string]string{"dim": "256", "seq-q": "4096"}, "sm_90a", AttnConfig{M: 128, N: 80, Stages: 2, Threads: 256, WS: true, Overlap: true}},
+		{map[string]string{"dim": "256", "seq-q": "16384"}, "sm_90a", AttnConfig{M: 128, N: 80, Stages: 2, Threads: 256, WS: true, Overlap: true, Cluster: 2}},
+		{map[string]string{"dim": "256", "seq-q": "16384", "causal": "true"}, "sm_90a", AttnConfig{M: 128, N: 80, Stages: 2, Threads: 256, WS: true, Overlap: true}},
 		{map[string]string{"dim": "128", "seq-q": "512"}, "sm_80", AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256}},
 		{map[string]string{"dim": "96", "seq-q": "512"}, "sm_90a", AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256}},
 		{map[string]string{"dim": "192", "dim-v": "128", "seq-q": "512"}, "sm_90a", AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}},

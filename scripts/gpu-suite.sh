@@ -95,7 +95,7 @@ run() {
 		for t in ${TEST_PKGS-runtime jit cuda_backend autotune bench}; do
 			# The TMA/warp-specialized variants run apart, with a short
 			# timeout: a wrong barrier phase hangs rather than fails.
-			./bin/$t.test -test.v -test.timeout 600s -test.skip '^(TestGPUTMA|TestGPUDeferred|TestGPUPersistent)$' >"$OUT/test-$t.log" 2>&1
+			./bin/$t.test -test.v -test.timeout 600s -test.skip '^(TestGPUTMA|TestGPUDeferred|TestGPUPersistent|TestGPUCluster)$' >"$OUT/test-$t.log" 2>&1
 			rc=$?
 			pass=$(grep -c -- '--- PASS' "$OUT/test-$t.log")
 			fail=$(grep -c -- '--- FAIL' "$OUT/test-$t.log")
@@ -103,7 +103,7 @@ run() {
 			grep -- '--- FAIL' "$OUT/test-$t.log" | head -20
 		done
 		if [ "${GUARDED:-1}" = 1 ]; then
-			timeout 420 ./bin/cuda_backend.test -test.v -test.run '^(TestGPUTMA|TestGPUDeferred|TestGPUPersistent)$' >"$OUT/test-tma.log" 2>&1
+			timeout 420 ./bin/cuda_backend.test -test.v -test.run '^(TestGPUTMA|TestGPUDeferred|TestGPUPersistent|TestGPUCluster)$' >"$OUT/test-tma.log" 2>&1
 			rc=$?
 			summary+=("tests tma/ws/deferred/persistent: $(grep -c -- '--- PASS' "$OUT/test-tma.log") passed, $(grep -c -- '--- FAIL' "$OUT/test-tma.log") failed (exit $rc; 124 = hung)")
 		fi
@@ -117,7 +117,7 @@ run() {
 	if [ "${SAN:-0}" = 1 ]; then
 		# FlashAttention and GEMM on both paths (sm_90a: TMA), with a
 		# producer warpgroup, and on a persistent grid (the fourth level).
-		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA|TestGPUDeferred|TestGPUPersistent)$/^(sm_90a?|wstrue|pingpong|gemm_ws)$/^(mha_cfg0|mha_cfg4|mha_cfg5|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16|san_d64)$/^(ws_ovpp|ws_pf|noprod|ws_direct)$'
+		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA|TestGPUDeferred|TestGPUPersistent|TestGPUCluster)$/^(sm_90a?|wstrue|pingpong|gemm_ws|short_kv)$/^(mha_cfg0|mha_cfg4|mha_cfg5|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16|san_d64|ws_ov)$/^(ws_ovpp|ws_pf|noprod|ws_direct)$'
 		# MLA: the single program on mma.sync, and the split path (the
 		# scheduler's parts, the combine) with the wgmma/TMA/producer block.
 		# With hand-offs (named barriers between the warpgroups) too.

@@ -173,6 +173,14 @@ func (k *Block) WarpSpecialize() { k.k.Producer = true }
 // where it cannot apply (see docs/language.md).
 func (k *Block) PingPong() { k.k.PingPong = true }
 
+// Cluster asks that blocks run in clusters of n (2) along the grid's x,
+// and that the tiles a producer warpgroup (WarpSpecialize) loads alike for
+// both blocks of a cluster (addresses independent of the x index, such as
+// the K and V tiles the query tiles of one head share) be read from
+// memory once: each block loads half and multicasts it to both. A hint,
+// ignored where it cannot apply (see docs/language.md).
+func (k *Block) Cluster(n int) { k.k.Cluster = n }
+
 // SplitN lets the warpgroups of a wgmma Gemm whose output has fewer 64-row
 // tiles than there are warpgroups split its columns (64 rows over two
 // warpgroups: each computes half the columns), unless the Gemm's policy is

@@ -53,6 +53,12 @@ var errCases = []errCase{
 		},
 	},
 	{
+		name: "clusters of three", op: "kernel", phrase: "clusters of 3 blocks: want 0, 1 or 2",
+		build: func(f *tl.Func) {
+			f.Kernel(tl.Grid(mark(1)), 128, func(k *tl.Block) { k.Cluster(3) })
+		},
+	},
+	{
 		name: "grid with four dims", op: "kernel", phrase: "grid has 4 dims; want 1 to 3",
 		build: func(f *tl.Func) {
 			f.Kernel(tl.Grid(mark(1), 1, 1, 1), 128, func(k *tl.Block) {})

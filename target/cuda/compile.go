@@ -74,6 +74,7 @@ type compilation struct {
 	pingPong  bool                   // the consumer warpgroups take turns (pingpong.go)
 	roles     map[*ir.Buffer]int     // fragments owned by one warpgroup (roles.go)
 	halves    *halves                // a walk whose epilogue stores by warpgroup halves (halves.go), or nil
+	cluster   bool                   // blocks in pairs multicast the producer's ring tiles (cluster.go)
 	prog      *Program
 }
 

@@ -23,6 +23,7 @@ type emitter struct {
 	pending   bool // cp.async copies issued and not yet waited for
 	read      bool // shared memory read since the last barrier
 	halfRead  bool // a warpgroup's half stored by TMA since its last barrier (halves.go)
+	multicast bool // the producer issues its ring loads as the cluster's halves (cluster.go)
 	err       error
 	global    map[*ir.Buffer]bool // globals needing 64-bit offsets
 	funcs     map[string]bool     // device functions generated for this kernel
@@ -160,7 +161,11 @@ func (e *emitter) kernel() string {
 	} else if n := e.c.minBlocks(); n > 1 {
 		bounds = fmt.Sprintf("%d, %d", k.Threads, n)
 	}
-	e.open("extern \"C\" __global__ void __launch_bounds__(%s) %s(%s)", bounds, f.Name, strings.Join(params, ", "))
+	cluster := ""
+	if e.c.cluster {
+		cluster = "__cluster_dims__(2, 1, 1) "
+	}
+	e.open("extern \"C\" __global__ void __launch_bounds__(%s) %s%s(%s)", bounds, cluster, f.Name, strings.Join(params, ", "))
 	e.line("extern __shared__ __align__(1024) uint8_t smem[];")
 	e.line("const int tid = threadIdx.x, warp = tid / 32, lane = tid %% 32;")
 	e.blockIndices(k)
@@ -185,6 +190,9 @@ func (e *emitter) kernel() string {
 		}
 	}
 	e.stmts(k.Body)
+	if e.c.cluster { // no arrival from the partner may find this block gone
+		e.line("tl::cluster_sync();")
+	}
 	e.close()
 	return e.b.String()
 }

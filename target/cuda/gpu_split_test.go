@@ -110,6 +110,8 @@ func TestGPUMLADecode(t *testing.T) {
 	roles := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}
 	handoff := roles
 	handoff.Handoff = true
+	handoffCl, splitNWSCl := handoff, splitNWS // the two head blocks of a request in a cluster (cluster.go)
+	handoffCl.Cluster, splitNWSCl.Cluster = 2, 2
 	cases := []tc{
 		{"sq1_m16", sq1, m16, []int32{1, 63, 65, 200}, 0, false},
 		{"sq2_m32_causal", sq2, m32, []int32{1, 64 + 1, 130, 2}, 0, false},
@@ -152,6 +154,11 @@ func TestGPUMLADecode(t *testing.T) {
 		{"split_uniform3_sq2_f16_handoff", h128sq2, handoff, []int32{1500, 64 + 3}, 3, true},
 		{"hq32_sq2_handoff_1stage", kernels.MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, kernels.MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true}, []int32{2, 64, 129, 700}, 0, true},
 		{"split_sched_hq16_padded_handoff", sq1, handoff, []int32{2000, 3, 700, 65}, -1, true},
+		// The pages multicast to both head blocks of a request: single and
+		// split, hand-offs and the plain producer.
+		{"hq128_handoff_cluster_long", h128, handoffCl, []int32{3058, 2048 + 5, 1034, 1}, 0, true},
+		{"split_sched_hq128_handoff_cluster", h128, handoffCl, []int32{2000, 3, 700, 129}, -1, true},
+		{"split_sched_hq128_splitn_ws_cluster", h128, splitNWSCl, []int32{2000, 3, 700, 129}, -1, true},
 	}
 	for _, c := range cases {
 		for _, arch := range archs(b) {

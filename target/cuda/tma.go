@@ -89,6 +89,7 @@ func planTMA(c *compilation) {
 	})
 	planTMAStores(c)
 	planWS(c)
+	planCluster(c)
 }
 
 // tmaCopy says how cp (global to shared) goes by TMA, if it can.
@@ -190,7 +191,11 @@ func (e *emitter) initBars(rings ...barRing) {
 	}
 	e.line("tl::fence_mbar_init();")
 	e.close()
-	e.line("__syncthreads();")
+	if e.c.cluster { // the partner's arrivals and multicasts reach these too (cluster.go)
+		e.line("tl::cluster_sync();")
+	} else {
+		e.line("__syncthreads();")
+	}
 }
 
 // tmaInit initializes loop l's barriers (one arrival each: the issuing
@@ -218,6 +223,10 @@ func (e *emitter) tmaIssue(bars int, tc map[*ir.Copy]*tmaCopy, copies []*ir.Copy
 		sb := e.c.smem.bufs[cp.Dst.Buf]
 		for p := range tc.panels {
 			dst := fmt.Sprintf("tl::smem_addr(%s) + %d", e.sharedBase(cp.Dst.Buf), p*sb.rows*128)
+			if e.multicast {
+				e.clusterLoad(tc, sb, cp, p, dst, bar)
+				continue
+			}
 			e.line("tl::tma_load_%dd(%s, &tm%d, %s, %s);", tc.rank, dst, tc.spec, e.tmaCoords(cp.Src, p), bar)
 		}
 	}

@@ -167,10 +167,14 @@ func (c *compilation) launchThreads() int {
 func (e *emitter) wsSplit() {
 	w, f := e.c.ws, e.c.ws.loop
 	l, S, T, v := e.c.tma[f], e.c.ringSize(f), w.consumers, f.Var.Name
-	rings := []barRing{{l.bar, S, 1}, {w.empty, S, T / 32}} // full: the producer's expect_tx; empty: one lane per consumer warp
+	freers := T / 32 // one lane per consumer warp, of both blocks in a cluster (cluster.go)
+	if e.c.cluster {
+		freers *= 2
+	}
+	rings := []barRing{{l.bar, S, 1}, {w.empty, S, freers}} // full: the producer's expect_tx
 	sr := e.c.split[f]
 	if sr != nil {
-		rings = append(rings, barRing{l.lateBar, S, 1}, barRing{w.lateEmpty, S, T / 32})
+		rings = append(rings, barRing{l.lateBar, S, 1}, barRing{w.lateEmpty, S, freers})
 	}
 	if wl := w.walk; wl != nil {
 		rings = append(rings, barRing{wl.full, wl.stages, 1}, barRing{wl.empty, wl.stages, T / 32})
@@ -181,6 +185,9 @@ func (e *emitter) wsSplit() {
 		e.line("tl::setmaxnreg_dec<%d>();", w.regs[0])
 	}
 	e.open("if (tid == %d)", T)
+	if e.c.cluster {
+		e.line("const int crank = (int)tl::cluster_rank();")
+	}
 	if o := l.outer; o != nil {
 		e.line("int ring = 0;")
 		e.open("for (int %s = %s; %s < %s; ++%s)", o.Var.Name, e.expr(o.Start), o.Var.Name, e.expr(o.Stop), o.Var.Name)
@@ -200,7 +207,9 @@ func (e *emitter) wsSplit() {
 		for _, cp := range copies {
 			e.stage[cp.Dst.Buf] = slot
 		}
+		e.multicast = e.c.cluster // the ring's tiles, not the walk's (cluster.go)
 		e.tmaIssue(full, l.copies, copies, slot, "")
+		e.multicast = false
 		for _, cp := range copies {
 			delete(e.stage, cp.Dst.Buf)
 		}
@@ -237,5 +246,10 @@ func (e *emitter) wsRelease(iter string, R int) { e.wsReleaseAt(e.c.ws.empty, it
 func (e *emitter) wsReleaseAt(empty int, iter string, R int) {
 	w := e.c.ws
 	e.line("__syncwarp();")
-	e.line("if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + %d) + 8 * (%s %% %d));", empty, e.ringPos(e.c.tma[w.loop], iter), R)
+	bar := fmt.Sprintf("tl::smem_addr(smem + %d) + 8 * (%s %% %d)", empty, e.ringPos(e.c.tma[w.loop], iter), R)
+	if e.c.cluster { // the slot is both blocks' (cluster.go)
+		e.line("if (lane == 0) { tl::mbar_arrive(%s); tl::mbar_arrive_cluster(%s, tl::cluster_rank() ^ 1); }", bar, bar)
+		return
+	}
+	e.line("if (lane == 0) tl::mbar_arrive(%s);", bar)
 }

@@ -277,6 +277,50 @@ __device__ __forceinline__ void prefetch_tensormap(const void* tm) {
 // (128-byte aligned; 1024 for the 128B swizzle pattern to start at row 0)
 // and completes its byte count on bar. Out-of-bounds elements are filled
 // (zeros) and still counted. Issued by one thread.
+// ---- clusters of two (target/cuda/cluster.go) -----------------------------
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+// Every thread of both blocks (exited ones aside) meets here: after the
+// barriers are set up, so no remote arrival or multicast finds one
+// uninitialized, and before exit, so none lands in a block that is gone.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+// One arrival on the barrier at shared offset `bar` of the cluster's block
+// `rank`. Release at CTA scope, as a local arrival: it orders this
+// thread's reads of the slot (its wgmmas already waited for) before the
+// partner's producer refills it; release at cluster scope costs a memory
+// barrier each time (ERRBAR: 37% of the stall samples, docs/perf.md).
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t rank) {
+  asm volatile(
+      "{\n\t.reg .b32 remote;\n\tmapa.shared::cluster.u32 remote, %0, %1;\n\t"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n\t}" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+// A TMA load whose box lands at the same shared offset, and completes on
+// the same barrier offset, in every block of `mask`.
+__device__ __forceinline__ void tma_load_mc_2d(uint32_t dst, const void* tm, int c0, int c1, uint32_t bar, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_mc_3d(uint32_t dst, const void* tm, int c0, int c1, int c2, uint32_t bar, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3, %4}], [%5], %6;" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(mask)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_mc_4d(uint32_t dst, const void* tm, int c0, int c1, int c2, int c3, uint32_t bar, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "h"(mask)
+      : "memory");
+}
 __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void* tm, int c0, int c1, uint32_t bar) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
