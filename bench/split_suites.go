@@ -93,9 +93,9 @@ func mlaPoints(suite string, batch, hq, sq, mean, sms int) ([]Point, error) {
 // warpgroup 1 multiplies this one by V); 64 rows over 16 warps (so the 64×512
 // accumulator takes 64 registers a thread on mma.sync, not 128, which
 // spilled), and 32 over 4 with one stage or two; with fewer than 32 rows a
-// request (h_q 16), 16 over 4 with one stage or two. (Clusters of a
-// request's two 64-row blocks, MLAConfig.Cluster, measured 0.97-1.05×
-// the same configs at h_q 128 on an H100: not tried.) Those the shape does
+// request (h_q 16), 16 over 4 with one stage or two. Clusters of a
+// request's two 64-row blocks (MLAConfig.Cluster) are left out: 0.97-1.05×
+// the same configs at h_q 128 on an H100. Those the shape does
 // not allow (kernels.MLAShape.Check), or whose split kernel does not fit
 // shared memory (64 rows of two tokens stage an f32 output tile), are
 // left out.
@@ -105,7 +105,6 @@ func MLAConfigs(hq, sq int) []kernels.Config {
 	if hq*sq < 32 {
 		all = append(all, kernels.MLAConfig{M: 16, Stages: 1, Threads: 128}, kernels.MLAConfig{M: 16, Stages: 2, Threads: 128})
 	}
-
 	var cs []kernels.Config
 	for _, c := range all {
 		if s.Check(c) != nil {

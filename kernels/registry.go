@@ -509,7 +509,7 @@ func (p *attnProblem) GPUConfigFor(arch string) Config {
 		if s.Skv <= 512 {
 			c.N = 64
 		}
-		if !s.Causal && s.Skv >= 8192 { // K/V multicast to pairs of query tiles: +3-5% there (docs/perf.md)
+		if !s.Causal && s.Skv >= 8192 { // K/V multicast to pairs of query tiles: 1.005-1.05× there over two runs (docs/perf.md)
 			c.Cluster = 2
 		}
 	default:
