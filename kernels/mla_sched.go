@@ -19,14 +19,25 @@ import (
 // FlashMLA: a grid of one block per piece would leave the balancing to the
 // hardware's block scheduler, which runs blocks in launch order.
 
-// MLARequestCost is what a piece of a request costs besides its cache
+// MLAPieceCost is what a piece of a request costs besides its cache
 // blocks, in blocks' time: loading Q, storing the f32 partial, the
-// pipeline's restart and the combine's share. Fitted on an H100
-// (2026-11-23, docs/perf.md): about 45 µs a piece of a part against 2.45
-// µs a cache block. The scheduler balances parts with it (so it does not
-// cut short requests into pieces that cost more than they save), and
-// MLASplitPays weighs it.
-const MLARequestCost = 18
+// pipeline's restart and the combine's share. The scheduler balances parts
+// with it (so it does not cut short requests into pieces that cost more
+// than they save), and MLASplitPays weighs it. Fitted on an H100:
+//   - 18 where a request's rows take two or more 64-row blocks (h_q·s_q >
+//     64, compute-bound; 2026-11-23: about 45 µs a piece of a part against
+//     2.45 µs a cache block; 8 and 4 were 1-3% slower on 2026-11-24);
+//   - 8 where they fit one (h_q·s_q ≤ 64, memory-bound): with 18 a part of
+//     one piece got 69 blocks and one of two pieces 51 (b64 h_q 16 kv8k),
+//     and the parts of one piece, which take longest, set the time; 8 was
+//     2-4% faster at all six memory-bound bench points (2026-11-24), 0, 2
+//     and 4 between the two.
+func MLAPieceCost(sq, hq int) int {
+	if sq*hq <= 64 {
+		return 8
+	}
+	return 18
+}
 
 // MLAChunk is a piece of one request: cache blocks [Begin, End).
 type MLAChunk struct{ Req, Begin, End int }
@@ -54,11 +65,12 @@ func MLASMParts(sq, hq, sms int) int {
 // beat the single program: that program's blocks (one a request and
 // M-block) start in launch order on the SMs as they free up, one an SM,
 // and the last to finish sets its time; the split path's is its costliest
-// part, each piece adding MLARequestCost. On the 2026-11-23 H100 bench
+// part, each piece adding MLAPieceCost. On the 2026-11-23 H100 bench
 // this picked the faster path at every point where the two differed by
 // more than 5%.
 func MLASplitPays(md MLAMetadata, lens []int32, sq, hq, sms int) bool {
 	mBlocks := (sq*hq + 63) / 64
+	cost := MLAPieceCost(sq, hq)
 	free := make([]int, max(sms, 1)) // when each SM frees up, in blocks
 	for _, n := range mlaBlocks(lens, MLAPage) {
 		for range mBlocks {
@@ -79,7 +91,7 @@ func MLASplitPays(md MLAMetadata, lens []int32, sq, hq, sms int) bool {
 	for _, part := range md.Parts {
 		t := 0
 		for _, c := range part {
-			t += c.End - c.Begin + MLARequestCost
+			t += c.End - c.Begin + cost
 		}
 		split = max(split, t)
 	}
@@ -87,39 +99,38 @@ func MLASplitPays(md MLAMetadata, lens []int32, sq, hq, sms int) bool {
 }
 
 // ScheduleMLA balances a batch (the cache lengths) over the parts an SM
-// count gives: MLASMParts(sq, hq, sms).
+// count gives (MLASMParts), a piece costing MLAPieceCost.
 func ScheduleMLA(lens []int32, sq, hq, sms int) MLAMetadata {
-	return ScheduleMLAParts(lens, MLAPage, MLASMParts(sq, hq, sms))
+	return ScheduleMLAParts(lens, MLAPage, MLASMParts(sq, hq, sms), MLAPieceCost(sq, hq))
 }
 
 // ScheduleMLAParts cuts the batch (cache blocks of page rows) into parts
-// of about equal cost: a
-// request costs its cache blocks plus MLARequestCost for each piece of it.
-// Each part has a budget of ceil(total / parts) + MLARequestCost and takes
+// of about equal cost: a request costs its cache blocks plus cost for each
+// piece of it. Each part has a budget of ceil(total / parts) + cost and takes
 // requests in order: a whole request (the rest of one) when it fits, else
 // as many blocks as the budget leaves after the piece's own cost, and the
 // request goes on in the next part. The last part takes what is left.
-func ScheduleMLAParts(lens []int32, page, parts int) MLAMetadata {
+func ScheduleMLAParts(lens []int32, page, parts, cost int) MLAMetadata {
 	parts = max(parts, 1)
 	blocks := mlaBlocks(lens, page)
 	total := 0
 	for _, n := range blocks {
-		total += n + MLARequestCost
+		total += n + cost
 	}
-	budget := (total+parts-1)/parts + MLARequestCost
+	budget := (total+parts-1)/parts + cost
 	md := MLAMetadata{Parts: make([][]MLAChunk, parts)}
 	req, pos := 0, 0 // the next block to schedule: block pos of request req
 	for p := range parts {
 		left := budget
 		for req < len(blocks) {
 			rest := blocks[req] - pos
-			if rest+MLARequestCost <= left || p == parts-1 {
+			if rest+cost <= left || p == parts-1 {
 				md.Parts[p] = append(md.Parts[p], MLAChunk{req, pos, blocks[req]})
-				left -= rest + MLARequestCost
+				left -= rest + cost
 				req, pos = req+1, 0
 				continue
 			}
-			if take := left - MLARequestCost; take > 0 {
+			if take := left - cost; take > 0 {
 				md.Parts[p] = append(md.Parts[p], MLAChunk{req, pos, pos + take})
 				pos += take
 			}

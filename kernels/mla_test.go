@@ -128,10 +128,10 @@ func TestMLASplitInterp(t *testing.T) {
 		md   MLAMetadata
 	}{
 		{"scheduler_132_sms", s, c, lens, ScheduleMLA(lens, s.Sq, s.Hq, 132)},
-		{"scheduler_3_parts", s, c, long, ScheduleMLAParts(long, MLAPage, 3)},
+		{"scheduler_3_parts", s, c, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(s.Sq, s.Hq))},
 		{"uniform_5", s, c, lens, UniformMLASplits(lens, MLAPage, 5)},
 		{"hq128_sq2_f16_m64", big, MLAConfig{M: 64, Stages: 1, Threads: 256}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
-		{"hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, long, ScheduleMLAParts(long, MLAPage, 3)},
+		{"hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(s.Sq, s.Hq))},
 		{"hq128_sq2_roles", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 		{"hq128_sq2_handoff", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 	}
@@ -263,7 +263,7 @@ func TestMLASmallDims(t *testing.T) {
 					}
 					checkMLA(t, s, args, lens)
 					args = MLAInputs(s, lens, 11)
-					runSplit(t, s, c, ScheduleMLAParts(lens, s.Page, 4), args)
+					runSplit(t, s, c, ScheduleMLAParts(lens, s.Page, 4, MLAPieceCost(s.Sq, s.Hq)), args)
 					checkMLA(t, s, args, lens)
 				})
 			}
