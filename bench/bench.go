@@ -294,6 +294,12 @@ func run(b *cuda.Backend, p Point, cands []candidate, args []*tensor.Tensor, o O
 			info  cudaInfo
 			err   = cd.err
 		)
+		if err != nil && cd.x == nil && cuda.OutOfMemory(err) {
+			// prepareAll uploaded the point's candidates at once and the
+			// device ran out (a 4.7 GB cache, 20 candidates); those run
+			// before this one have freed theirs since.
+			cd.x, err = cd.prepare(b, args)
+		}
 		if err == nil {
 			st, check, info, err = runOne(b, p.Problem, cd, cd.x, args, o)
 			cd.x.Free()

@@ -111,7 +111,7 @@ func TestPrintStmts(t *testing.T) {
 				}},
 			}},
 			&For{Var: kk, Start: IntConst(1), Stop: n, Kind: Pipelined, Stages: 2, Body: []Stmt{
-				&Copy{Src: row, Dst: Whole(s)},
+				&Copy{Src: row, Dst: Whole(s), Cache: EvictFirst},
 				&Deferred{Body: []Stmt{&Gemm{A: Whole(s), B: Whole(u), C: Whole(c)}}},
 			}},
 			&Fill{Dst: Region{Buf: r, Start: []Expr{IntConst(4)}, Extent: []int{8}, Keep: []bool{true}}, Value: &Const{T: F32, F: 1}},
@@ -140,7 +140,7 @@ func TestPrintStmts(t *testing.T) {
     }
   }
   for kk in [1, n) pipelined stages(2) {
-    copy A[(bx * 16):+16, 0:+64] -> s
+    copy A[(bx * 16):+16, 0:+64] -> s evict_first
     deferred {
       gemm s, u -> c (square)
     }

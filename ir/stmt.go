@@ -1,5 +1,7 @@
 package ir
 
+import "fmt"
+
 // Stmt is a statement: a tile op or control flow. Every statement records
 // the position where the program built it, so errors can point there.
 type Stmt interface {
@@ -18,6 +20,29 @@ func (a At) Position() Pos { return a.P }
 type Copy struct {
 	At
 	Src, Dst Region
+	Cache    CacheHint // how long the global side's lines should stay in L2
+}
+
+// CacheHint tells the L2 cache how a copy's global lines will be used. A
+// hint: it changes no result, and a lowering that cannot pass it on (a
+// copy not done by TMA) drops it.
+type CacheHint uint8
+
+const (
+	CacheNormal CacheHint = iota
+	// EvictFirst: read once; its lines are the first to go, so that a
+	// stream does not push out what is read again (split-KV's partials,
+	// written during the stream and read by the combine after it).
+	EvictFirst
+	// EvictLast: read again soon; its lines are the last to go.
+	EvictLast
+)
+
+func (h CacheHint) String() string {
+	if h > EvictLast {
+		return fmt.Sprintf("cache_hint(%d)", uint8(h))
+	}
+	return [...]string{"", "evict_first", "evict_last"}[h]
 }
 
 // Policy says how a Gemm's warps split the output tile.

@@ -147,6 +147,11 @@ func (v *verifier) stmt(s Stmt) {
 		}
 		v.sameShape("copy", pos, s.Src, s.Dst)
 		v.writable("copy", pos, s.Dst.Buf)
+		if s.Cache > EvictLast {
+			v.errorf("copy", pos, "unknown cache hint %d", s.Cache)
+		} else if s.Cache != CacheNormal && s.Src.Buf.Scope != Global && s.Dst.Buf.Scope != Global {
+			v.errorf("copy", pos, "%s -> %s: a cache hint (%s) is for a copy from or to global memory", s.Src.Buf.Name, s.Dst.Buf.Name, s.Cache)
+		}
 	case *Prefetch:
 		if v.region("prefetch", pos, s.Src) && s.Src.Buf.Scope != Global {
 			v.errorf("prefetch", pos, "%s is not a global tensor: only global tiles can be prefetched", s.Src.Buf.Name)

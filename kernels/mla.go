@@ -218,8 +218,15 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 		k.Clear(t.l)
 		k.Fill(t.m, tl.NegInf())
 	})
+	var hint []tl.CacheHint
+	if s.Sq*s.Hq <= c.M {
+		// This block alone reads the request's pages: they stream through
+		// L2 once, and should not push out the split path's partials,
+		// which the combine reads after the stream.
+		hint = append(hint, tl.EvictFirst)
+	}
 	k.PipelinedRange(lo, hi, c.Stages, func(j tl.Expr) {
-		k.Copy(a.KV.Sub(a.Table.At(b, j), tl.All, tl.All), kvs) // the request's j-th cache block
+		k.Copy(a.KV.Sub(a.Table.At(b, j), tl.All, tl.All), kvs, hint...) // the request's j-th cache block
 		key0 := j.Mul(s.Page)
 		// Token t sees keys <= L - Sq + t: an edge block hides a key from some row.
 		edge := key0.Add(s.Page).Gt(L.Val().Sub(s.Sq - 1))

@@ -49,15 +49,36 @@ func (k *Block) Var(dt DType, init any) *Tensor {
 
 // Copy copies a tile: src and dst are Tensors or Regions of any scope with
 // the same tile shape; elements convert to dst's type. Parts of a global
-// region past the tensor's edge read as zero and are not written.
-func (k *Block) Copy(src, dst any) {
+// region past the tensor's edge read as zero and are not written. A last
+// argument EvictFirst or EvictLast tells L2 how the global tile is used.
+func (k *Block) Copy(src, dst any, hint ...CacheHint) {
 	pos := callerPos()
 	s, ok1 := k.f.region("copy", pos, src)
 	d, ok2 := k.f.region("copy", pos, dst)
+	if len(hint) > 1 {
+		k.f.errorf("copy", pos, "%d cache hints; give at most one", len(hint))
+		return
+	}
 	if ok1 && ok2 {
-		k.f.emit("copy", pos, &ir.Copy{At: ir.At{P: pos}, Src: s, Dst: d})
+		c := &ir.Copy{At: ir.At{P: pos}, Src: s, Dst: d}
+		if len(hint) == 1 {
+			c.Cache = hint[0]
+		}
+		k.f.emit("copy", pos, c)
 	}
 }
+
+// CacheHint is Copy's optional last argument: how long the global tile's
+// lines should stay in L2 (ir.CacheHint). Hopper's TMA copies pass it on;
+// other lowerings drop it.
+type CacheHint = ir.CacheHint
+
+const (
+	// EvictFirst: the tile is read once (a stream of pages).
+	EvictFirst = ir.EvictFirst
+	// EvictLast: the tile is read again soon.
+	EvictLast = ir.EvictLast
+)
 
 // Prefetch hints that the global tile src will be read soon, e.g. by the
 // block that runs one wave later: its cache lines are fetched into L2.

@@ -241,6 +241,26 @@ var errCases = []errCase{
 		},
 	},
 	{
+		name: "cache hint on a copy inside the block", op: "copy", phrase: "a cache hint (evict_last) is for a copy from or to global memory",
+		build: func(f *tl.Func) {
+			kernel1(f, func(k *tl.Block) {
+				s := k.Shared(tl.F16, 64, 64)
+				acc := k.Fragment(tl.F32, 64, 64)
+				k.Copy(s, mark(acc), tl.EvictLast)
+			})
+		},
+	},
+	{
+		name: "two cache hints", op: "copy", phrase: "2 cache hints; give at most one",
+		build: func(f *tl.Func) {
+			A := f.In("A", tl.F16, 64, 64)
+			kernel1(f, func(k *tl.Block) {
+				s := k.Shared(tl.F16, 64, 64)
+				k.Copy(A, mark(s), tl.EvictFirst, tl.EvictLast)
+			})
+		},
+	},
+	{
 		name: "copy into an input", op: "copy", phrase: "A is an input; declare it with Out to write it",
 		build: func(f *tl.Func) {
 			A := f.In("A", tl.F32, 64, 64)

@@ -25,3 +25,20 @@ func TestDeviceLost(t *testing.T) {
 		}
 	}
 }
+
+func TestOutOfMemory(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&drv.Error{Call: "cuMemAlloc_v2", Code: 2, Name: "CUDA_ERROR_OUT_OF_MEMORY"}, true},
+		{fmt.Errorf("chain step 0: %w", &drv.Error{Call: "cuMemAlloc_v2", Code: 2}), true},
+		{&drv.Error{Call: "cuCtxSynchronize", Code: 700}, false},
+		{errors.New("out of memory"), false}, // not the driver's
+		{nil, false},
+	} {
+		if got := OutOfMemory(tc.err); got != tc.want {
+			t.Errorf("OutOfMemory(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}

@@ -423,3 +423,28 @@ func TestParallelBodyNoBarrier(t *testing.T) {
 		}
 	}
 }
+
+// A copy's cache hint reaches its TMA loads: MLA's pages, which one block
+// alone reads where a request's rows fit its block, stream evict-first;
+// where two blocks read them (h_q 128), they load plainly.
+func TestCacheHintTMA(t *testing.T) {
+	for _, tc := range []struct {
+		hq   int
+		hint bool
+	}{{16, true}, {64, true}, {128, false}} {
+		s := kernels.MLAShape{Hq: tc.hq, Sq: 1, DType: ir.BF16}
+		f, err := kernels.MLADecodeSplit(s, kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(f, Options{Arch: "sm_90a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hinted := strings.Count(p.Source, "tl::tma_load_3d_hint(")
+		plain := strings.Count(p.Source, "tl::tma_load_3d(")
+		if (hinted > 0) != tc.hint || (plain > 0) == tc.hint || tc.hint && !strings.Contains(p.Source, "tl::l2_evict_first()") {
+			t.Errorf("h_q %d: %d hinted and %d plain page loads; want hinted %v", tc.hq, hinted, plain, tc.hint)
+		}
+	}
+}

@@ -61,3 +61,11 @@ func DeviceLost(err error) bool {
 	}
 	return false
 }
+
+// OutOfMemory reports whether err is the device running out of memory (an
+// allocation failed): the context is fine, and freeing buffers may let a
+// retry succeed.
+func OutOfMemory(err error) bool {
+	var e *drv.Error
+	return errors.As(err, &e) && e.Code == 2 // CUDA_ERROR_OUT_OF_MEMORY
+}

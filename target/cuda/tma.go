@@ -227,6 +227,10 @@ func (e *emitter) tmaIssue(bars int, tc map[*ir.Copy]*tmaCopy, copies []*ir.Copy
 				e.clusterLoad(tc, sb, cp, p, dst, bar)
 				continue
 			}
+			if cp.Cache != ir.CacheNormal {
+				e.line("tl::tma_load_%dd_hint(%s, &tm%d, %s, %s, tl::l2_%s());", tc.rank, dst, tc.spec, e.tmaCoords(cp.Src, p), bar, cp.Cache)
+				continue
+			}
 			e.line("tl::tma_load_%dd(%s, &tm%d, %s, %s);", tc.rank, dst, tc.spec, e.tmaCoords(cp.Src, p), bar)
 		}
 	}
