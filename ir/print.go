@@ -121,11 +121,11 @@ func (p *printer) stmts(body []Stmt) {
 func (p *printer) stmt(s Stmt) {
 	switch s := s.(type) {
 	case *Copy:
+		hint := ""
 		if s.Cache != CacheNormal {
-			p.line("copy %s -> %s %s", RegionString(s.Src), RegionString(s.Dst), s.Cache)
-		} else {
-			p.line("copy %s -> %s", RegionString(s.Src), RegionString(s.Dst))
+			hint = " " + s.Cache.String()
 		}
+		p.line("copy %s -> %s%s", RegionString(s.Src), RegionString(s.Dst), hint)
 	case *AtomicAdd:
 		p.line("atomic_add %s -> %s", RegionString(s.Src), RegionString(s.Dst))
 	case *Prefetch:

@@ -131,7 +131,7 @@ func TestMLASplitInterp(t *testing.T) {
 		{"scheduler_3_parts", s, c, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(s.Sq, s.Hq))},
 		{"uniform_5", s, c, lens, UniformMLASplits(lens, MLAPage, 5)},
 		{"hq128_sq2_f16_m64", big, MLAConfig{M: 64, Stages: 1, Threads: 256}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
-		{"hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(s.Sq, s.Hq))},
+		{"hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(1, 16))},
 		{"hq128_sq2_roles", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 		{"hq128_sq2_handoff", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 	}
