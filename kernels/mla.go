@@ -336,11 +336,13 @@ func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr, zero func()) 
 		t.wg0(func() {
 			zero()
 			scores()
-			k.Copy(mOld, t.rowS)
-			k.Copy(S, ps)
 			rescale(t.accs[0], mOld.At)
 			k.Copy(S, t.P) // its own P from registers: no barrier before its multiply
 			k.Gemm(t.P, kvs.Sub(tl.All, tl.Range(0, w)), t.accs[0])
+			// P and the factors for warpgroup 1, written while the tensor
+			// cores run the multiply above.
+			k.Copy(mOld, t.rowS)
+			k.Copy(S, ps)
 		})
 		k.Warpgroup(1, func() {
 			rescale(t.accs[1], t.rowS.At)

@@ -170,11 +170,31 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 	e.role = s
 	e.setState(h.entry[k].sync)
 	e.roleSeen, e.roleWrote = maps.Clone(h.entry[k].seen), maps.Clone(h.entry[k].wrote)
+	// The block's wgmma multiplies are waited for where their results are
+	// used, or at a hand-off whose other side writes what they read, or at
+	// the block's end (so none crosses the loop's back edge): MLA's
+	// warpgroup 0 issues its P·V and then writes P for warpgroup 1 while
+	// the tensor cores run it.
+	e.lazy = &lazyState{}
+	var reading []*ir.Gemm                               // issued, not yet waited for
+	otherWrites := sharedBufs(h.blocks[k^1].Body, false) // what the other block writes
+	settle := func() {
+		for _, g := range reading {
+			if otherWrites[g.A.Buf] || otherWrites[g.B.Buf] {
+				e.retireAll()
+				break
+			}
+		}
+		if len(e.lazy.pending) == 0 {
+			reading = nil
+		}
+	}
 	for i, st := range s.Body {
 		if e.err != nil {
 			break
 		}
 		if i == h.wait[k] {
+			settle()
 			if e.dirty && e.c.opts.Arch == "sm_90a" {
 				e.line("tl::fence_proxy_async();")
 			}
@@ -183,14 +203,24 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 			clear(e.roleSeen)
 			clear(e.roleWrote)
 		}
+		e.waitFor(st)
+		if len(e.lazy.pending) == 0 {
+			reading = nil
+		}
 		e.stmt(st)
+		if g, ok := st.(*ir.Gemm); ok {
+			reading = append(reading, g)
+		}
 		if i == h.arrive[k] {
+			settle()
 			if e.dirty && e.c.opts.Arch == "sm_90a" { // its writes since its last fence, for the other's wgmma
 				e.line("tl::fence_proxy_async();")
 			}
 			e.line("tl::bar_arrive(%d, 256); // hand-off to the other warpgroup", handBar+k)
 		}
 	}
+	e.retireAll()
+	e.lazy = nil
 	e.role = nil
 	out := e.roleState()
 	e.close()

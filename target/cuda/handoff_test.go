@@ -59,9 +59,10 @@ func TestPlanHandoff(t *testing.T) {
 }
 
 // MLA under Handoff: the page loop has no barrier of all consumers;
-// warpgroup 0 waits for P back after its softmax and hands P over after
-// writing it, warpgroup 1 takes it first thing and hands it back after its
-// multiply; the halves of O share registers.
+// warpgroup 0 issues its own P·V from registers, then waits for P back,
+// writes P and hands it over while the tensor cores run that multiply,
+// and only then waits for it; warpgroup 1 takes P first thing and hands
+// it back after its multiply; the halves of O share registers.
 func TestEmitHandoff(t *testing.T) {
 	s := kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
 	c := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true}
@@ -74,12 +75,14 @@ func TestEmitHandoff(t *testing.T) {
 		"if (tid / 128 == 0) {",
 		"for (int idx = tid % 128; idx < 36864; idx += 128) {",         // warpgroup 0 zeroes an edge page
 		"wgmma_m64n64k16_ss_bf16",                                      // its scores
-		"tl::bar_sync(9, 256);",                                        // P back from warpgroup 1
-		"tl::bar_arrive(8, 256);",                                      // P to warpgroup 1
 		"wgmma_m64n256k16_rs_bf16<1>(&acc0[0], P[0], P[1], P[2], P[3]", // its own P from registers
+		"tl::bar_sync(9, 256);",                                        // P back from warpgroup 1, the multiply in flight
+		"tl::bar_arrive(8, 256);",                                      // P to warpgroup 1
+		"tl::wgmma_wait<0>();",                                         // its multiply
 		"if (tid / 128 == 1) {",
 		"tl::bar_sync(8, 256);",
 		"tl::desc(db_base + (256) * 2 / 128 * 8192 + 0, 8192, 1024, 1)", // its half of V
+		"tl::wgmma_wait<0>();",
 		"tl::bar_arrive(9, 256);",
 		"if (tid / 128 == 0) tl::bar_sync(9, 256);", // after the loop
 	}
@@ -90,6 +93,10 @@ func TestEmitHandoff(t *testing.T) {
 			t.Fatalf("no %q after offset %d in\n%s", want, at, src)
 		}
 		at += i + len(want)
+	}
+	pv := src[strings.Index(src, "wgmma_m64n256k16_rs_bf16<1>(&acc0[0]"):]
+	if pv = pv[:strings.Index(pv, "tl::bar_arrive(8, 256);")]; strings.Contains(pv, "wgmma_wait") {
+		t.Errorf("warpgroup 0 waits for its P·V before handing P over:\n%s", pv)
 	}
 	loop := src[strings.Index(src, "for (int k0 = lo; k0 < hi; ++k0) {\n      tl::mbar_wait(tl::smem_addr(smem + 229632)"):]
 	loop = loop[:strings.Index(loop, "if (tid / 128 == 0) tl::bar_sync(9, 256);")]
