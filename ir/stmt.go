@@ -24,8 +24,8 @@ type Copy struct {
 }
 
 // CacheHint tells the L2 cache how a copy's global lines will be used. A
-// hint: it changes no result, and a lowering that cannot pass it on (a
-// copy not done by TMA) drops it.
+// hint: it changes no result, and a lowering that cannot pass it on drops
+// it (CUDA passes it on TMA loads and a fragment's paired stores).
 type CacheHint uint8
 
 const (

@@ -145,6 +145,9 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 		Parts = f.In("parts", tl.I32, nParts, 2)
 		Chunks = f.In("chunks", tl.I32, nChunks, 4)
 		lead, a.odt, a.lseScale, sfx = []any{B, f.Sym("splits")}, tl.F32, 1, "_partial"
+		// The combine reads the partials back soon after: they should stay
+		// in L2 while the pages stream through it.
+		a.oHint = []tl.CacheHint{tl.EvictLast}
 	}
 	a.O = f.Out("O"+sfx, a.odt, append(lead, s.Sq, s.Hq, s.Dv)...)
 	a.LSE = f.Out("LSE"+sfx, tl.F32, append(lead, s.Sq, s.Hq)...)
@@ -179,6 +182,7 @@ type mlaArgs struct {
 	Q, KV, Table, Lens, O, LSE *tl.Tensor
 	odt                        tl.DType
 	lseScale                   float64
+	oHint                      []tl.CacheHint // O's stores (Copy's hint)
 }
 
 // mlaPiece is one block's work on cache blocks [lo, hi) of request b (its
@@ -401,7 +405,7 @@ func (t *mlaBlock) epilogue(at []any) {
 			acc.Set(acc.At(i, d).Mul(rowS.At(i)), i, d)
 		}, c.M, w)
 		if s.padded(c) {
-			k.Copy(acc, a.O.Sub(append(at, 0, tl.Tile(0, c.M), cols(col))...))
+			k.Copy(acc, a.O.Sub(append(at, 0, tl.Tile(0, c.M), cols(col))...), a.oHint...)
 		}
 	})
 	if s.padded(c) {
@@ -418,10 +422,10 @@ func (t *mlaBlock) epilogue(at []any) {
 	for i := range c.M / rows {
 		tok, h0 := t.piece(i)
 		if oT != nil {
-			k.Copy(oT.Sub(tl.Range(i*rows, rows), tl.All), a.O.Sub(append(at, tok, tl.Range(h0, rows), tl.All)...))
+			k.Copy(oT.Sub(tl.Range(i*rows, rows), tl.All), a.O.Sub(append(at, tok, tl.Range(h0, rows), tl.All)...), a.oHint...)
 		} else {
 			t.eachAcc(func(acc *tl.Tensor, col int) {
-				k.Copy(acc.Sub(tl.Range(i*rows, rows), tl.All), a.O.Sub(append(at, tok, tl.Range(h0, rows), cols(col))...))
+				k.Copy(acc.Sub(tl.Range(i*rows, rows), tl.All), a.O.Sub(append(at, tok, tl.Range(h0, rows), cols(col))...), a.oHint...)
 			})
 		}
 		lseOut := func() { k.Copy(lT.Sub(tl.Range(i*rows, rows)), a.LSE.Sub(append(at, tok, tl.Range(h0, rows))...)) }

@@ -274,7 +274,7 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 			e.syncIfDirty(true)
 		}
 	}
-	if out && other.Buf.Scope == ir.Global && !atomic && e.copyPairsToGlobal(frag, other, l) {
+	if out && other.Buf.Scope == ir.Global && !atomic && e.copyPairsToGlobal(frag, other, l, s.Cache) {
 		return
 	}
 	half := e.c.halves != nil && e.c.halves.write == s
@@ -391,8 +391,9 @@ func (e *emitter) asyncFence() {
 
 // pairStore is the C format (address, low, high) of a store of two
 // adjacent elements of type dt in one 4-byte (16-bit types) or 8-byte
-// (f32) access, if there is one.
-func (e *emitter) pairStore(l *layout.Fragment, dt ir.DType) (string, bool) {
+// (f32) access, if there is one; hinted, a global store with the L2
+// policy pol.
+func (e *emitter) pairStore(l *layout.Fragment, dt ir.DType, hinted bool) (string, bool) {
 	last := len(l.Shape) - 1
 	if len(l.Reg) == 0 || l.Reg[0] != (layout.Digit{Size: 2, Dim: last, Stride: 1}) {
 		return "", false
@@ -400,8 +401,14 @@ func (e *emitter) pairStore(l *layout.Fragment, dt ir.DType) (string, bool) {
 	switch {
 	case (dt == ir.BF16 || dt == ir.F16) && e.c.opts.Rounding == "rn":
 		pack := map[ir.DType]string{ir.BF16: "tl::pack_bf16", ir.F16: "tl::pack_f16"}[dt]
+		if hinted {
+			return "tl::st_global_b32_hint(%s, " + pack + "(%s, %s), pol);", true
+		}
 		return "*(uint32_t*)(%s) = " + pack + "(%s, %s);", true
 	case dt == ir.F32:
+		if hinted {
+			return "tl::st_global_f32x2_hint(%s, %s, %s, pol);", true
+		}
 		return "*(float2*)(%s) = make_float2(%s, %s);", true
 	}
 	return "", false
@@ -413,8 +420,11 @@ func (e *emitter) pairStore(l *layout.Fragment, dt ir.DType) (string, bool) {
 // lie an even number of elements apart, and the tensor's rows have an
 // even length, so a pair's second element is in bounds when its first is
 // (kernel parameters are whole allocations, 256-byte aligned).
-func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment) bool {
-	store, ok := e.pairStore(l, dst.Buf.DType)
+//
+// A cache hint (sm_90a) goes on each store as an L2 policy made once.
+func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment, hint ir.CacheHint) bool {
+	hinted := hint != ir.CacheNormal && e.c.opts.Arch == "sm_90a"
+	store, ok := e.pairStore(l, dst.Buf.DType, hinted)
 	n := len(dst.Start)
 	if !ok || !dst.Keep[n-1] || multipleOf(dst.Start[n-1])%2 != 0 || multipleOf(dst.Buf.Shape[n-1])%2 != 0 {
 		return false
@@ -425,6 +435,11 @@ func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment) boo
 				return false
 			}
 		}
+	}
+	if hinted {
+		e.open("")
+		e.line("const uint64_t pol = tl::l2_%s();", hint)
+		defer e.close()
 	}
 	e.storePairs(frag, l, store, func(names []string) (string, string) {
 		idx := e.bufIndex(dst, names)
@@ -461,7 +476,7 @@ func (e *emitter) storePairs(frag ir.Region, l *layout.Fragment, store string, a
 // time when each thread's registers come in pairs of adjacent columns (as
 // accumulators do): one 4-byte (16-bit types) or 8-byte (f32) store each.
 func (e *emitter) copyPairsToShared(frag, dst ir.Region, l *layout.Fragment) bool {
-	store, ok := e.pairStore(l, dst.Buf.DType)
+	store, ok := e.pairStore(l, dst.Buf.DType, false)
 	if !ok || !dst.IsWhole() {
 		return false
 	}

@@ -448,3 +448,34 @@ func TestCacheHintTMA(t *testing.T) {
 		}
 	}
 }
+
+// The split kernel stores its f32 partial O evict-last, as a hinted pair
+// store from the accumulator on sm_90a; sm_80 stores them plainly; the
+// single program's O has no hint.
+func TestCacheHintStore(t *testing.T) {
+	s := kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}
+	wg, mma := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true}, kernels.MLAConfig{M: 32, Stages: 1, Threads: 128}
+	for _, tc := range []struct {
+		split  bool
+		arch   string
+		c      kernels.MLAConfig
+		hinted bool
+	}{{true, "sm_90a", wg, true}, {true, "sm_90a", mma, true}, {true, "sm_80", mma, false}, {false, "sm_90a", wg, false}} {
+		c := tc.c
+		f, err := kernels.MLADecode(s, c).Build()
+		if tc.split {
+			f, err = kernels.MLADecodeSplit(s, c).Build()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(f, Options{Arch: tc.arch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hinted := strings.Count(p.Source, "tl::st_global_f32x2_hint(")
+		if (hinted > 0) != tc.hinted || tc.hinted && !strings.Contains(p.Source, "const uint64_t pol = tl::l2_evict_last();") {
+			t.Errorf("split %v on %s (%+v): %d hinted pair stores; want them %v", tc.split, tc.arch, c, hinted, tc.hinted)
+		}
+	}
+}
