@@ -25,7 +25,7 @@ type Copy struct {
 
 // CacheHint tells the L2 cache how a copy's global lines will be used. A
 // hint: it changes no result, and a lowering that cannot pass it on drops
-// it (CUDA passes it on TMA loads and a fragment's paired stores).
+// it (CUDA passes it on TMA loads and a fragment's paired f32 stores).
 type CacheHint uint8
 
 const (

@@ -70,8 +70,8 @@ func (k *Block) Copy(src, dst any, hint ...CacheHint) {
 
 // CacheHint is Copy's optional last argument: how long the global tile's
 // lines should stay in L2 (ir.CacheHint). On Hopper, TMA loads and a
-// fragment's paired stores to global memory pass it on; other lowerings
-// drop it.
+// fragment's paired f32 stores to global memory pass it on; other
+// lowerings drop it.
 type CacheHint = ir.CacheHint
 
 const (
