@@ -28,6 +28,8 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 		return c.copy(s.P, s.Src, s.Dst, false)
 	case *ir.AtomicAdd:
 		return c.copy(s.P, s.Src, s.Dst, true)
+	case *ir.Ticket:
+		return c.ticket(s)
 	case *ir.Prefetch: // a cache hint: nothing to do
 		return func(*state) {}
 	case *ir.Gemm:
@@ -373,5 +375,29 @@ func (c *compiler) reduce(r *ir.Reduce) exec {
 				d[j] = tensor.Round(r.Dst.DType, acc)
 			}
 		}
+	}
+}
+
+// ticket implements Ticket: the shared lock orders the block's earlier
+// global writes before the draws that follow it, as the GPU's fences do.
+func (c *compiler) ticket(s *ir.Ticket) exec {
+	cnt, dst := c.tile(s.Counter, s.P), c.tile(s.Dst, s.P)
+	return func(st *state) {
+		old := math.NaN()
+		st.mu.Lock()
+		cnt.each(st, func(d []float64, off int, in bool) {
+			if !in {
+				st.fail(s.P, "ticket's counter %s is outside its tensor", s.Counter.Buf.Name)
+				return
+			}
+			old = d[off]
+			d[off] = tensor.Round(ir.I32, old+1)
+		})
+		st.mu.Unlock()
+		dst.each(st, func(d []float64, off int, in bool) {
+			if in {
+				d[off] = old
+			}
+		})
 	}
 }

@@ -59,6 +59,10 @@ type Buffer struct {
 	Shape   []Expr
 	Strides []Expr
 	Output  bool
+	// Scratch (with Output): a workspace the caller hands over zeroed and
+	// the program leaves zeroed (Ticket's counters); not poisoned, not a
+	// result.
+	Scratch bool
 	Swizzle Swizzle
 	Pos     Pos
 }

@@ -154,6 +154,9 @@ func DirectUses(st Stmt) []*Buffer {
 		region(st.Dst)
 	case *Prefetch:
 		region(st.Src)
+	case *Ticket:
+		region(st.Counter)
+		region(st.Dst)
 	case *Gemm:
 		region(st.A)
 		region(st.B)

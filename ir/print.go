@@ -77,7 +77,9 @@ func paramString(b *Buffer) string {
 	if b.Strides != nil {
 		s += " strides" + shapeString(b.Strides)
 	}
-	if b.Output {
+	if b.Scratch {
+		s += " scratch"
+	} else if b.Output {
 		s += " out"
 	}
 	return s
@@ -130,6 +132,8 @@ func (p *printer) stmt(s Stmt) {
 		p.line("atomic_add %s -> %s", RegionString(s.Src), RegionString(s.Dst))
 	case *Prefetch:
 		p.line("prefetch %s", RegionString(s.Src))
+	case *Ticket:
+		p.line("ticket %s -> %s", RegionString(s.Counter), RegionString(s.Dst))
 	case *Gemm:
 		opts := []string{s.Policy.String()}
 		if s.TransA {

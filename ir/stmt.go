@@ -121,6 +121,19 @@ type AtomicAdd struct {
 	Src, Dst Region
 }
 
+// Ticket draws a ticket from a counter shared by blocks: the block adds 1
+// to Counter, one element of a global i32 tensor, atomically and once, and
+// every thread finds the count before its add in Dst, one element of a
+// shared i32 tile. What the block wrote to global memory before it is seen
+// by a block that draws a later ticket from the same counter, after that
+// block's Ticket: of n blocks that each write a piece and then draw, the one
+// that finds n-1 may read all n pieces (split-KV's last piece merging the
+// others).
+type Ticket struct {
+	At
+	Counter, Dst Region
+}
+
 // Prefetch asks that a global region be fetched into L2 because a block
 // will soon read it. A hint with no effect on results: parts past the
 // tensor's edge are skipped, and a backend may ignore it.

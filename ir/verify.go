@@ -165,6 +165,8 @@ func (v *verifier) stmt(s Stmt) {
 		if s.Dst.Buf.Scope != Global {
 			v.errorf("atomic_add", pos, "destination %s must be a global tensor", s.Dst.Buf.Name)
 		}
+	case *Ticket:
+		v.ticket(pos, s)
 	case *Gemm:
 		v.gemm(s)
 	case *Fill:
@@ -286,6 +288,8 @@ func opName(s Stmt) string {
 		return "atomic_add"
 	case *Prefetch:
 		return "prefetch"
+	case *Ticket:
+		return "ticket"
 	case *Gemm:
 		return "gemm"
 	case *Fill:

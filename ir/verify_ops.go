@@ -184,3 +184,28 @@ func (v *verifier) reduce(r *Reduce) {
 		v.errorf(op, pos, "cannot reduce %s values", r.Src.DType)
 	}
 }
+
+// ticket: one element of a global i32 counter the program may write, drawn
+// into one element of a shared i32 tile.
+func (v *verifier) ticket(pos Pos, s *Ticket) {
+	if !v.region("ticket", pos, s.Counter) || !v.region("ticket", pos, s.Dst) {
+		return
+	}
+	one := func(r Region) bool {
+		for _, e := range r.Extent {
+			if e != 1 {
+				return false
+			}
+		}
+		return true
+	}
+	c, d := s.Counter.Buf, s.Dst.Buf
+	if c.Scope != Global || c.DType != I32 || !one(s.Counter) {
+		v.errorf("ticket", pos, "the counter must be one element of a global i32 tensor, got %s (%s %s)", RegionString(s.Counter), c.Scope, c.DType)
+	}
+	if d.Scope != Shared || d.DType != I32 || !one(s.Dst) {
+		v.errorf("ticket", pos, "the ticket lands in one element of a shared i32 tile, got %s (%s %s)", RegionString(s.Dst), d.Scope, d.DType)
+	}
+	v.writable("ticket", pos, c)
+	v.writable("ticket", pos, d)
+}

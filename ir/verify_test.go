@@ -240,6 +240,14 @@ func TestVerifyRaw(t *testing.T) {
 		{"atomic add with no buffer", func(f *Func, a, s *Buffer) {
 			f.Kernel.Body = []Stmt{&AtomicAdd{At: at, Src: Region{}, Dst: Whole(a)}}
 		}, "raw.go:7: atomic_add: missing buffer"},
+		{"ticket from a shared counter", func(f *Func, a, s *Buffer) {
+			one := Region{Buf: s, Start: ints(0, 0), Extent: []int{1, 1}, Keep: []bool{false, false}}
+			f.Kernel.Body = []Stmt{&Ticket{At: at, Counter: one, Dst: one}}
+		}, "raw.go:7: ticket: the counter must be one element of a global i32 tensor, got s[0, 0] (shared f16)"},
+		{"ticket into a global tile", func(f *Func, a, s *Buffer) {
+			one := Region{Buf: a, Start: ints(0, 0), Extent: []int{1, 1}, Keep: []bool{false, false}}
+			f.Kernel.Body = []Stmt{&Ticket{At: at, Counter: one, Dst: one}}
+		}, "ticket: the ticket lands in one element of a shared i32 tile, got A[0, 0] (global f16)"},
 		{"prefetch of shared memory", func(f *Func, a, s *Buffer) {
 			f.Kernel.Body = []Stmt{&Prefetch{At: at, Src: Whole(s)}}
 		}, "raw.go:7: prefetch: s is not a global tensor: only global tiles can be prefetched"},

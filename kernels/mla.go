@@ -58,6 +58,21 @@ type MLAConfig struct {
 	// heads as a cluster that reads each page once, half by each, and
 	// multicasts it to both (tl's Cluster; target/cuda/cluster.go).
 	Cluster int `config:"omitzero"`
+	// Seesaw (with Handoff and one stage; a first version, correct but
+	// slow: barriers in place of hand-offs, no producer, docs/mla.md):
+	// FlashMLA's alternating scorer. The loop walks pairs of pages;
+	// warpgroup 0 scores the first of each pair and warpgroup 1 the second,
+	// each handing the other its P, its row factor and the running maximum
+	// through shared memory, and both multiply both pages by their half
+	// of V (docs/mla.md).
+	Seesaw bool `config:"omitzero"`
+	// Merge (split path; as fast as the combine, not faster, docs/mla.md):
+	// the piece of a request that finishes last merges
+	// its splits into O and LSE at the end of the split kernel, so there
+	// is no combine program (each piece draws a ticket from a counter of
+	// its request's M-block; the one that finds the request's split count
+	// less one merges, and resets the counter).
+	Merge bool `config:"omitzero"`
 }
 
 // Full fills in the default sizes.
@@ -98,6 +113,8 @@ func (s MLAShape) Check(c MLAConfig) error {
 		return fmt.Errorf("mla: bad config %+v", c)
 	case c.Roles && (!c.SplitN || c.M != 64 || c.Threads != 256):
 		return fmt.Errorf("mla: Roles needs SplitN, M = 64 and 256 threads (two warpgroups on 64 rows), got %+v", c)
+	case c.Seesaw && (!c.Handoff || c.M != s.Page || s.Dqk-s.Dv < s.Page):
+		return fmt.Errorf("mla: Seesaw needs Handoff, M = the page (%d) and %d columns of K past V for P, got %+v", s.Page, s.Page, c)
 	case c.Handoff && (!c.Roles || s.Dv%2 != 0):
 		return fmt.Errorf("mla: Handoff needs Roles and an even Dv (a half of the output a warpgroup), got %+v, Dv %d", c, s.Dv)
 	}
@@ -151,6 +168,12 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 	}
 	a.O = f.Out("O"+sfx, a.odt, append(lead, s.Sq, s.Hq, s.Dv)...)
 	a.LSE = f.Out("LSE"+sfx, tl.F32, append(lead, s.Sq, s.Hq)...)
+	if split && c.Merge {
+		a.ns = f.In("num_splits", tl.I32, B)
+		a.count = f.Scratch("merge_count", tl.I32, B, f.Sym("count_cols"))
+		a.oFinal = f.Out("O", s.DType, B, s.Sq, s.Hq, s.Dv)
+		a.lseFinal = f.Out("LSE", tl.F32, B, s.Sq, s.Hq)
+	}
 	nM := max(1, s.Sq*s.Hq/c.M) // M-blocks of a request's rows: adjacent in launch order, so they share the pages in L2
 	if split {
 		f.Kernel(tl.Grid(nM, nParts), c.Threads, func(k *tl.Block) {
@@ -183,6 +206,9 @@ type mlaArgs struct {
 	odt                        tl.DType
 	lseScale                   float64
 	oHint                      []tl.CacheHint // O's stores (Copy's hint)
+	// Under Merge: the requests' split counts, the tickets' counters (a
+	// request's M-blocks apart), and the merged O and LSE.
+	ns, count, oFinal, lseFinal *tl.Tensor
 }
 
 // mlaPiece is one block's work on cache blocks [lo, hi) of request b (its
@@ -193,7 +219,10 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 	t := &mlaBlock{k: k, s: s, c: c, a: a, bx: bx}
 	t.qs = k.Shared(s.DType, c.M, s.Dqk).Named("qs")
 	kvs := k.Shared(s.DType, s.Page, s.Dqk).Named("kvs")
-	ps := k.Shared(s.DType, c.M, s.Page).Named("ps")
+	var ps *tl.Tensor // P for the other warpgroup (under Seesaw, in each page's columns past V)
+	if !c.Seesaw {
+		ps = k.Shared(s.DType, c.M, s.Page).Named("ps")
+	}
 	t.S = k.Fragment(tl.F32, c.M, s.Page).Named("S")
 	if c.Handoff {
 		t.accs = []*tl.Tensor{k.Fragment(tl.F32, c.M, s.Dv/2).Named("acc0"), k.Fragment(tl.F32, c.M, s.Dv/2).Named("acc1")}
@@ -223,6 +252,12 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 		k.Fill(t.m, tl.NegInf())
 	})
 	var hint []tl.CacheHint
+	if c.Seesaw {
+		t.seesaw(kvs, b, L.Val(), lo, hi)
+		t.epilogue(at)
+		t.merge(req)
+		return
+	}
 	if s.Sq*s.Hq <= c.M {
 		// This block alone reads the request's pages: they stream through
 		// L2 once, and should not push out what is read again (the split
@@ -249,6 +284,7 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 		t.page(kvs, ps, key0, edge, L.Val(), zero)
 	})
 	t.epilogue(at)
+	t.merge(req)
 }
 
 // mlaBlock is one block's tiles, and where its work runs: under Roles, S
@@ -435,4 +471,149 @@ func (t *mlaBlock) epilogue(at []any) {
 			lseOut()
 		}
 	}
+}
+
+// seesaw is the page loop of FlashMLA's alternating scorer: a pair of pages
+// an iteration, A (the first) scored by warpgroup 0, B by warpgroup 1 (a
+// copy of A with every key hidden when the range has an odd count), each
+// folding its page into the running maximum that the other left in rowM:
+//
+//	wg0: P_A, f_A from A's scores; acc0 = acc0·f_A + P_A·V_A
+//	wg1: P_B, f_B from B's scores; acc1 = (acc1·f_A + P_A·V_A)·f_B + P_B·V_B
+//	wg0: acc0 = acc0·f_B + P_B·V_B
+//
+// Each warpgroup keeps the row sum of its own pages, rescaled by both
+// factors; the epilogue adds them.
+func (t *mlaBlock) seesaw(kvsA *tl.Tensor, b, L, lo, hi tl.Expr) {
+	k, s, c, a := t.k, t.s, t.c, t.a
+	w := s.Dv / 2
+	kvsB := k.Shared(s.DType, s.Page, s.Dqk).Named("kvs_b")
+	// A page's P lives in its columns past V, dead once its scores are
+	// taken (Q's 72 KB, two pages and two P tiles would not fit).
+	psA, psB := kvsA.Sub(tl.All, tl.Range(s.Dv, s.Page)), kvsB.Sub(tl.All, tl.Range(s.Dv, s.Page))
+	rowM := k.Shared(tl.F32, c.M).Named("row_m")   // the running maximum, handed on page by page
+	rowFB := k.Shared(tl.F32, c.M).Named("row_fb") // B's row factor (A's is rowS)
+	S1 := k.Fragment(tl.F32, c.M, s.Page).Named("S1")
+	P1 := k.Fragment(s.DType, c.M, s.Page).Named("P1")
+	m1 := k.Fragment(tl.F32, c.M).Named("m1")
+	f1 := k.Fragment(tl.F32, c.M).Named("f1")
+	l1 := k.Fragment(tl.F32, c.M).Named("l1")
+	t.wg0(func() { k.Copy(t.m, rowM) })
+	k.Warpgroup(1, func() { k.Clear(l1) })
+	scale := s.SoftmaxScale() * math.Log2E
+	// score S = Q·K of page j (tile kvs) with its hidden keys at -inf:
+	// past the row's last visible key, or every key when j is past hi.
+	score := func(S, kvs *tl.Tensor, j tl.Expr) {
+		key0 := j.Mul(s.Page)
+		k.If(key0.Add(s.Page).Gt(L.Sub(s.Sq-1)), func() { // slots past the length may hold NaN
+			k.Parallel(func(r, d tl.Expr) {
+				kvs.Set(tl.Select(key0.Add(r).Ge(L), 0, kvs.At(r, d)), r, d)
+			}, s.Page, s.Dqk)
+		})
+		k.Gemm(t.qs, kvs, S, tl.TransB, tl.ClearAccum)
+		k.Parallel(func(i, jj tl.Expr) {
+			tok := t.bx.Mul(c.M).Add(i).Div(s.Hq)
+			hide := key0.Add(jj).Gt(L.Sub(s.Sq).Add(tok)).Or(j.Ge(hi))
+			S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
+		}, c.M, s.Page)
+	}
+	rescale := func(acc *tl.Tensor, f func(...any) tl.Expr) {
+		k.Parallel(func(i, d tl.Expr) { acc.Set(acc.At(i, d).Mul(f(i)), i, d) }, c.M, w)
+	}
+	pairs := tl.CeilDiv(hi.Sub(lo), 2)
+	k.PipelinedRange(tl.Int(0), pairs, c.Stages, func(p tl.Expr) {
+		ja := lo.Add(p.Mul(2))
+		jb := ja.Add(1)
+		k.Copy(a.KV.Sub(a.Table.At(b, ja), tl.All, tl.All), kvsA)
+		k.Copy(a.KV.Sub(a.Table.At(b, tl.Min(jb, hi.Sub(1))), tl.All, tl.All), kvsB)
+		k.Warpgroup(0, func() {
+			score(t.S, kvsA, ja)
+			k.Copy(rowM, t.m)
+			onlineSoftmax(k, t.S, t.m, t.mOld, t.l, scale, c.M, s.Page)
+			k.Copy(t.m, rowM)
+			k.Copy(t.mOld, t.rowS)
+			k.Copy(t.S, psA)
+			rescale(t.accs[0], t.mOld.At)
+			k.Copy(t.S, t.P)
+			k.Gemm(t.P, kvsA.Sub(tl.All, tl.Range(0, w)), t.accs[0])
+		})
+		k.Warpgroup(1, func() {
+			score(S1, kvsB, jb)
+			k.Parallel(func(i tl.Expr) { l1.Set(l1.At(i).Mul(t.rowS.At(i)), i) }, c.M)
+			k.Copy(rowM, m1)
+			onlineSoftmax(k, S1, m1, f1, l1, scale, c.M, s.Page)
+			k.Copy(m1, rowM)
+			k.Copy(f1, rowFB)
+			k.Copy(S1, psB)
+			rescale(t.accs[1], t.rowS.At)
+			k.Gemm(psA, kvsA.Sub(tl.All, tl.Range(w, w)), t.accs[1])
+			rescale(t.accs[1], f1.At)
+			k.Copy(S1, P1)
+			k.Gemm(P1, kvsB.Sub(tl.All, tl.Range(w, w)), t.accs[1])
+		})
+		k.Warpgroup(0, func() {
+			rescale(t.accs[0], rowFB.At)
+			k.Parallel(func(i tl.Expr) { t.l.Set(t.l.At(i).Mul(rowFB.At(i)), i) }, c.M)
+			k.Gemm(psB, kvsB.Sub(tl.All, tl.Range(0, w)), t.accs[0])
+		})
+	})
+	// The epilogue's m and l are warpgroup 0's: the last maximum, and both
+	// warpgroups' sums.
+	k.Warpgroup(1, func() { k.Copy(l1, rowFB) })
+	k.Warpgroup(0, func() {
+		k.Copy(rowM, t.m)
+		k.Parallel(func(i tl.Expr) { t.l.Set(t.l.At(i).Add(rowFB.At(i)), i) }, c.M)
+	})
+}
+
+// mergeRows is how many rows the merge takes at a time: its loads are one
+// round trip after another, so the more the better while registers last
+// (H100, b64 h_q 64 kv8k: 8 rows 244 µs, 16 241, 32 237).
+const mergeRows = 32
+
+// merge (under Merge) draws the piece's ticket after its partials are
+// written; the last piece of the request's M-block resets the counter and
+// merges the block's rows of every split, mergeRows at a time, straight from
+// global memory (the page ring fills shared memory).
+func (t *mlaBlock) merge(req tl.Expr) {
+	k, s, c, a := t.k, t.s, t.c, t.a
+	if a.count == nil {
+		return
+	}
+	tk := k.Shared(tl.I32, 1).Named("ticket")
+	k.Ticket(a.count.Sub(req, t.bx), tk)
+	k.If(tk.At(0).Eq(a.ns.At(req).Sub(1)), func() {
+		a.count.Set(0, req, t.bx)
+		// The block's rows, R at a time (R divides h_q: no group straddles
+		// two tokens); padded, the h_q rows of the one token.
+		rows := c.M
+		if s.padded(c) {
+			rows = s.Hq
+		}
+		R := min(mergeRows, t.rows()) // a divisor of h_q and of the rows
+		k.Serial(rows/R, func(g tl.Expr) {
+			r := t.bx.Mul(c.M).Add(g.Mul(R))
+			tok, h := r.Div(s.Hq), r.Mod(s.Hq)
+			// mergeSplits' steps without its staging tiles: the LSEs are read
+			// where used and the LSE written from the loop over rows, so no
+			// tile here is a copy's (which would align it to 1 KB).
+			st := rowStats{k.Shared(tl.F32, R).Named("merge_m"), k.Shared(tl.F32, R).Named("merge_alpha"), k.Shared(tl.F32, R).Named("merge_w"), k.Shared(tl.F32, R).Named("merge_sum")}
+			oi := k.Fragment(tl.F32, R, s.Dv).Named("merge_o_i")
+			acc := k.Fragment(tl.F32, R, s.Dv).Named("merge_acc")
+			k.Fill(st.m, tl.NegInf())
+			k.Clear(st.sum)
+			k.Clear(acc)
+			k.Serial(a.ns.At(req), func(i tl.Expr) {
+				k.Copy(a.O.Sub(req, i, tok, tl.Range(h, R), tl.All), oi)
+				lseAt := func(r ...any) tl.Expr { return a.LSE.At(req, i, tok, h.Add(r[0])) }
+				mergeStep(k, R, s.Dv, lseAt, st, acc, oi)
+			})
+			k.Parallel(func(r tl.Expr) {
+				v := st.m.At(r).Add(tl.Log2(st.sum.At(r))).Mul(math.Ln2)
+				a.lseFinal.Set(tl.Select(st.sum.At(r).Eq(0), tl.NegInf(), v), req, tok, h.Add(r))
+			}, R)
+			normalizeRows(k, acc, st.sum, R, s.Dv)
+			k.Copy(acc, a.oFinal.Sub(req, tok, tl.Range(h, R), tl.All))
+		})
+	})
 }

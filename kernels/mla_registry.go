@@ -281,8 +281,12 @@ func (p *mlaProblem) Steps(c Config) ([]Step, error) {
 // MLASplitSteps is the split path over MLAInputs and then MLAPartials: the
 // split kernel over Q, KV, table, lengths, parts, chunks, O_partial
 // and LSE_partial, then the combine from num_splits and the partials into
-// O and LSE.
+// O and LSE; under Merge the split kernel alone, which also takes
+// num_splits, the counters, O and LSE.
 func MLASplitSteps(s MLAShape, c MLAConfig) []Step {
+	if c.Merge {
+		return []Step{{MLADecodeSplit(s, c), []int{0, 1, 2, 3, 6, 7, 9, 10, 8, 11, 4, 5}}}
+	}
 	return []Step{
 		{MLADecodeSplit(s, c), []int{0, 1, 2, 3, 6, 7, 9, 10}},
 		{MLACombine(s, DefaultCombineConfig(s)), []int{8, 9, 10, 4, 5}},
@@ -352,8 +356,9 @@ func MLAInputs(s MLAShape, lens []int32, seed uint64) []*tensor.Tensor {
 }
 
 // MLAPartials makes the split path's extra arguments: a schedule's
-// tensors (parts, chunks, num_splits) and NaN-poisoned O_partial and
-// LSE_partial.
+// tensors (parts, chunks, num_splits), NaN-poisoned O_partial and
+// LSE_partial, and Merge's counters (zeros, a column per query row: enough
+// for an M-block's each at any M).
 func MLAPartials(s MLAShape, md MLAMetadata) []*tensor.Tensor {
 	s = s.Full()
 	b := len(md.NumSplits)
@@ -362,6 +367,7 @@ func MLAPartials(s MLAShape, md MLAMetadata) []*tensor.Tensor {
 		ps, ch, ns,
 		tensor.New(ir.F32, b, md.Splits, s.Sq, s.Hq, s.Dv).Fill(math.NaN()),
 		tensor.New(ir.F32, b, md.Splits, s.Sq, s.Hq).Fill(math.NaN()),
+		tensor.New(ir.I32, b, s.Sq*s.Hq),
 	}
 }
 

@@ -55,6 +55,9 @@ func mlaCases() []mlaCase {
 		{"hq128_sq2_handoff", MLAShape{Hq: 128, Sq: 2, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}, []int32{1, 65, 191}},
 		{"hq32_sq2_handoff_f16", MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true}, []int32{0, 64, 129}},
 		{"hq16_padded_handoff", bf, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}, []int32{1, 63, 65, 200}},
+		// The alternating scorer: odd and even page counts, two tokens.
+		{"hq128_seesaw", MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, []int32{1, 64, 65, 130, 200}},
+		{"hq32_sq2_seesaw_f16", MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, []int32{0, 1, 64, 129, 250}},
 	}
 }
 
@@ -103,6 +106,11 @@ func runSplit(t *testing.T, s MLAShape, c MLAConfig, md MLAMetadata, args []*ten
 	if err := RunSteps(MLASplitSteps(s, c), all, ir.DefaultLimits, interp.Run); err != nil {
 		t.Fatal(err)
 	}
+	for i, v := range all[11].Data { // Merge's counters: handed back zeroed
+		if v != 0 {
+			t.Fatalf("merge counter %d left at %g", i, v)
+		}
+	}
 	return all[9], all[10]
 }
 
@@ -134,6 +142,15 @@ func TestMLASplitInterp(t *testing.T) {
 		{"hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(1, 16))},
 		{"hq128_sq2_roles", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 		{"hq128_sq2_handoff", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
+		// Pairs of pages within chunks that start and end anywhere.
+		{"hq32_seesaw_3_parts", MLAShape{Hq: 32, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(1, 32))},
+		{"hq128_sq2_seesaw", big, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, bigLens, UniformMLASplits(bigLens, MLAPage, 3)},
+		// The last piece merges (no combine): two tokens in a block, empty
+		// pieces, a padded block, hand-offs.
+		{"merge_3_parts", s, MLAConfig{M: 32, Stages: 1, Threads: 128, Merge: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(s.Sq, s.Hq))},
+		{"merge_uniform_5", s, MLAConfig{M: 32, Stages: 1, Threads: 128, Merge: true}, lens, UniformMLASplits(lens, MLAPage, 5)},
+		{"merge_hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Merge: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(1, 16))},
+		{"merge_hq128_sq2_handoff", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true, Merge: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 	}
 	for _, tc := range cases {
 		s, c, lens, md := tc.s, tc.c, tc.lens, tc.md

@@ -86,17 +86,7 @@ func mergeSplits(k *tl.Block, n any, stages, R, dv int, lseOf, oOf func(i tl.Exp
 		k.Copy(lseOf(i), lp)
 		k.Copy(oOf(i), os)
 		k.Copy(os, oi)
-		k.Parallel(func(r tl.Expr) {
-			mNew := tl.Max(m.At(r), lp.At(r))
-			a.Set(tl.Select(m.At(r).Eq(tl.NegInf()), 0, tl.Exp2(m.At(r).Sub(mNew))), r)
-			w.Set(tl.Select(lp.At(r).Eq(tl.NegInf()), 0, tl.Exp2(lp.At(r).Sub(mNew))), r)
-			sum.Set(sum.At(r).Mul(a.At(r)).Add(w.At(r)), r)
-			m.Set(mNew, r)
-		}, R)
-		k.Parallel(func(r, d tl.Expr) {
-			old := acc.At(r, d).Mul(a.At(r))
-			acc.Set(tl.Select(w.At(r).Eq(0), old, old.Add(w.At(r).Mul(oi.At(r, d)))), r, d)
-		}, R, dv)
+		mergeStep(k, R, dv, lp.At, rowStats{m, a, w, sum}, acc, oi)
 	})
 	k.Parallel(func(r tl.Expr) {
 		v := m.At(r).Add(tl.Log2(sum.At(r))).Mul(math.Ln2)
@@ -118,4 +108,24 @@ func normalizeRows(k *tl.Block, acc, sum *tl.Tensor, rows, dv int) {
 	k.Parallel(func(i, d tl.Expr) {
 		acc.Set(acc.At(i, d).Mul(sum.At(i)), i, d)
 	}, rows, dv)
+}
+
+// rowStats are mergeSplits' shared row statistics: the largest LSE so far,
+// this split's α and w, and the sum of weights.
+type rowStats struct{ m, a, w, sum *tl.Tensor }
+
+// mergeStep folds split i (row r's LSE lseAt(r), its rows oi) into acc.
+func mergeStep(k *tl.Block, R, dv int, lseAt func(...any) tl.Expr, st rowStats, acc, oi *tl.Tensor) {
+	m, a, w, sum := st.m, st.a, st.w, st.sum
+	k.Parallel(func(r tl.Expr) {
+		mNew := tl.Max(m.At(r), lseAt(r))
+		a.Set(tl.Select(m.At(r).Eq(tl.NegInf()), 0, tl.Exp2(m.At(r).Sub(mNew))), r)
+		w.Set(tl.Select(lseAt(r).Eq(tl.NegInf()), 0, tl.Exp2(lseAt(r).Sub(mNew))), r)
+		sum.Set(sum.At(r).Mul(a.At(r)).Add(w.At(r)), r)
+		m.Set(mNew, r)
+	}, R)
+	k.Parallel(func(r, d tl.Expr) {
+		old := acc.At(r, d).Mul(a.At(r))
+		acc.Set(tl.Select(w.At(r).Eq(0), old, old.Add(w.At(r).Mul(oi.At(r, d)))), r, d)
+	}, R, dv)
 }

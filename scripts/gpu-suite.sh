@@ -122,8 +122,9 @@ run() {
 		# scheduler's parts, the combine) with the wgmma/TMA/producer block.
 		# With hand-offs (named barriers between the warpgroups) too, and
 		# pages loaded evict-first (one block a request: h_q 16-32 padded),
-		# and two tokens a block with hand-offs.
-		mla='^TestGPUMLADecode$/^sm_90a/(sq1_m16|split_sched_hq128_splitn_ws|split_sched_hq128_handoff|split_sched_hq32_padded_splitn_ws|split_uniform3_sq2_f16_handoff)$'
+		# and two tokens a block with hand-offs, and the last piece merging
+		# (Merge: a ticket drawn from a counter).
+		mla='^TestGPUMLADecode$/^sm_90a/(sq1_m16|split_sched_hq128_splitn_ws|split_sched_hq128_handoff|split_sched_hq32_padded_splitn_ws|split_uniform3_sq2_f16_handoff|split_sched_hq64_splitn_merge)$'
 		for tool in memcheck racecheck synccheck; do
 			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.v -test.run "$small" >"$OUT/san-$tool.log" 2>&1
 			summary+=("compute-sanitizer $tool: exit $?, $(grep -c -- '--- PASS' "$OUT/san-$tool.log") tests passed ($(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.log" | sed 's/=* *//'))")

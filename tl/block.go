@@ -104,6 +104,21 @@ func (k *Block) AtomicAdd(src, dst any) {
 	}
 }
 
+// Ticket adds 1 to counter (one element of a global i32 tensor) once for
+// the block, atomically, and leaves the count before the add in dst (one
+// element of a shared i32 tile) for every thread. The block's global
+// writes before it are seen by any block that draws a later ticket from
+// the counter, after its Ticket: the block that finds n-1, of n that write
+// and then draw, may read what all n wrote.
+func (k *Block) Ticket(counter, dst any) {
+	pos := callerPos()
+	c, ok1 := k.f.region("ticket", pos, counter)
+	d, ok2 := k.f.region("ticket", pos, dst)
+	if ok1 && ok2 {
+		k.f.emit("ticket", pos, &ir.Ticket{At: ir.At{P: pos}, Counter: c, Dst: d})
+	}
+}
+
 // GemmOpt modifies a Gemm.
 type GemmOpt func(*ir.Gemm)
 

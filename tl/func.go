@@ -96,6 +96,16 @@ func (f *Func) Out(name string, dt DType, shape ...any) *Tensor {
 	return f.param(name, dt, true, shape)
 }
 
+// Scratch declares a global workspace of the kernel's: the caller hands it
+// over zeroed, and the kernel must leave it zeroed (Ticket's counters, reset
+// by the block that draws the last ticket). It is not poisoned before a
+// launch nor checked after.
+func (f *Func) Scratch(name string, dt DType, shape ...any) *Tensor {
+	t := f.param(name, dt, true, shape)
+	t.b.Scratch = true
+	return t
+}
+
 func (f *Func) param(name string, dt DType, out bool, shape []any) *Tensor {
 	pos := callerPos()
 	b := &ir.Buffer{Name: name, DType: dt, Scope: ir.Global, Output: out, Pos: pos}

@@ -225,7 +225,7 @@ func bind(b *Backend, p *Program, args []*tensor.Tensor, bufs []drv.Buffer) (*La
 	l := &Launch{b: b, p: p, fn: fn, grid: [3]int{1, 1, 1}, bufs: bufs}
 	for i, buf := range bufs {
 		l.args = append(l.args, buf)
-		if f.Params[i].Output {
+		if f.Params[i].Output && !f.Params[i].Scratch { // scratch stays zeroed: not poisoned
 			l.outputs = append(l.outputs, i)
 		}
 	}

@@ -256,6 +256,9 @@ func stmtBuffers(st ir.Stmt) map[*ir.Buffer]bool {
 		case *ir.AtomicAdd:
 			region(s.Src)
 			region(s.Dst)
+		case *ir.Ticket:
+			region(s.Counter)
+			region(s.Dst)
 		case *ir.Prefetch:
 			region(s.Src)
 		case *ir.Gemm:

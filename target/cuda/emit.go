@@ -266,6 +266,8 @@ func (e *emitter) stmt(s ir.Stmt) {
 		e.copy(&ir.Copy{At: s.At, Src: s.Src, Dst: s.Dst}, true)
 	case *ir.Prefetch:
 		e.prefetch(s)
+	case *ir.Ticket:
+		e.ticket(s)
 	case *ir.Gemm:
 		switch {
 		case e.c.wgmma[s]:
@@ -472,6 +474,10 @@ func sharedBufs(body []ir.Stmt, reads bool) map[*ir.Buffer]bool {
 		case *ir.AtomicAdd:
 			if reads {
 				add(s.Src.Buf)
+			}
+		case *ir.Ticket:
+			if !reads {
+				add(s.Dst.Buf)
 			}
 		case *ir.Gemm:
 			if reads {

@@ -45,7 +45,8 @@ func wgmmaFits(c *compilation, g *ir.Gemm) string {
 			continue
 		}
 		sb := bufLayout(r.Buf)
-		if !panelRegion(r, sb, i == 1 && !g.TransB) || sb.swizzleMode() == 0 || sb.rows%8 != 0 {
+		// A column offset is N's for an MN-major B, K's for a K-major operand.
+		if !panelRegion(r, sb, i == 1 || !g.TransA) || sb.swizzleMode() == 0 || sb.rows%8 != 0 {
 			return r.Buf.Name + " is not a whole tile in a canonical swizzled layout"
 		}
 	}
@@ -176,6 +177,7 @@ type descOperand struct {
 	name     string
 	sb       *smemBuf
 	kMajor   bool
+	k0       int // K-major: the region's first column (K), at a panel's start
 	trans    int // the instruction's transpose flag: 1 for MN-major
 	lbo, sbo int
 }
@@ -183,7 +185,9 @@ type descOperand struct {
 func (e *emitter) newDesc(r ir.Region, name string, kMajor bool) *descOperand {
 	sb := e.c.smem.bufs[r.Buf]
 	d := &descOperand{e: e, name: name, sb: sb, kMajor: kMajor, sbo: 8 * sb.panelW, lbo: 16}
-	if !kMajor {
+	if kMajor {
+		d.k0 = panelCol(r)
+	} else {
 		d.trans, d.lbo = 1, sb.rows*sb.panelW
 	}
 	e.line("const uint32_t %s_base = tl::smem_addr(%s);", name, e.sharedBase(r.Buf))
@@ -196,7 +200,7 @@ func (d *descOperand) at(mn any, kk int) string {
 	sb := d.sb
 	var off string
 	if d.kMajor { // rows are M (or N); K runs along the panels
-		kb := kk * 16 * sb.eb
+		kb := (d.k0 + kk*16) * sb.eb
 		off = fmt.Sprintf("%d", kb/sb.panelW*sb.rows*sb.panelW+kb%sb.panelW)
 		if s := fmt.Sprint(mn); s != "0" {
 			off = fmt.Sprintf("(%s) * %d + %s", s, sb.panelW, off)

@@ -46,11 +46,13 @@ func runChainPoisoned(t *testing.T, b *Backend, arch string, steps []kernels.Ste
 		t.Fatal(err)
 	}
 	defer c.Free()
-	if err := c.Poison(); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Once(); err != nil {
-		t.Fatal(err)
+	for range 2 { // twice: what a run leaves behind (Merge's counters) must serve the next
+		if err := c.Poison(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Once(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := c.Download(args); err != nil {
 		t.Fatal(err)
@@ -110,6 +112,10 @@ func TestGPUMLADecode(t *testing.T) {
 	roles := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}
 	handoff := roles
 	handoff.Handoff = true
+	seesaw := handoff // the alternating scorer, one stage of page pairs (work in progress)
+	seesaw.Stages, seesaw.Seesaw = 1, true
+	merge, splitN2Merge := handoff, splitN2 // the last piece merges: no combine program
+	merge.Merge, splitN2Merge.Merge = true, true
 	handoffCl, splitNWSCl := handoff, splitNWS // the two head blocks of a request in a cluster (cluster.go)
 	handoffCl.Cluster, splitNWSCl.Cluster = 2, 2
 	cases := []tc{
@@ -151,7 +157,13 @@ func TestGPUMLADecode(t *testing.T) {
 		// j): the same five.
 		{"hq128_handoff_long", h128, handoff, []int32{3058, 2048 + 5, 1034, 1}, 0, true},
 		{"split_sched_hq128_handoff", h128, handoff, []int32{2000, 3, 700, 129}, -1, true},
+		{"hq128_seesaw_long", h128, seesaw, []int32{3058, 2048 + 5, 1034, 1}, 0, true},
+		{"split_sched_hq128_seesaw", h128, seesaw, []int32{2000, 3, 700, 129}, -1, true},
 		{"split_uniform3_sq2_f16_handoff", h128sq2, handoff, []int32{1500, 64 + 3}, 3, true},
+		{"split_sched_hq128_handoff_merge", h128, merge, []int32{2000, 3, 700, 129}, -1, true},
+		{"split_uniform3_sq2_f16_handoff_merge", h128sq2, merge, []int32{1500, 64 + 3}, 3, true},
+		{"split_sched_hq64_splitn_merge", kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}, splitN2Merge, []int32{3000, 0, 1, 700, 65}, -1, true},
+		{"split_uniform5_hq64_f16_splitn_merge", h64f16, splitN2Merge, []int32{1200, 64, 1}, 5, true},
 		{"hq32_sq2_handoff_1stage", kernels.MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, kernels.MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true}, []int32{2, 64, 129, 700}, 0, true},
 		{"split_sched_hq16_padded_handoff", sq1, handoff, []int32{2000, 3, 700, 65}, -1, true},
 		// The pages multicast to both head blocks of a request: single and

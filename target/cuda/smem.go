@@ -204,6 +204,8 @@ func hoistable(f *ir.For) []*ir.Copy {
 				note(s.Dst.Buf, top)
 			case *ir.Fill:
 				note(s.Dst.Buf, top)
+			case *ir.Ticket:
+				note(s.Dst.Buf, top)
 			case *ir.Store:
 				note(s.Buf, top)
 			}

@@ -90,6 +90,9 @@ func readsBuffer(body []ir.Stmt, b *ir.Buffer) bool {
 		case *ir.AtomicAdd:
 			found = found || s.Src.Buf == b || s.Dst.Buf == b
 			regions(s.Src, s.Dst)
+		case *ir.Ticket:
+			found = found || s.Counter.Buf == b
+			regions(s.Counter, s.Dst)
 		case *ir.Prefetch:
 			found = found || s.Src.Buf == b
 			regions(s.Src)

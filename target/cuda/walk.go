@@ -54,6 +54,8 @@ func walkCandidates(c *compilation) *walkLoad {
 			writers[s.Dst.Buf]++
 		case *ir.Fill:
 			writers[s.Dst.Buf]++
+		case *ir.Ticket:
+			writers[s.Dst.Buf]++
 		case *ir.Store:
 			writers[s.Buf]++
 		}
