@@ -608,10 +608,7 @@ func (t *mlaBlock) merge(req tl.Expr) {
 				lseAt := func(r ...any) tl.Expr { return a.LSE.At(req, i, tok, h.Add(r[0])) }
 				mergeStep(k, R, s.Dv, lseAt, st, acc, oi)
 			})
-			k.Parallel(func(r tl.Expr) {
-				v := st.m.At(r).Add(tl.Log2(st.sum.At(r))).Mul(math.Ln2)
-				a.lseFinal.Set(tl.Select(st.sum.At(r).Eq(0), tl.NegInf(), v), req, tok, h.Add(r))
-			}, R)
+			k.Parallel(func(r tl.Expr) { a.lseFinal.Set(st.lse(r), req, tok, h.Add(r)) }, R)
 			normalizeRows(k, acc, st.sum, R, s.Dv)
 			k.Copy(acc, a.oFinal.Sub(req, tok, tl.Range(h, R), tl.All))
 		})

@@ -82,16 +82,14 @@ func mergeSplits(k *tl.Block, n any, stages, R, dv int, lseOf, oOf func(i tl.Exp
 	k.Fill(m, tl.NegInf())
 	k.Clear(sum)
 	k.Clear(acc)
+	st := rowStats{m, a, w, sum}
 	k.Pipelined(n, stages, func(i tl.Expr) {
 		k.Copy(lseOf(i), lp)
 		k.Copy(oOf(i), os)
 		k.Copy(os, oi)
-		mergeStep(k, R, dv, lp.At, rowStats{m, a, w, sum}, acc, oi)
+		mergeStep(k, R, dv, lp.At, st, acc, oi)
 	})
-	k.Parallel(func(r tl.Expr) {
-		v := m.At(r).Add(tl.Log2(sum.At(r))).Mul(math.Ln2)
-		lse.Set(tl.Select(sum.At(r).Eq(0), tl.NegInf(), v), r)
-	}, R)
+	k.Parallel(func(r tl.Expr) { lse.Set(st.lse(r), r) }, R)
 	normalizeRows(k, acc, sum, R, dv)
 	return acc, lse
 }
@@ -113,6 +111,13 @@ func normalizeRows(k *tl.Block, acc, sum *tl.Tensor, rows, dv int) {
 // rowStats are mergeSplits' shared row statistics: the largest LSE so far,
 // this split's α and w, and the sum of weights.
 type rowStats struct{ m, a, w, sum *tl.Tensor }
+
+// lse is row r's natural-log LSE once every split is in: -inf for a row
+// no split saw.
+func (st rowStats) lse(r tl.Expr) tl.Expr {
+	v := st.m.At(r).Add(tl.Log2(st.sum.At(r))).Mul(math.Ln2)
+	return tl.Select(st.sum.At(r).Eq(0), tl.NegInf(), v)
+}
 
 // mergeStep folds split i (row r's LSE lseAt(r), its rows oi) into acc.
 func mergeStep(k *tl.Block, R, dv int, lseAt func(...any) tl.Expr, st rowStats, acc, oi *tl.Tensor) {

@@ -290,6 +290,25 @@ var errCases = []errCase{
 		},
 	},
 	{
+		name: "ticket into a fragment", op: "ticket", phrase: "the ticket lands in one element of a shared i32 tile",
+		build: func(f *tl.Func) {
+			c := f.Scratch("c", tl.I32, 4)
+			kernel1(f, func(k *tl.Block) {
+				k.Ticket(c.Sub(0), mark(k.Fragment(tl.I32, 1)))
+			})
+		},
+	},
+	{
+		name: "ticket inside a parallel loop", op: "ticket", phrase: "only element stores and if may appear inside a Parallel loop",
+		build: func(f *tl.Func) {
+			c := f.Scratch("c", tl.I32, 4)
+			kernel1(f, func(k *tl.Block) {
+				tk := k.Shared(tl.I32, 1)
+				k.Parallel(func(i tl.Expr) { k.Ticket(c.Sub(i), mark(tk)) }, 4)
+			})
+		},
+	},
+	{
 		name: "fill a global tensor", op: "fill", phrase: "O is global; fill a shared tile or fragment and copy it out",
 		build: func(f *tl.Func) {
 			O := f.Out("O", tl.F32, 64, 64)
