@@ -7,12 +7,9 @@ import "github.com/tilego/tilego/ir"
 // barrier; then one thread fences at GPU scope, so that they are ordered
 // before its atomic add (release), and fences again after it, so that what
 // the block reads next is ordered after the add (acquire); the barrier
-// after it hands the count and that order to the other threads.
+// after it hands the count and that order to the other threads. (The
+// verifier keeps tickets out of Parallel loops and warpgroup blocks.)
 func (e *emitter) ticket(s *ir.Ticket) {
-	if e.par != nil || e.role != nil {
-		e.fail(errAt("ticket", s.P, "a ticket is the whole block's: not inside a Parallel loop or a warpgroup block"))
-		return
-	}
 	if len(e.c.tmaStores) > 0 || e.c.halves != nil {
 		e.line("tl::bulk_wait<0>(); // TMA stores written, not only read out")
 	}
