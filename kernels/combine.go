@@ -48,14 +48,14 @@ func MLACombine(s MLAShape, c CombineConfig) *tl.Func {
 	f := tl.NewFunc("mla_combine")
 	B, nSplit := f.Sym("batch"), f.Sym("splits")
 	NS := f.In("num_splits", tl.I32, B)
-	OP := f.In("O_partial", tl.F32, B, nSplit, s.Sq, s.Hq, s.Dv)
+	OP := f.In("O_partial", s.partialDType(), B, nSplit, s.Sq, s.Hq, s.Dv)
 	LP := f.In("LSE_partial", tl.F32, B, nSplit, s.Sq, s.Hq)
 	O := f.Out("O", s.DType, B, s.Sq, s.Hq, s.Dv)
 	LSE := f.Out("LSE", tl.F32, B, s.Sq, s.Hq)
 	R := c.Rows
 	f.Kernel(tl.Grid(s.Hq/R, s.Sq, B), c.Threads, func(k *tl.Block) {
 		hx, t, b := k.Idx()
-		acc, lse := mergeSplits(k, NS.At(b), combineStages, R, s.Dv,
+		acc, lse := mergeSplits(k, NS.At(b), combineStages, R, s.Dv, s.partialDType(),
 			func(i tl.Expr) tl.Region { return LP.Sub(b, i, t, tl.Tile(hx, R)) },
 			func(i tl.Expr) tl.Region { return OP.Sub(b, i, t, tl.Tile(hx, R), tl.All) })
 		k.Copy(acc, O.Sub(b, t, tl.Tile(hx, R), tl.All))

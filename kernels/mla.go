@@ -136,8 +136,8 @@ func MLADecode(s MLAShape, c MLAConfig) *tl.Func { return mlaDecode(s, c, false)
 // MLADecodeSplit is MLADecode over a schedule (ScheduleMLA, then
 // MLAMetadata.Tensors): a block per part (per M-block of rows) walks the
 // part's chunks (parts[p] = first chunk, end), and chunk (b, lo, hi, sp)
-// covers cache blocks [lo, hi) of request b and writes split sp of its f32
-// output and base-2 LSE to O_partial and LSE_partial; an empty chunk
+// covers cache blocks [lo, hi) of request b and writes split sp of its
+// normalized output (in partialDType) and base-2 LSE to O_partial and LSE_partial; an empty chunk
 // writes zeros and -inf. Splits past num_splits[b] are not written:
 // MLACombine reads only those.
 func MLADecodeSplit(s MLAShape, c MLAConfig) *tl.Func { return mlaDecode(s, c, true) }
@@ -151,7 +151,7 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 	Table := f.In("block_table", tl.I32, B, MB)
 	Lens := f.In("cache_seqlens", tl.I32, B)
 	// O and LSE are [B, Sq, Hq, (Dv)] with a natural-log LSE, or per split
-	// [B, splits, Sq, Hq, (Dv)] in f32 with a base-2 LSE.
+	// [B, splits, Sq, Hq, (Dv)] in partialDType (LSE f32) with a base-2 LSE.
 	a := mlaArgs{Q: Q, KV: KV, Table: Table, Lens: Lens, odt: s.DType, lseScale: math.Ln2}
 	lead, sfx := []any{B}, ""
 	var Parts, Chunks *tl.Tensor
@@ -161,7 +161,7 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 		nParts, nChunks = f.Sym("num_parts"), f.Sym("num_chunks")
 		Parts = f.In("parts", tl.I32, nParts, 2)
 		Chunks = f.In("chunks", tl.I32, nChunks, 4)
-		lead, a.odt, a.lseScale, sfx = []any{B, f.Sym("splits")}, tl.F32, 1, "_partial"
+		lead, a.odt, a.lseScale, sfx = []any{B, f.Sym("splits")}, s.partialDType(), 1, "_partial"
 		// The combine reads the partials back soon after: they should stay
 		// in L2 while the pages stream through it.
 		a.oHint = []tl.CacheHint{tl.EvictLast}
@@ -613,4 +613,19 @@ func (t *mlaBlock) merge(req tl.Expr) {
 			k.Copy(acc, a.oFinal.Sub(req, tok, tl.Range(h, R), tl.All))
 		})
 	})
+}
+
+// partialDType is the element type of the split path's partial O: the
+// shape's own (bf16 or f16) where a request's rows fit one 64-row block
+// (memory-bound: the partials are then a large share of the bytes moved,
+// 128 KB a piece at h_q 64 against about 4.5 MB of pages), else f32. The
+// rows are normalized, so the rounding costs about what rounding O does
+// (H100, 2026-11-24, bench error 0.0018 to 0.0022 of the largest output):
+// b64 h_q 64 1.03-1.04×, b128 h_q 32 and 64 1.02-1.03×, h_q 16 within
+// noise (docs/perf.md, thirteenth session).
+func (s MLAShape) partialDType() tl.DType {
+	if s.Sq*s.Hq <= 64 {
+		return s.DType
+	}
+	return tl.F32
 }

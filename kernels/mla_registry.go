@@ -365,7 +365,7 @@ func MLAPartials(s MLAShape, md MLAMetadata) []*tensor.Tensor {
 	ps, ch, ns := md.Tensors()
 	return []*tensor.Tensor{
 		ps, ch, ns,
-		tensor.New(ir.F32, b, md.Splits, s.Sq, s.Hq, s.Dv).Fill(math.NaN()),
+		tensor.New(s.partialDType(), b, md.Splits, s.Sq, s.Hq, s.Dv).Fill(math.NaN()),
 		tensor.New(ir.F32, b, md.Splits, s.Sq, s.Hq).Fill(math.NaN()),
 		tensor.New(ir.I32, b, s.Sq*s.Hq),
 	}

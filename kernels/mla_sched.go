@@ -20,21 +20,23 @@ import (
 // hardware's block scheduler, which runs blocks in launch order.
 
 // MLAPieceCost is what a piece of a request costs besides its cache
-// blocks, in blocks' time: loading Q, storing the f32 partial, the
+// blocks, in blocks' time: loading Q, storing the partial, the
 // pipeline's restart and the combine's share. The scheduler balances parts
 // with it (so it does not cut short requests into pieces that cost more
 // than they save), and MLASplitPays weighs it. Fitted on an H100:
 //   - 18 where a request's rows take two or more 64-row blocks (h_q·s_q >
 //     64, compute-bound; 2026-11-23: about 45 µs a piece of a part against
 //     2.45 µs a cache block; 8 and 4 were 1-3% slower on 2026-11-24);
-//   - 8 where they fit one (h_q·s_q ≤ 64, memory-bound): with 18 a part of
+//   - 6 where they fit one (h_q·s_q ≤ 64, memory-bound): with 18 a part of
 //     one piece got 69 blocks and one of two pieces 51 (b64 h_q 16 kv8k),
 //     and the parts of one piece, which take longest, set the time; 8 was
 //     2-4% faster at all six memory-bound bench points (2026-11-24), 0, 2
-//     and 4 between the two.
+//     and 4 between the two. With the partials in bf16 (partialDType) a
+//     piece costs less: 6 was 0-2% faster than 8 at five of the six points
+//     and even at the sixth, 4, 10 and 12 slower (thirteenth session).
 func MLAPieceCost(sq, hq int) int {
 	if sq*hq <= 64 {
-		return 8
+		return 6
 	}
 	return 18
 }

@@ -55,7 +55,7 @@ func onlineSoftmax(k *tl.Block, S, m, mOld, l *tl.Tensor, scale float64, rows, c
 const combineStages = 4
 
 // mergeSplits merges n splits of R partial rows: split i's base-2 LSE
-// (lseOf(i), R values) and f32 output (oOf(i), R × dv). The splits are
+// (lseOf(i), R values) and output (oOf(i), R × dv, of type odt). The splits are
 // merged online, one pass, each staged in shared memory by a Pipelined
 // loop of the given stages while the one before is merged, so the loads
 // of the splits overlap instead of running one round trip after another.
@@ -67,11 +67,11 @@ const combineStages = 4
 // An empty split (lse_i = −inf) has w = 0 and adds nothing whatever O_i
 // holds, so a row no split saw gets zeros and −inf, never NaN. It returns
 // the normalized rows and their natural-log LSE (a shared tile).
-func mergeSplits(k *tl.Block, n any, stages, R, dv int, lseOf, oOf func(i tl.Expr) tl.Region) (acc, lse *tl.Tensor) {
+func mergeSplits(k *tl.Block, n any, stages, R, dv int, odt tl.DType, lseOf, oOf func(i tl.Expr) tl.Region) (acc, lse *tl.Tensor) {
 	// Row statistics live in shared tiles: the loops over rows and over
 	// rows × columns spread their threads differently.
 	lp := k.Shared(tl.F32, R).Named("lse_i")
-	os := k.Shared(tl.F32, R, dv).Named("o_s")
+	os := k.Shared(odt, R, dv).Named("o_s") // as the partials are stored: cp.async does not convert
 	m := k.Shared(tl.F32, R).Named("m")
 	a := k.Shared(tl.F32, R).Named("alpha")
 	w := k.Shared(tl.F32, R).Named("w")

@@ -391,8 +391,8 @@ func (e *emitter) asyncFence() {
 
 // pairStore is the C format (address, low, high) of a store of two
 // adjacent elements of type dt in one 4-byte (16-bit types) or 8-byte
-// (f32) access, if there is one; hinted, an f32 pair goes to global
-// memory with the L2 policy pol (16-bit pairs drop the hint).
+// (f32) access, if there is one; hinted, the pair goes to global memory
+// with the L2 policy pol.
 func (e *emitter) pairStore(l *layout.Fragment, dt ir.DType, hinted bool) (string, bool) {
 	last := len(l.Shape) - 1
 	if len(l.Reg) == 0 || l.Reg[0] != (layout.Digit{Size: 2, Dim: last, Stride: 1}) {
@@ -401,6 +401,9 @@ func (e *emitter) pairStore(l *layout.Fragment, dt ir.DType, hinted bool) (strin
 	switch {
 	case (dt == ir.BF16 || dt == ir.F16) && e.c.opts.Rounding == "rn":
 		pack := map[ir.DType]string{ir.BF16: "tl::pack_bf16", ir.F16: "tl::pack_f16"}[dt]
+		if hinted {
+			return "tl::st_global_b32_hint(%s, " + pack + "(%s, %s), pol);", true
+		}
 		return "*(uint32_t*)(%s) = " + pack + "(%s, %s);", true
 	case dt == ir.F32:
 		if hinted {
@@ -420,7 +423,7 @@ func (e *emitter) pairStore(l *layout.Fragment, dt ir.DType, hinted bool) (strin
 //
 // A cache hint (sm_90a) goes on each store as an L2 policy made once.
 func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment, hint ir.CacheHint) bool {
-	hinted := hint != ir.CacheNormal && e.c.opts.Arch == "sm_90a" && dst.Buf.DType == ir.F32
+	hinted := hint != ir.CacheNormal && e.c.opts.Arch == "sm_90a"
 	store, ok := e.pairStore(l, dst.Buf.DType, hinted)
 	n := len(dst.Start)
 	if !ok || !dst.Keep[n-1] || multipleOf(dst.Start[n-1])%2 != 0 || multipleOf(dst.Buf.Shape[n-1])%2 != 0 {

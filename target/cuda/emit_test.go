@@ -449,9 +449,9 @@ func TestCacheHintTMA(t *testing.T) {
 	}
 }
 
-// The split kernel stores its f32 partial O evict-last, as a hinted pair
-// store from the accumulator on sm_90a; sm_80 stores them plainly; the
-// single program's O has no hint.
+// The split kernel stores its partial O (bf16 at h_q 64, f32 at 128)
+// evict-last, as a hinted pair store from the accumulator on sm_90a; sm_80
+// stores them plainly; the single program's O has no hint.
 func TestCacheHintStore(t *testing.T) {
 	s := kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}
 	wg, mma := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true}, kernels.MLAConfig{M: 32, Stages: 1, Threads: 128}
@@ -473,9 +473,21 @@ func TestCacheHintStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hinted := strings.Count(p.Source, "tl::st_global_f32x2_hint(")
+		hinted := strings.Count(p.Source, "tl::st_global_f32x2_hint(") + strings.Count(p.Source, "tl::st_global_b32_hint(") // f32 or (h_q 64's) bf16 partials
 		if (hinted > 0) != tc.hinted || tc.hinted && !strings.Contains(p.Source, "const uint64_t pol = tl::l2_evict_last();") {
 			t.Errorf("split %v on %s (%+v): %d hinted pair stores; want them %v", tc.split, tc.arch, c, hinted, tc.hinted)
 		}
+	}
+	// h_q 128's partials are f32: the f32 pair form.
+	f, err := kernels.MLADecodeSplit(kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}, wg).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(f, Options{Arch: "sm_90a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Source, "tl::st_global_f32x2_hint(") {
+		t.Errorf("h_q 128's f32 partials: no hinted f32 pair stores")
 	}
 }

@@ -332,9 +332,13 @@ __device__ __forceinline__ uint64_t l2_evict_last() {
   asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
   return p;
 }
-// A store to global memory of two f32 with an L2 policy.
+// A store to global memory of two f32, or of 32 bits (two 16-bit
+// elements), with an L2 policy.
 __device__ __forceinline__ void st_global_f32x2_hint(void* p, float a, float b, uint64_t pol) {
   asm volatile("st.global.L2::cache_hint.v2.f32 [%0], {%1, %2}, %3;" ::"l"(p), "f"(a), "f"(b), "l"(pol) : "memory");
+}
+__device__ __forceinline__ void st_global_b32_hint(void* p, uint32_t v, uint64_t pol) {
+  asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(p), "r"(v), "l"(pol) : "memory");
 }
 // tma_load_Nd with an L2 policy (l2_evict_first, l2_evict_last).
 __device__ __forceinline__ void tma_load_2d_hint(uint32_t dst, const void* tm, int c0, int c1, uint32_t bar, uint64_t pol) {
