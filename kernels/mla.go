@@ -137,8 +137,8 @@ func MLADecode(s MLAShape, c MLAConfig) *tl.Func { return mlaDecode(s, c, false)
 // MLAMetadata.Tensors): a block per part (per M-block of rows) walks the
 // part's chunks (parts[p] = first chunk, end), and chunk (b, lo, hi, sp)
 // covers cache blocks [lo, hi) of request b and writes split sp of its
-// normalized output (in partialDType) and base-2 LSE to O_partial and LSE_partial; an empty chunk
-// writes zeros and -inf. Splits past num_splits[b] are not written:
+// normalized output (in partialDType) and base-2 LSE to O_partial and
+// LSE_partial; an empty chunk writes zeros and -inf. Splits past num_splits[b] are not written:
 // MLACombine reads only those.
 func MLADecodeSplit(s MLAShape, c MLAConfig) *tl.Func { return mlaDecode(s, c, true) }
 
@@ -617,8 +617,9 @@ func (t *mlaBlock) merge(req tl.Expr) {
 
 // partialDType is the element type of the split path's partial O: the
 // shape's own (bf16 or f16) where a request's rows fit one 64-row block
-// (memory-bound: the partials are then a large share of the bytes moved,
-// 128 KB a piece at h_q 64 against about 4.5 MB of pages), else f32. The
+// (memory-bound: the partials are then a large share of the bytes moved;
+// in f32, 128 KB a piece at h_q 64 against about 4.5 MB of pages), else
+// f32. The
 // rows are normalized, so the rounding costs about what rounding O does
 // (H100, 2026-11-24, bench error 0.0018 to 0.0022 of the largest output):
 // b64 h_q 64 1.03-1.04×, b128 h_q 32 and 64 1.02-1.03×, h_q 16 within
