@@ -539,14 +539,15 @@ func (t *mlaBlock) seesaw(kvsA *tl.Tensor, b, L, lo, hi tl.Expr) {
 		})
 		k.Warpgroup(1, func() {
 			score(S1, kvsB, jb)
+			// A's multiply first, so that it runs under B's softmax.
 			k.Parallel(func(i tl.Expr) { l1.Set(l1.At(i).Mul(t.rowS.At(i)), i) }, c.M)
+			rescale(t.accs[1], t.rowS.At)
+			k.Gemm(psA, kvsA.Sub(tl.All, tl.Range(w, w)), t.accs[1])
 			k.Copy(rowM, m1)
 			onlineSoftmax(k, S1, m1, f1, l1, scale, c.M, s.Page)
 			k.Copy(m1, rowM)
 			k.Copy(f1, rowFB)
 			k.Copy(S1, psB)
-			rescale(t.accs[1], t.rowS.At)
-			k.Gemm(psA, kvsA.Sub(tl.All, tl.Range(w, w)), t.accs[1])
 			rescale(t.accs[1], f1.At)
 			k.Copy(S1, P1)
 			k.Gemm(P1, kvsB.Sub(tl.All, tl.Range(w, w)), t.accs[1])

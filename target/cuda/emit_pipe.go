@@ -80,6 +80,14 @@ func (e *emitter) pipelined(s *ir.For) {
 		}
 		hand = planHandoff(rest, ring)
 	}
+	if split && e.c.split[s].seesaw { // its blocks wait for and free the slots
+		if hand == nil || len(hand.blocks) != 3 {
+			e.fail(errAt("pipelined", s.P, "internal error: a seesaw loop's rings were split but its blocks hand nothing over"))
+			return
+		}
+		hand.rings = e.seesawRings(s, hand)
+		split = false
+	}
 	halves := e.halvesPipe(s)
 	if (free || hand != nil) && !(halves && !e.dirty && !e.pending && !e.read) { // by halves: nothing issued before it
 		e.line("tl::cp_async_wait<0>();")
@@ -98,6 +106,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	}
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
 	switch {
+	case hand != nil && hand.rings != nil: // each warpgroup waits for each slot (seesaw.go)
 	case free || hand != nil:
 		e.tmaWait(tma, v, R)
 	case tma != nil:
@@ -139,6 +148,7 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.stmts(rest)
 	}
 	switch {
+	case hand != nil && hand.rings != nil: // freed by each warpgroup (seesaw.go)
 	case split: // K's slot now, V's (read by the Deferred statements) an iteration late
 		e.wsRelease(v, R)
 		e.open("if (%s)", deferredGuard(v))

@@ -112,7 +112,7 @@ func TestGPUMLADecode(t *testing.T) {
 	roles := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}
 	handoff := roles
 	handoff.Handoff = true
-	seesaw := handoff // the alternating scorer, one stage of page pairs (work in progress)
+	seesaw := handoff // the alternating scorer: a ring of one page for each of a pair
 	seesaw.Stages, seesaw.Seesaw = 1, true
 	merge, splitN2Merge := handoff, splitN2 // the last piece merges: no combine program
 	merge.Merge, splitN2Merge.Merge = true, true
@@ -159,6 +159,7 @@ func TestGPUMLADecode(t *testing.T) {
 		{"split_sched_hq128_handoff", h128, handoff, []int32{2000, 3, 700, 129}, -1, true},
 		{"hq128_seesaw_long", h128, seesaw, []int32{3058, 2048 + 5, 1034, 1}, 0, true},
 		{"split_sched_hq128_seesaw", h128, seesaw, []int32{2000, 3, 700, 129}, -1, true},
+		{"split_uniform3_sq2_f16_seesaw", h128sq2, seesaw, []int32{1500, 64 + 3, 1}, 3, true},
 		{"split_uniform3_sq2_f16_handoff", h128sq2, handoff, []int32{1500, 64 + 3}, 3, true},
 		{"split_sched_hq128_handoff_merge", h128, merge, []int32{2000, 3, 700, 129}, -1, true},
 		{"split_uniform3_sq2_f16_handoff_merge", h128sq2, merge, []int32{1500, 64 + 3}, 3, true},

@@ -31,13 +31,20 @@ import (
 // B to A); 4 and 5 are the warpgroup blocks' own (roleBar).
 const handBar = 8
 
-// handoff is the plan of a loop body A, B: the statement of each block
-// that its wait goes before and its arrival after.
+// handoff is the plan of a loop body of warpgroup blocks (A, B; or A1,
+// B, A2 under a seesaw): for each block, the statement its wait goes
+// before (-1: none; len(Body): at its end) and its arrival after (-1:
+// none), and on which barriers.
 type handoff struct {
-	blocks [2]*ir.Warpgroup
-	wait   [2]int // A: back barrier, B: forward barrier
-	arrive [2]int // A: forward barrier, B: back barrier
-	entry  [2]roleState
+	blocks             []*ir.Warpgroup
+	wait, arrive       []int
+	waitBar, arriveBar []int
+	entry              []roleState
+	// rings, under a seesaw, are the loop's rings of one tile each: each
+	// warpgroup waits for a ring's slot before it first touches it in the
+	// iteration and frees it after it last does (seesaw.go). Nil: the
+	// loop's one ring, waited for by all consumers at the iteration's top.
+	rings []*handRing
 }
 
 // roleState is what a warpgroup block's emission knows about shared
@@ -52,6 +59,9 @@ type roleState struct {
 // (its prefetches left out), or nil when the body is not two Warpgroup
 // blocks of different warpgroups that share shared tiles.
 func planHandoff(rest []ir.Stmt, ring map[*ir.Buffer]bool) *handoff {
+	if len(rest) == 3 {
+		return planSeesaw(rest, ring)
+	}
 	if len(rest) != 2 {
 		return nil
 	}
@@ -60,108 +70,148 @@ func planHandoff(rest []ir.Stmt, ring map[*ir.Buffer]bool) *handoff {
 	if !okA || !okB || a.Index == b.Index || len(a.Body) == 0 || len(b.Body) == 0 {
 		return nil
 	}
-	type sets struct{ r, w map[*ir.Buffer]bool }
-	of := func(s []ir.Stmt, keepRing bool) sets {
-		x := sets{sharedBufs(s, true), sharedBufs(s, false)}
-		if !keepRing {
-			for buf := range ring {
-				delete(x.r, buf)
-				delete(x.w, buf)
-			}
-		}
-		return x
-	}
-	// conflicts: statement x against the other block's tiles o (a write of
-	// a tile o touches, or a read of one o writes).
-	conflicts := func(x, o sets) bool {
-		for buf := range x.w {
-			if o.r[buf] || o.w[buf] {
-				return true
-			}
-		}
-		for buf := range x.r {
-			if o.w[buf] {
-				return true
-			}
-		}
-		return false
-	}
-	first := func(body []ir.Stmt, o sets, keepRing bool) int {
-		for i, s := range body {
-			if conflicts(of([]ir.Stmt{s}, keepRing), o) {
-				return i
-			}
-		}
-		return -1
-	}
-	last := func(body []ir.Stmt, o sets, keepRing bool) int {
-		for i := len(body) - 1; i >= 0; i-- {
-			if conflicts(of([]ir.Stmt{body[i]}, keepRing), o) {
-				return i
-			}
-		}
-		return -1
-	}
-	h := &handoff{blocks: [2]*ir.Warpgroup{a, b}}
+	of := func(s []ir.Stmt, keepRing bool) tileSets { return tilesOf(s, ring, keepRing) }
+	first := func(body []ir.Stmt, o tileSets, keepRing bool) int { return firstConflict(body, o, ring, keepRing) }
+	last := func(body []ir.Stmt, o tileSets, keepRing bool) int { return lastConflict(body, o, ring, keepRing) }
 	aFwd, bFwd := last(a.Body, of(b.Body, true), true), first(b.Body, of(a.Body, true), true)
 	if aFwd < 0 {
 		return nil // no tile in common: nothing to hand over
 	}
-	h.arrive[0], h.wait[1] = aFwd, bFwd
 	// Back: B's reads and writes of iteration j against A's of j+1. A
 	// waits no later than it hands over, and B hands back no earlier than
 	// it has taken, so the two barriers alternate.
-	h.wait[0], h.arrive[1] = aFwd, bFwd
+	aBack, bBack := aFwd, bFwd
 	if i := first(a.Body, of(b.Body, false), false); i >= 0 {
-		h.wait[0] = min(i, aFwd)
+		aBack = min(i, aFwd)
 	}
 	if i := last(b.Body, of(a.Body, false), false); i >= 0 {
-		h.arrive[1] = max(i, bFwd)
+		bBack = max(i, bFwd)
 	}
-	return h
+	return &handoff{
+		blocks: []*ir.Warpgroup{a, b},
+		wait:   []int{aBack, bFwd}, waitBar: []int{handBar + 1, handBar},
+		arrive: []int{aFwd, bBack}, arriveBar: []int{handBar, handBar + 1},
+		entry: make([]roleState, 2),
+	}
+}
+
+// tileSets are the shared tiles some statements read and write.
+type tileSets struct{ r, w map[*ir.Buffer]bool }
+
+// tilesOf is what body reads and writes of shared memory, the ring's tiles
+// left out unless keepRing.
+func tilesOf(body []ir.Stmt, ring map[*ir.Buffer]bool, keepRing bool) tileSets {
+	x := tileSets{sharedBufs(body, true), sharedBufs(body, false)}
+	if !keepRing {
+		for buf := range ring {
+			delete(x.r, buf)
+			delete(x.w, buf)
+		}
+	}
+	return x
+}
+
+// union is what either reads, and what either writes.
+func (x tileSets) union(y tileSets) tileSets {
+	u := tileSets{maps.Clone(x.r), maps.Clone(x.w)}
+	maps.Copy(u.r, y.r)
+	maps.Copy(u.w, y.w)
+	return u
+}
+
+// conflicts: x against the other block's tiles o (a write of a tile o
+// touches, or a read of one o writes).
+func (x tileSets) conflicts(o tileSets) bool {
+	for buf := range x.w {
+		if o.r[buf] || o.w[buf] {
+			return true
+		}
+	}
+	for buf := range x.r {
+		if o.w[buf] {
+			return true
+		}
+	}
+	return false
+}
+
+// firstConflict is the first statement of body in conflict with o (-1:
+// none); lastConflict the last.
+func firstConflict(body []ir.Stmt, o tileSets, ring map[*ir.Buffer]bool, keepRing bool) int {
+	for i, s := range body {
+		if tilesOf([]ir.Stmt{s}, ring, keepRing).conflicts(o) {
+			return i
+		}
+	}
+	return -1
+}
+
+func lastConflict(body []ir.Stmt, o tileSets, ring map[*ir.Buffer]bool, keepRing bool) int {
+	for i := len(body) - 1; i >= 0; i-- {
+		if tilesOf([]ir.Stmt{body[i]}, ring, keepRing).conflicts(o) {
+			return i
+		}
+	}
+	return -1
 }
 
 // handoffBody emits the loop body of a hand-off plan (the loop's opening
 // and TMA wait are the caller's, as are handoffBefore and handoffAfter
-// around the loop).
+// around the loop). Each block starts from the state its warpgroup's
+// previous block left (itself, a loop iteration before, when its
+// warpgroup has one block), found by emitting the body until those states
+// repeat (its reads and writes then carry round the loop like any
+// others'); the dry runs' text is dropped.
 func (e *emitter) handoffBody(h *handoff) {
-	for k := range h.blocks {
-		e.handBlock(h, k)
+	for range 4 {
+		mark, tmp := e.b.Len(), e.tmp
+		settled := true
+		for k := range h.blocks {
+			out := e.handBlockOnce(h, k)
+			if n := h.next(k); !covers(h.entry[n], out) {
+				h.entry[n] = mergeRoleState(h.entry[n], out)
+				settled = false
+			}
+		}
+		if settled || e.err != nil {
+			return
+		}
+		src := e.b.String()[:mark]
+		e.b.Reset()
+		e.b.WriteString(src)
+		e.tmp = tmp
 	}
+	e.fail(errAt("warpgroup", h.blocks[0].P, "internal error: the blocks' barrier state does not settle round the loop"))
 }
 
-// handoffBefore: B hands the tiles back once before A first waits for them.
+// next is the block its warpgroup runs after block k: the next of the
+// same warpgroup, round the loop.
+func (h *handoff) next(k int) int {
+	n := len(h.blocks)
+	for d := 1; d < n; d++ {
+		if j := (k + d) % n; h.blocks[j].Index == h.blocks[k].Index {
+			return j
+		}
+	}
+	return k
+}
+
+// handoffBefore: B hands the tiles back once before A first waits for them
+// (a seesaw's blocks take every arrival in the iteration).
 func (e *emitter) handoffBefore(h *handoff) {
+	if len(h.blocks) != 2 {
+		return
+	}
 	e.line("if (tid / 128 == %d) tl::bar_arrive(%d, 256); // nothing to hand back yet", h.blocks[1].Index, handBar+1)
 }
 
 // handoffAfter: A takes B's last hand-back, so no arrival is left over;
 // what the blocks wrote is then owed a barrier of all consumers.
 func (e *emitter) handoffAfter(h *handoff) {
-	e.line("if (tid / 128 == %d) tl::bar_sync(%d, 256); // the last hand-back", h.blocks[0].Index, handBar+1)
-	e.setState(syncState{dirty: true, read: true})
-}
-
-// handBlock emits block k of the plan: its warpgroup alone, its waits and
-// arrivals where the plan puts them. It starts from the state the block
-// itself left at the end of the previous iteration, found by emitting the
-// block until that state repeats (its own reads and writes then carry
-// round the loop like any others').
-func (e *emitter) handBlock(h *handoff, k int) {
-	for range 4 {
-		mark, tmp := e.b.Len(), e.tmp
-		out := e.handBlockOnce(h, k)
-		if covers(h.entry[k], out) {
-			return
-		}
-		// Dry run: drop its text and try again from the state it reached.
-		src := e.b.String()[:mark]
-		e.b.Reset()
-		e.b.WriteString(src)
-		e.tmp = tmp
-		h.entry[k] = mergeRoleState(h.entry[k], out)
+	if len(h.blocks) == 2 {
+		e.line("if (tid / 128 == %d) tl::bar_sync(%d, 256); // the last hand-back", h.blocks[0].Index, handBar+1)
 	}
-	e.fail(errAt("warpgroup", h.blocks[k].P, "internal error: the block's barrier state does not settle round the loop"))
+	e.setState(syncState{dirty: true, read: true})
 }
 
 func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
@@ -176,8 +226,18 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 	// warpgroup 0 issues its P·V and then writes P for warpgroup 1 while
 	// the tensor cores run it.
 	e.lazy = &lazyState{}
-	var reading []*ir.Gemm                               // issued, not yet waited for
-	otherWrites := sharedBufs(h.blocks[k^1].Body, false) // what the other block writes
+	var reading []*ir.Gemm               // issued, not yet waited for
+	otherWrites := map[*ir.Buffer]bool{} // what the other warpgroup's blocks write
+	for _, o := range h.blocks {
+		if o.Index != s.Index {
+			maps.Copy(otherWrites, sharedBufs(o.Body, false))
+		}
+	}
+	for _, r := range h.rings { // a ring's slot is refilled only once freed (handRing)
+		for buf := range r.tiles {
+			delete(otherWrites, buf)
+		}
+	}
 	settle := func() {
 		for _, g := range reading {
 			if otherWrites[g.A.Buf] || otherWrites[g.B.Buf] {
@@ -189,19 +249,28 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 			reading = nil
 		}
 	}
+	handWait := func() {
+		settle()
+		if e.dirty && e.c.opts.Arch == "sm_90a" {
+			e.line("tl::fence_proxy_async();")
+		}
+		e.line("tl::bar_sync(%d, 256); // the other warpgroup's hand-off", h.waitBar[k])
+		e.dirty, e.read = false, false
+		clear(e.roleSeen)
+		clear(e.roleWrote)
+	}
+	freed := make([]bool, len(h.rings))
 	for i, st := range s.Body {
 		if e.err != nil {
 			break
 		}
 		if i == h.wait[k] {
-			settle()
-			if e.dirty && e.c.opts.Arch == "sm_90a" {
-				e.line("tl::fence_proxy_async();")
+			handWait()
+		}
+		for _, r := range h.rings {
+			if r.wait[k] == i {
+				e.ringWait(r)
 			}
-			e.line("tl::bar_sync(%d, 256); // the other warpgroup's hand-off", handBar+k^1)
-			e.dirty, e.read = false, false
-			clear(e.roleSeen)
-			clear(e.roleWrote)
 		}
 		e.waitFor(st)
 		if len(e.lazy.pending) == 0 {
@@ -216,10 +285,24 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 			if e.dirty && e.c.opts.Arch == "sm_90a" { // its writes since its last fence, for the other's wgmma
 				e.line("tl::fence_proxy_async();")
 			}
-			e.line("tl::bar_arrive(%d, 256); // hand-off to the other warpgroup", handBar+k)
+			e.line("tl::bar_arrive(%d, 256); // hand-off to the other warpgroup", h.arriveBar[k])
+		}
+		for j, r := range h.rings { // free a slot once no multiply in flight may read it
+			if r.free[k] >= 0 && i >= r.free[k] && !freed[j] && len(e.lazy.pending) == 0 {
+				e.ringFree(r)
+				freed[j] = true
+			}
 		}
 	}
 	e.retireAll()
+	for j, r := range h.rings {
+		if r.free[k] >= 0 && !freed[j] {
+			e.ringFree(r)
+		}
+	}
+	if h.wait[k] == len(s.Body) {
+		handWait()
+	}
 	e.lazy = nil
 	e.role = nil
 	out := e.roleState()

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,12 +13,8 @@ import (
 // first statement that needs the other's tiles, and after the last one the
 // other needs; the ring's buffers count within an iteration only.
 func TestPlanHandoff(t *testing.T) {
-	buf := func(name string, scope ir.Scope) *ir.Buffer {
-		return &ir.Buffer{Name: name, DType: ir.F32, Scope: scope, Shape: []ir.Expr{ir.IntConst(64)}}
-	}
+	buf, cp, wg := planBuf, planCopy, planBlock
 	ring, p, f, g, x := buf("ring", ir.Shared), buf("p", ir.Shared), buf("f", ir.Fragment), buf("g", ir.Fragment), buf("x", ir.Shared)
-	cp := func(src, dst *ir.Buffer) ir.Stmt { return &ir.Copy{Src: ir.Whole(src), Dst: ir.Whole(dst)} }
-	wg := func(i int, body ...ir.Stmt) *ir.Warpgroup { return &ir.Warpgroup{Index: i, Body: body} }
 	rings := map[*ir.Buffer]bool{ring: true}
 	for _, tc := range []struct {
 		name         string
@@ -51,12 +48,22 @@ func TestPlanHandoff(t *testing.T) {
 			case h == nil:
 				t.Fatal("no plan")
 			}
-			if h.wait != tc.wait || h.arrive != tc.arrive {
+			if !slices.Equal(h.wait, tc.wait[:]) || !slices.Equal(h.arrive, tc.arrive[:]) {
 				t.Errorf("waits %v, arrivals %v; want %v, %v", h.wait, h.arrive, tc.wait, tc.arrive)
 			}
 		})
 	}
 }
+
+// planBuf, planCopy and planBlock make the tiles, copies and warpgroup
+// blocks of the hand-off plans' tests.
+func planBuf(name string, scope ir.Scope) *ir.Buffer {
+	return &ir.Buffer{Name: name, DType: ir.F32, Scope: scope, Shape: []ir.Expr{ir.IntConst(64)}}
+}
+
+func planCopy(src, dst *ir.Buffer) ir.Stmt { return &ir.Copy{Src: ir.Whole(src), Dst: ir.Whole(dst)} }
+
+func planBlock(i int, body ...ir.Stmt) *ir.Warpgroup { return &ir.Warpgroup{Index: i, Body: body} }
 
 // MLA under Handoff: the page loop has no barrier of all consumers;
 // warpgroup 0 issues its own P·V from registers, then waits for P back,

@@ -113,7 +113,7 @@ func placeShared(c *compilation, walk *walkLoad) (*smemPlan, error) {
 	stages := map[*ir.Buffer]int{}
 	ir.Walk(k.Body, func(s ir.Stmt) {
 		f, ok := s.(*ir.For)
-		if !ok || f.Kind != ir.Pipelined || f.Stages < 2 {
+		if !ok || f.Kind != ir.Pipelined || f.Stages < 2 && c.split[f] == nil { // a seesaw's rings may have one slot
 			return
 		}
 		for _, cp := range hoistable(f) {
@@ -211,9 +211,9 @@ func hoistable(f *ir.For) []*ir.Copy {
 			}
 		})
 	}
-	copies := map[*ir.Buffer]int{}
+	copies := map[*ir.Buffer]int{} // loads from global memory (a seesaw also copies its P into a page's columns)
 	ir.Walk(f.Body, func(s ir.Stmt) {
-		if cp, ok := s.(*ir.Copy); ok {
+		if cp, ok := s.(*ir.Copy); ok && cp.Src.Buf.Scope == ir.Global {
 			copies[cp.Dst.Buf]++
 		}
 	})
