@@ -200,7 +200,7 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 }
 
 // mlaArgs are the kernel's tensors, and how it stores O and LSE: the
-// shape's dtype and natural logs, or (split) f32 and base 2.
+// shape's dtype and natural logs, or (split) partialDType and base 2.
 type mlaArgs struct {
 	Q, KV, Table, Lens, O, LSE *tl.Tensor
 	odt                        tl.DType
@@ -617,17 +617,11 @@ func (t *mlaBlock) merge(req tl.Expr) {
 }
 
 // partialDType is the element type of the split path's partial O: the
-// shape's own (bf16 or f16) where a request's rows fit one 64-row block
-// (memory-bound: the partials are then a large share of the bytes moved;
-// in f32, 128 KB a piece at h_q 64 against about 4.5 MB of pages), else
-// f32. The
-// rows are normalized, so the rounding costs about what rounding O does
-// (H100, 2026-11-24, bench error 0.0018 to 0.0022 of the largest output):
-// b64 h_q 64 1.03-1.04×, b128 h_q 32 and 64 1.02-1.03×, h_q 16 within
-// noise (docs/perf.md, thirteenth session).
-func (s MLAShape) partialDType() tl.DType {
-	if s.Sq*s.Hq <= 64 {
-		return s.DType
-	}
-	return tl.F32
-}
+// shape's own (bf16 or f16). The rows are normalized, so the rounding costs
+// about what rounding O does (bench error 0.0021-0.0022 of the largest
+// output against 0.0018 in f32), and the partials are a share of the bytes
+// moved: 128 KB a piece and 64-row block in f32, against about 4.5 MB of
+// pages at h_q 64 and kv8k. H100, 2026-11-24: b64 h_q 64 1.03-1.04×,
+// b128 h_q 32 and 64 1.02-1.03×, h_q 16 within noise (thirteenth session);
+// h_q 128 1.01-1.03× at kv8k-16k (fifteenth; docs/perf.md).
+func (s MLAShape) partialDType() tl.DType { return s.DType }

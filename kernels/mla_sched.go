@@ -24,9 +24,14 @@ import (
 // pipeline's restart and the combine's share. The scheduler balances parts
 // with it (so it does not cut short requests into pieces that cost more
 // than they save), and MLASplitPays weighs it. Fitted on an H100:
-//   - 18 where a request's rows take two or more 64-row blocks (h_q·s_q >
-//     64, compute-bound; 2026-11-23: about 45 µs a piece of a part against
-//     2.45 µs a cache block; 8 and 4 were 1-3% slower on 2026-11-24);
+//   - 10 where a request's rows take two or more 64-row blocks (h_q·s_q >
+//     64, compute-bound). A piece cost 29k cycles (ncu, b64 h_q 128 kv8k,
+//     every piece cut in 2, 4 and 8), a cache block about 3k: each piece's
+//     Q load reloaded spilled addresses before every cp.async. With Q's
+//     copy in 64-column bands of constant offsets a piece costs 14k, and
+//     10 beat 18 by 1-1.3% at three of the four h_q 128 points of kv8k and
+//     16k, lost 1% at b128 kv8k (fifteenth session; 18 had beaten 8 and 4
+//     by 1-3% before);
 //   - 6 where they fit one (h_q·s_q ≤ 64, memory-bound): with 18 a part of
 //     one piece got 69 blocks and one of two pieces 51 (b64 h_q 16 kv8k),
 //     and the parts of one piece, which take longest, set the time; 8 was
@@ -38,7 +43,7 @@ func MLAPieceCost(sq, hq int) int {
 	if sq*hq <= 64 {
 		return 6
 	}
-	return 18
+	return 10
 }
 
 // MLAChunk is a piece of one request: cache blocks [Begin, End).

@@ -320,66 +320,99 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 }
 
 // copyTileAsync is the fast path of a 2-D global→shared tile copy: each
-// thread owns one 16-byte column chunk and every (T/chunks-per-row)-th row,
-// so its global pointer and shared address are computed once and each
-// step adds constants (LDGSTS takes them as immediates).
+// thread owns one 16-byte column chunk of a band of cw chunks and every
+// (T/cw)-th row of each band, so its global pointer and shared address are
+// computed once and each step adds constants (LDGSTS takes them as
+// immediates). cw is a row's chunks where the threads divide into them,
+// else the widest divisor of them that the threads do and that still spans
+// a 128-byte line (MLA's 576-wide tiles: bands of 64 columns). Otherwise
+// each step's row and column are divisions of its chunk index, which nvcc
+// hoists out of loops as one register per step: in MLA's split kernel,
+// spilled and reloaded before every cp.async of each piece's Q.
 func (e *emitter) copyTileAsync(s *ir.Copy, v int) bool {
 	shape := s.Src.Shape()
 	T := e.c.f.Kernel.Threads
 	if len(shape) != 2 || !s.Dst.IsWhole() {
 		return false
 	}
+	eb := s.Src.Buf.DType.Bytes()
 	rows, cpr := shape[0], shape[1]/v
-	if T%cpr != 0 {
+	cw := cpr
+	for cw > 0 && (T%cw != 0 || cpr%cw != 0) {
+		cw--
+	}
+	if cw != cpr && cw*v*eb < 128 {
 		return false
 	}
-	step := T / cpr
+	step := T / cw
 	sb := e.c.smem.bufs[s.Dst.Buf]
 	split := laneSplit{sb: sb,
-		rowLane: func(t int) int { return t / cpr }, colLane: func(t int) int { return t % cpr * v },
-		rowC: fmt.Sprintf("tid / %d", cpr), colC: fmt.Sprintf("tid %% %d * %d", cpr, v)}
-	var rcs []int
+		rowLane: func(t int) int { return t / cw }, colLane: func(t int) int { return t % cw * v },
+		rowC: fmt.Sprintf("tid / %d", cw), colC: fmt.Sprintf("tid %% %d * %d", cw, v)}
+	var rcs, ccs []int
 	for r := 0; r < rows; r += step {
 		rcs = append(rcs, r)
 	}
-	if !split.holds(T, rcs, []int{0}) {
+	for c := 0; c < cpr; c += cw {
+		ccs = append(ccs, c*v)
+	}
+	if !split.holds(T, rcs, ccs) {
 		return false
 	}
 	src := s.Src
 	dims := src.Dims()
-	eb := src.Buf.DType.Bytes()
 	name := e.fresh("cp")
 	e.open("")
-	e.line("const int %s_r = tid / %d, %s_c = tid %% %d * %d;", name, cpr, name, cpr, v)
+	e.line("const int %s_r = tid / %d, %s_c = tid %% %d * %d;", name, cw, name, cw, v)
 	idx := e.bufIndex(src, []string{name + "_r", name + "_c"})
 	rowDim, colDim := e.expr(src.Buf.Shape[dims[0]]), e.expr(src.Buf.Shape[dims[1]])
 	stride := e.strides(src.Buf)[dims[0]]
 	e.line("const %s* %s_g = %s + (%s);", ctype(src.Buf.DType), name, src.Buf.Name, e.globalOffset(src.Buf, idx))
-	e.line("const int %s_row0 = %s, %s_left = %s - %s;", name, idx[dims[0]], name, colDim, idx[dims[1]])
-	e.line("const int %s_bytes = %s_left <= 0 ? 0 : min(16, %s_left * %d);", name, name, name, eb)
+	e.line("const int %s_row0 = %s;", name, idx[dims[0]])
+	bytes := func(int) string { return "16" }
+	// Where the tile starts at column 0 of rows at least as wide, every
+	// chunk is whole; else each band's bytes are what is left of the row.
+	if w, isConst := atoi(colDim); !isConst || idx[dims[1]] != name+"_c" || w < int64(shape[1]) {
+		e.line("const int %s_left = %s - %s;", name, colDim, idx[dims[1]])
+		for i, cc := range ccs {
+			e.line("const int %s_bytes%s = %s_left <= %d ? 0 : min(16, (%s_left - %d) * %d);", name, suffix(i), name, cc, name, cc, eb)
+		}
+		bytes = func(i int) string { return name + "_bytes" + suffix(i) }
+	}
 	e.line("const uint32_t %s_base = tl::smem_addr(%s);", name, e.sharedBase(s.Dst.Buf))
 	e.declareSplit(split, name+"_s")
-	for _, rc := range rcs {
-		ok := fmt.Sprintf("%s_row0 + %d < %s", name, rc, rowDim)
-		g := fmt.Sprintf("%s_g + %d * (long long)(%s)", name, rc, stride)
-		if c, isConst := atoi(stride); isConst {
-			g = fmt.Sprintf("%s_g + %d", name, int64(rc)*c)
+	for i, cc := range ccs {
+		for _, rc := range rcs {
+			ok := fmt.Sprintf("%s_row0 + %d < %s", name, rc, rowDim)
+			g := fmt.Sprintf("%s_g + %d * (long long)(%s) + %d", name, rc, stride, cc)
+			if c, isConst := atoi(stride); isConst {
+				g = fmt.Sprintf("%s_g + %d", name, int64(rc)*c+int64(cc))
+			}
+			if rows%step != 0 && rc+step > rows {
+				// The last pass is partial: threads past the tile's rows must
+				// not copy at all, since even a zero-filling cp.async writes
+				// its 16 bytes of shared memory, past the tile.
+				e.open("if (%s_r + %d < %d)", name, rc, rows)
+			} else {
+				e.open("")
+			}
+			e.line("const bool ok = %s;", ok)
+			e.line("tl::cp_async16(%s_base + %s, ok ? (const void*)(%s) : (const void*)%s, ok ? %s : 0);",
+				name, split.at(name+"_s", rc, cc), g, src.Buf.Name, bytes(i))
+			e.close()
 		}
-		if rows%step != 0 && rc+step > rows {
-			// The last pass is partial: threads past the tile's rows must
-			// not copy at all, since even a zero-filling cp.async writes
-			// its 16 bytes of shared memory, past the tile.
-			e.open("if (%s_r + %d < %d)", name, rc, rows)
-		} else {
-			e.open("")
-		}
-		e.line("const bool ok = %s;", ok)
-		e.line("tl::cp_async16(%s_base + %s, ok ? (const void*)(%s) : (const void*)%s, ok ? %s_bytes : 0);",
-			name, split.at(name+"_s", rc, 0), g, src.Buf.Name, name)
-		e.close()
 	}
 	e.close()
 	return true
+}
+
+// suffix numbers a band's name: none for the first, so a copy of one
+// band reads as before.
+func suffix(i int) string {
+	if i == 0 {
+		return ""
+	}
+	return fmt.Sprint(i)
 }
 
 // asyncFence orders landed cp.async data before wgmma reads it (sm_90a).
@@ -441,11 +474,81 @@ func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment, hin
 		e.line("const uint64_t pol = tl::l2_%s();", hint)
 		defer e.close()
 	}
+	if e.storePairsFrom(frag, dst, l, store) {
+		return true
+	}
 	e.storePairs(frag, l, store, func(names []string) (string, string) {
 		idx := e.bufIndex(dst, names)
 		return "&" + e.refStr(dst.Buf, idx), e.inBounds(dst, idx)
 	})
 	return true
+}
+
+// storePairsFrom is storePairs into global memory from one pointer a
+// thread computes once, where the region's strides are constants: each
+// pair's address is that pointer plus a constant of the unrolled loop.
+// Writing each pair's whole index instead, nvcc recomputed a 64-bit
+// address (about 20 instructions) and branched around every store (MLA's
+// split kernel: 64 stores a thread and piece). Bounds that hold for the
+// whole tile (a constant start, the tile inside the tensor) are not
+// tested.
+func (e *emitter) storePairsFrom(frag, dst ir.Region, l *layout.Fragment, store string) bool {
+	dims, shape := dst.Dims(), dst.Shape()
+	strides := e.strides(dst.Buf)
+	for _, d := range dims {
+		if _, ok := atoi(strides[d]); !ok {
+			return false
+		}
+	}
+	e.open("")
+	bases := make([]string, len(l.Shape))
+	for d := range l.Shape {
+		bases[d] = e.fresh("t")
+		e.line("const int %s = %s;", bases[d], digitsExpr(l.Thread, d, "tid"))
+	}
+	gp := e.fresh("gp")
+	e.line("%s* const %s = &%s;", ctype(dst.Buf.DType), gp, e.refStr(dst.Buf, e.bufIndex(dst, bases)))
+	e.line("#pragma unroll")
+	e.open("for (int r = 0; r < %d; ++r)", l.NumRegs())
+	e.line("if (r %% 2) continue;")
+	if rep := firstReplica(l); rep != "" {
+		e.line("if (!(%s)) continue;", rep)
+	}
+	var off, conds []string
+	for i, d := range dims {
+		reg := digitsExpr(l.Reg, i, "r")
+		if reg != "0" {
+			off = append(off, fmt.Sprintf("(%s) * %s", reg, strides[d]))
+		}
+		start, ok1 := ir.ConstInt(dst.Start[d])
+		size, ok2 := ir.ConstInt(dst.Buf.Shape[d])
+		if ok1 && ok2 && start+int64(shape[i]) <= size {
+			continue
+		}
+		conds = append(conds, fmt.Sprintf("%s < %s", e.bufIndex(dst, coordNames(bases, l, "r"))[d], e.expr(dst.Buf.Shape[d])))
+	}
+	addr := gp
+	if len(off) > 0 {
+		addr = fmt.Sprintf("%s + %s", gp, strings.Join(off, " + "))
+	}
+	st := fmt.Sprintf(store, addr, load(frag.Buf.DType, fragGet(frag.Buf, "r")), load(frag.Buf.DType, fragGet(frag.Buf, "r + 1")))
+	if len(conds) > 0 {
+		st = fmt.Sprintf("if (%s) %s", strings.Join(conds, " && "), st)
+	}
+	e.line("%s", st)
+	e.close()
+	e.close()
+	return true
+}
+
+// coordNames are the tile coordinates of register r: each dim's thread
+// base plus its register part.
+func coordNames(bases []string, l *layout.Fragment, r string) []string {
+	out := make([]string, len(bases))
+	for d, b := range bases {
+		out[d] = fmt.Sprintf("(%s + %s)", b, digitsExpr(l.Reg, d, r))
+	}
+	return out
 }
 
 // storePairs emits the loop over a fragment's register pairs, each stored

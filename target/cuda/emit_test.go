@@ -449,7 +449,7 @@ func TestCacheHintTMA(t *testing.T) {
 	}
 }
 
-// The split kernel stores its partial O (bf16 at h_q 64, f32 at 128)
+// The split kernel stores its partial O (bf16)
 // evict-last, as a hinted pair store from the accumulator on sm_90a; sm_80
 // stores them plainly; the single program's O has no hint.
 func TestCacheHintStore(t *testing.T) {
@@ -478,16 +478,26 @@ func TestCacheHintStore(t *testing.T) {
 			t.Errorf("split %v on %s (%+v): %d hinted pair stores; want them %v", tc.split, tc.arch, c, hinted, tc.hinted)
 		}
 	}
-	// h_q 128's partials are f32: the f32 pair form.
-	f, err := kernels.MLADecodeSplit(kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}, wg).Build()
+	// An f32 accumulator stored with a hint takes the f32 pair form.
+	f := tl.NewFunc("hinted_f32")
+	A := f.In("A", tl.BF16, 64, 64)
+	C := f.Out("C", tl.F32, 64, 64)
+	f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+		as := k.Shared(tl.BF16, 64, 64)
+		acc := k.Fragment(tl.F32, 64, 64)
+		k.Copy(A, as)
+		k.Gemm(as, as, acc, tl.ClearAccum, tl.TransB)
+		k.Copy(acc, C, tl.EvictLast)
+	})
+	fn, err := f.Build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Compile(f, Options{Arch: "sm_90a"})
+	p, err := Compile(fn, Options{Arch: "sm_90a"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(p.Source, "tl::st_global_f32x2_hint(") {
-		t.Errorf("h_q 128's f32 partials: no hinted f32 pair stores")
+		t.Errorf("hinted f32 accumulator: no hinted f32 pair stores")
 	}
 }

@@ -64,7 +64,7 @@ func TestHalves(t *testing.T) {
 				t.Errorf("the consumers still meet all together:\n%s", consumers)
 			}
 			if tc.noTile {
-				if halfBars != 0 || box != nil || !strings.Contains(src, "*(uint32_t*)(&O[") || strings.Contains(src, "cp_async16(") {
+				if halfBars != 0 || box != nil || !strings.Contains(src, "*(uint32_t*)(gp") || strings.Contains(src, "cp_async16(") {
 					t.Errorf("%d half barriers, store box %v, want none; the output stored in pairs, the query tile loaded by the producer:\n%s", halfBars, box, src)
 				}
 				return
