@@ -497,7 +497,51 @@ func TestCacheHintStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(p.Source, "tl::st_global_f32x2_hint(") {
-		t.Errorf("hinted f32 accumulator: no hinted f32 pair stores")
+	// ... from one pointer a thread (storePairsFrom), with no bounds test:
+	// the 64×64 tile fills C.
+	if !strings.Contains(p.Source, "tl::st_global_f32x2_hint(gp") || strings.Contains(p.Source, "if (") && strings.Contains(p.Source, "< 64) tl::st_global") {
+		t.Errorf("hinted f32 accumulator: no hinted f32 pair stores through a thread's pointer, or bounds tested:\n%s", p.Source)
+	}
+}
+
+// A tile whose rows the threads do not divide (576 columns: 72 chunks,
+// 256 threads) is copied in bands of 64 columns, each step a constant
+// offset; a tile from column 0 needs no byte counts, one from further in
+// a count a band (what is left of the row).
+func TestCopyBands(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		width, start int // the global tensor's columns, the tile's first
+		bytes        bool
+	}{{"whole rows", 576, 0, false}, {"from column 512", 1152, 512, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tl.NewFunc("bands")
+			A := f.In("A", tl.BF16, 64, tc.width)
+			C := f.Out("C", tl.BF16, 64, 576)
+			f.Kernel(tl.Grid(1), 256, func(k *tl.Block) {
+				as := k.Shared(tl.BF16, 64, 576)
+				k.Copy(A.Sub(tl.All, tl.Range(tc.start, 576)), as)
+				k.Copy(as, C)
+			})
+			fn, err := f.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Compile(fn, Options{Arch: "sm_80"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := p.Source
+			generic := false // a step whose chunk is divided by 72 (the copy back to C is one)
+			for _, line := range strings.Split(src, "\n") {
+				generic = generic || strings.Contains(line, "cp_async16") && strings.Contains(line, "/ 72")
+			}
+			if n := strings.Count(src, "tl::cp_async16(cp"); n != 18 || !strings.Contains(src, "tid / 8, cp1_c = tid % 8 * 8") || generic {
+				t.Errorf("%d banded cp.async steps, want 18 (8 threads a row, no division by 72):\n%s", n, src)
+			}
+			if got := strings.Contains(src, "cp1_bytes8"); got != tc.bytes {
+				t.Errorf("per-band byte counts %v, want %v:\n%s", got, tc.bytes, src)
+			}
+		})
 	}
 }
