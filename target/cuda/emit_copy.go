@@ -477,7 +477,7 @@ func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment, hin
 	if e.storePairsFrom(frag, dst, l, store) {
 		return true
 	}
-	e.storePairs(frag, l, store, func(names []string) (string, string) {
+	e.storePairs(frag, l, store, nil, func(names []string) (string, string) {
 		idx := e.bufIndex(dst, names)
 		return "&" + e.refStr(dst.Buf, idx), e.inBounds(dst, idx)
 	})
@@ -500,67 +500,44 @@ func (e *emitter) storePairsFrom(frag, dst ir.Region, l *layout.Fragment, store 
 			return false
 		}
 	}
-	e.open("")
-	bases := make([]string, len(l.Shape))
-	for d := range l.Shape {
-		bases[d] = e.fresh("t")
-		e.line("const int %s = %s;", bases[d], digitsExpr(l.Thread, d, "tid"))
-	}
 	gp := e.fresh("gp")
-	e.line("%s* const %s = &%s;", ctype(dst.Buf.DType), gp, e.refStr(dst.Buf, e.bufIndex(dst, bases)))
-	e.line("#pragma unroll")
-	e.open("for (int r = 0; r < %d; ++r)", l.NumRegs())
-	e.line("if (r %% 2) continue;")
-	if rep := firstReplica(l); rep != "" {
-		e.line("if (!(%s)) continue;", rep)
+	pointer := func(bases []string) {
+		e.line("%s* const %s = &%s;", ctype(dst.Buf.DType), gp, e.refStr(dst.Buf, e.bufIndex(dst, bases)))
 	}
-	var off, conds []string
-	for i, d := range dims {
-		reg := digitsExpr(l.Reg, i, "r")
-		if reg != "0" {
-			off = append(off, fmt.Sprintf("(%s) * %s", reg, strides[d]))
+	e.storePairs(frag, l, store, pointer, func(names []string) (string, string) {
+		idx := e.bufIndex(dst, names)
+		addr, conds := gp, []string(nil)
+		for i, d := range dims {
+			if reg := digitsExpr(l.Reg, i, "r"); reg != "0" {
+				addr += fmt.Sprintf(" + (%s) * %s", reg, strides[d])
+			}
+			start, ok1 := ir.ConstInt(dst.Start[d])
+			size, ok2 := ir.ConstInt(dst.Buf.Shape[d])
+			if !ok1 || !ok2 || start+int64(shape[i]) > size {
+				conds = append(conds, fmt.Sprintf("%s < %s", idx[d], e.expr(dst.Buf.Shape[d])))
+			}
 		}
-		start, ok1 := ir.ConstInt(dst.Start[d])
-		size, ok2 := ir.ConstInt(dst.Buf.Shape[d])
-		if ok1 && ok2 && start+int64(shape[i]) <= size {
-			continue
-		}
-		conds = append(conds, fmt.Sprintf("%s < %s", e.bufIndex(dst, coordNames(bases, l, "r"))[d], e.expr(dst.Buf.Shape[d])))
-	}
-	addr := gp
-	if len(off) > 0 {
-		addr = fmt.Sprintf("%s + %s", gp, strings.Join(off, " + "))
-	}
-	st := fmt.Sprintf(store, addr, load(frag.Buf.DType, fragGet(frag.Buf, "r")), load(frag.Buf.DType, fragGet(frag.Buf, "r + 1")))
-	if len(conds) > 0 {
-		st = fmt.Sprintf("if (%s) %s", strings.Join(conds, " && "), st)
-	}
-	e.line("%s", st)
-	e.close()
-	e.close()
+		return addr, strings.Join(conds, " && ")
+	})
 	return true
-}
-
-// coordNames are the tile coordinates of register r: each dim's thread
-// base plus its register part.
-func coordNames(bases []string, l *layout.Fragment, r string) []string {
-	out := make([]string, len(bases))
-	for d, b := range bases {
-		out[d] = fmt.Sprintf("(%s + %s)", b, digitsExpr(l.Reg, d, r))
-	}
-	return out
 }
 
 // storePairs emits the loop over a fragment's register pairs, each stored
 // by store (pairStore's format) at the address at gives for the pair's
-// coordinates, under the condition it gives ("" for none).
-func (e *emitter) storePairs(frag ir.Region, l *layout.Fragment, store string, at func(names []string) (addr, cond string)) {
+// coordinates, under the condition it gives ("" for none). setup, if not
+// nil, runs before the loop with the names of the coordinates' thread
+// parts.
+func (e *emitter) storePairs(frag ir.Region, l *layout.Fragment, store string, setup func(bases []string), at func(names []string) (addr, cond string)) {
 	e.open("")
 	names := make([]string, len(l.Shape))
 	for i := range names {
 		names[i] = e.fresh("c")
 	}
-	e.fragLoop(l, names)
+	bases := e.fragBases(l)
+	if setup != nil {
+		setup(bases)
+	}
+	e.fragLoopFrom(l, bases, names)
 	e.line("if (r %% 2) continue;")
 	if rep := firstReplica(l); rep != "" {
 		e.line("if (!(%s)) continue;", rep)
@@ -583,7 +560,7 @@ func (e *emitter) copyPairsToShared(frag, dst ir.Region, l *layout.Fragment) boo
 	if !ok || !dst.IsWhole() {
 		return false
 	}
-	e.storePairs(frag, l, store, func(names []string) (string, string) {
+	e.storePairs(frag, l, store, nil, func(names []string) (string, string) {
 		row, col := sharedRowCol(dst.Buf, names)
 		return fmt.Sprintf("%s + %s", e.sharedBase(dst.Buf), e.sharedOffset(dst.Buf, row, col)), ""
 	})

@@ -45,11 +45,22 @@ func firstReplica(l *layout.Fragment) string {
 // fragLoop opens a loop over a thread's registers of a fragment layout and
 // declares the tile coordinates of register r as names[d].
 func (e *emitter) fragLoop(l *layout.Fragment, names []string) {
+	e.fragLoopFrom(l, e.fragBases(l), names)
+}
+
+// fragBases declares each dim's thread part of a fragment's coordinates
+// and returns their names.
+func (e *emitter) fragBases(l *layout.Fragment) []string {
 	bases := make([]string, len(l.Shape))
 	for d := range l.Shape {
 		bases[d] = e.fresh("t")
 		e.line("const int %s = %s;", bases[d], digitsExpr(l.Thread, d, "tid"))
 	}
+	return bases
+}
+
+// fragLoopFrom is fragLoop over thread parts fragBases declared.
+func (e *emitter) fragLoopFrom(l *layout.Fragment, bases, names []string) {
 	e.line("#pragma unroll")
 	e.open("for (int r = 0; r < %d; ++r)", l.NumRegs())
 	for d, n := range names {

@@ -489,17 +489,10 @@ func TestCacheHintStore(t *testing.T) {
 		k.Gemm(as, as, acc, tl.ClearAccum, tl.TransB)
 		k.Copy(acc, C, tl.EvictLast)
 	})
-	fn, err := f.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Compile(fn, Options{Arch: "sm_90a"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := compileFunc(t, f, "sm_90a")
 	// ... from one pointer a thread (storePairsFrom), with no bounds test:
 	// the 64×64 tile fills C.
-	if !strings.Contains(p.Source, "tl::st_global_f32x2_hint(gp") || strings.Contains(p.Source, "if (") && strings.Contains(p.Source, "< 64) tl::st_global") {
+	if !strings.Contains(p.Source, "tl::st_global_f32x2_hint(gp") || strings.Contains(p.Source, "< 64) tl::st_global") {
 		t.Errorf("hinted f32 accumulator: no hinted f32 pair stores through a thread's pointer, or bounds tested:\n%s", p.Source)
 	}
 }
@@ -523,15 +516,7 @@ func TestCopyBands(t *testing.T) {
 				k.Copy(A.Sub(tl.All, tl.Range(tc.start, 576)), as)
 				k.Copy(as, C)
 			})
-			fn, err := f.Build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := Compile(fn, Options{Arch: "sm_80"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			src := p.Source
+			src := compileFunc(t, f, "sm_80").Source
 			generic := false // a step whose chunk is divided by 72 (the copy back to C is one)
 			for _, line := range strings.Split(src, "\n") {
 				generic = generic || strings.Contains(line, "cp_async16") && strings.Contains(line, "/ 72")
