@@ -11,8 +11,6 @@ import (
 
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/tensor"
-	"github.com/tilego/tilego/tl"
 )
 
 // mla is issue 6's decoding benchmark: DeepSeek's shapes (h_q 128, bf16)
@@ -163,18 +161,10 @@ func faTail(o SuiteOptions) ([]Point, error) {
 // the same path (every block cut, or only the last wave's) with partials
 // of the same shape.
 func tailPoints(suite string, s kernels.AttnShape, cfgs []kernels.Config, sms int) ([]Point, error) {
-	e, err := kernels.Lookup("flash-attention")
-	if err != nil {
-		return nil, err
-	}
-	base, err := e.Problem(attnValues(s))
-	if err != nil {
-		return nil, err
-	}
 	c0 := cfgs[0].(kernels.AttnConfig)
 	n := kernels.FlashAttentionSplits(s, c0, sms)
 	tail := n > 1 && kernels.TailSplitFits(s, c0, sms)
-	split := Point{Suite: suite, Impl: "tilego-split", Problem: &splitAttention{base, s, n, sms, c0}}
+	split := Point{Suite: suite, Impl: "tilego-split", Problem: kernels.AttnSplitProblem(s, c0.M, sms, n)}
 	for _, c := range cfgs {
 		ac := c.(kernels.AttnConfig)
 		sameShape := kernels.TailSplitFits(s, ac, sms) == tail && (!tail || ac.M == c0.M)
@@ -184,59 +174,6 @@ func tailPoints(suite string, s kernels.AttnShape, cfgs []kernels.Config, sms in
 	}
 	// The single program as a one-step chain, so that it takes its five
 	// tensors from the split path's list.
-	one := Point{Suite: suite, Problem: &splitAttention{base, s, 1, sms, c0}, Configs: cfgs, SameInputs: true}
+	one := Point{Suite: suite, Problem: kernels.AttnSplitProblem(s, c0.M, sms, 1), Configs: cfgs, SameInputs: true}
 	return []Point{split, one}, nil
 }
-
-// attnValues are the flash-attention registry's flags for s.
-func attnValues(s kernels.AttnShape) map[string]string {
-	layout := "bhsd"
-	if s.BSHD {
-		layout = "bshd"
-	}
-	return map[string]string{
-		"batch": fmt.Sprint(s.B), "heads": fmt.Sprint(s.H), "heads-kv": fmt.Sprint(s.HKV),
-		"seq-q": fmt.Sprint(s.Sq), "seq-kv": fmt.Sprint(s.Skv), "dim": fmt.Sprint(s.Dqk), "dim-v": fmt.Sprint(s.Dv),
-		"causal": fmt.Sprint(s.Causal), "dtype": s.DType.String(), "layout": layout, "scale": fmt.Sprint(s.Scale),
-	}
-}
-
-// splitAttention is FlashAttention's split path as a kernels.Chain:
-// kernels.TailSplitSteps over TailSplitInputs (Q, K, V, O, LSE, then the
-// partials): every block cut for a grid of one wave, the last wave's for
-// more. The registry's problem for the same shape gives the shape, the
-// check (of O and LSE, the first five tensors) and the FLOPs.
-type splitAttention struct {
-	kernels.Problem
-	s      kernels.AttnShape
-	splits int
-	sms    int
-	tiling kernels.AttnConfig // the tiling the inputs' partials are shaped for
-}
-
-// Splits is the number of KV pieces (1: the single program).
-func (p *splitAttention) Splits() int { return p.splits }
-
-func (p *splitAttention) Program(c kernels.Config) (*tl.Func, error) {
-	if p.splits > 1 {
-		return nil, fmt.Errorf("%s: %d splits run as two programs; use Steps", p.Kernel(), p.splits)
-	}
-	return p.Problem.Program(c)
-}
-
-func (p *splitAttention) Steps(c kernels.Config) ([]kernels.Step, error) {
-	cfg, ok := c.(kernels.AttnConfig)
-	if !ok {
-		return nil, fmt.Errorf("%s: config is %T, want kernels.AttnConfig", p.Kernel(), c)
-	}
-	if p.splits > 1 && kernels.TailSplitFits(p.s, cfg, p.sms) && cfg.M != p.tiling.M {
-		return nil, fmt.Errorf("%s: the tail's partials are shaped for M = %d, not %d", p.Kernel(), p.tiling.M, cfg.M)
-	}
-	return kernels.TailSplitSteps(p.s, cfg, p.sms, p.splits)
-}
-
-func (p *splitAttention) Inputs(seed uint64) []*tensor.Tensor {
-	return kernels.TailSplitInputs(p.s, p.tiling, p.sms, p.splits, seed)
-}
-
-var _ kernels.Chain = (*splitAttention)(nil)

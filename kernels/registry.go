@@ -398,6 +398,8 @@ var attentionEntry = &Entry{
 		{Name: "dtype", Default: "bf16", Help: "element type of Q, K, V and O: bf16 or f16"},
 		{Name: "layout", Default: "bhsd", Help: "memory layout of Q, K, V and O: bhsd or bshd"},
 		{Name: "scale", Default: "0", Arg: "X", Help: "softmax scale; 0 means 1/sqrt(dim)"},
+		{Name: "splits", Default: "1", Arg: "N", Help: "KV splits: 1 runs the single program; 0 lets the cost model (kernels.TailSplits) decide for --sms, N >= 2 cuts the keys of the last wave's blocks (of every block, when the grid fills at most one wave) in N; more than one split is two programs (split kernel, then combine), with 128-row tiles: run runs and times them together, emit prints one (--step), tune takes one program"},
+		{Name: "sms", Default: "132", Help: "SM count the split is planned for (--splits other than 1)"},
 	},
 	parse: parseAttention,
 }
@@ -444,10 +446,25 @@ func parseAttention(v values) (Problem, error) {
 			return nil, err
 		}
 	}
-	return &attnProblem{s: s}, nil
+	splits, err := strconv.Atoi(v.str("splits"))
+	if err != nil || splits < 0 || splits > 1<<16 {
+		return nil, fmt.Errorf("--splits: %q is not 0 (the cost model) or a count of splits", v.str("splits"))
+	}
+	sms, err := v.int("sms", 0)
+	if err != nil {
+		return nil, err
+	}
+	return attnSplits(s, splits, sms), nil
 }
 
-type attnProblem struct{ s AttnShape }
+type attnProblem struct {
+	s    AttnShape
+	note string // why --splits 0 runs the single program
+}
+
+// SplitNote says why --splits 0 left the single program running; ""
+// otherwise.
+func (p *attnProblem) SplitNote() string { return p.note }
 
 func (p *attnProblem) Kernel() string { return attentionEntry.Name }
 

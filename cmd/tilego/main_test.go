@@ -80,6 +80,10 @@ func TestErrors(t *testing.T) {
 		{2, "--step 1: gemm runs as one program", []string{"emit", "gemm", "--step", "1"}},
 		{2, "--step 3: this shape runs as 2 program(s); want 1 to 2", []string{"emit", "mla-decode", "--splits", "2", "--step", "3"}},
 		{1, "emit --step 1 or 2", []string{"emit", "mla-decode", "--splits", "2"}},
+		{2, `--splits: "-1" is not 0`, []string{"run", "flash-attention", "--splits", "-1"}},
+		{2, "--sms must be at least 1, got 0", []string{"run", "flash-attention", "--splits", "0", "--sms", "0"}},
+		{1, "shaped for 128-row tiles; config m=64", []string{"run", "flash-attention", "--backend", "cpu", "--heads", "5", "--seq-q", "128", "--seq-kv", "1024", "--splits", "3", "--sms", "4", "--config", "m=64"}},
+		{2, "--step 3: this shape runs as 2 program(s)", []string{"emit", "flash-attention", "--splits", "2", "--step", "3"}},
 	}
 	for _, c := range cases {
 		_, stderr := tilegoOut(t, c.code, c.args...)
@@ -186,6 +190,38 @@ func TestRunSplitChain(t *testing.T) {
 	out, _ := tilegoOut(t, 0, "run", "mla-decode", "--backend", "cpu", "--json", "--splits", "0", "--batch", "3", "--mean-kv", "300", "--sms", "16")
 	if !strings.Contains(out, `"splits":1`) || !strings.Contains(out, `"split_note":"declined`) {
 		t.Errorf("3 short requests on 16 SMs: want the single program and why: %s", out)
+	}
+}
+
+// run takes FlashAttention's split paths: every block's keys cut for a
+// grid of one wave, the last wave's for a longer one (two waves and a
+// block on 4 SMs), at the cost model's count and at a given one; O and LSE
+// are checked whole. The default shape on 132 SMs declines the split.
+func TestRunAttnSplit(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		splits string
+	}{
+		{[]string{"--heads", "2", "--seq-q", "256", "--seq-kv", "2048", "--splits", "0", "--sms", "16"}, "every block's keys cut in 4"},
+		{[]string{"--heads", "9", "--seq-q", "128", "--seq-kv", "1024", "--causal", "--splits", "0", "--sms", "4"}, "the last wave's 1 of 9 blocks cut in 4"},
+		{[]string{"--heads", "5", "--seq-q", "128", "--seq-kv", "1024", "--splits", "3", "--sms", "4", "--layout", "bshd"}, "the last wave's 1 of 5 blocks cut in 3"},
+	} {
+		out, _ := tilegoOut(t, 0, append([]string{"run", "flash-attention", "--backend", "cpu", "--json"}, c.args...)...)
+		var r struct {
+			Checked string
+			OK      bool
+			Split   string `json:"split_note"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if !r.OK || r.Checked != "all" || !strings.Contains(r.Split, c.splits) {
+			t.Errorf("%v: %+v, want a checked run whose split note says %q", c.args, r, c.splits)
+		}
+	}
+	out, _ := tilegoOut(t, 0, "run", "flash-attention", "--backend", "cpu", "--json", "--splits", "0")
+	if !strings.Contains(out, `"split_note":"declined`) {
+		t.Errorf("the default shape on 132 SMs: want the single program and why: %s", out)
 	}
 }
 

@@ -92,7 +92,7 @@ func TestGPUMLADecode(t *testing.T) {
 		s     kernels.MLAShape
 		c     kernels.MLAConfig
 		lens  []int32
-		split int // 0: single program; -1: the scheduler for 132 SMs; n: n uniform cuts
+		split int // 0: single program; -1: the scheduler for 132 SMs; -n: the scheduler for n parts (pieces of several requests a part); n: n uniform cuts
 		// hopper: only sm_90a's path builds it (SplitN's row factors need
 		// wgmma's layout; two 576-wide pages and Q fit shared memory only
 		// by TMA): elsewhere it must fail to compile, saying why.
@@ -157,6 +157,11 @@ func TestGPUMLADecode(t *testing.T) {
 		// j): the same five.
 		{"hq128_handoff_long", h128, handoff, []int32{3058, 2048 + 5, 1034, 1}, 0, true},
 		{"split_sched_hq128_handoff", h128, handoff, []int32{2000, 3, 700, 129}, -1, true},
+		// Three parts over six requests: a part runs several pieces, each
+		// loading the next piece's Q ahead.
+		{"split_3parts_hq128_handoff", h128, handoff, []int32{2000, 3, 700, 129, 1, 640}, -3, true},
+		{"split_3parts_hq64_splitn_ws", kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}, splitNWS, []int32{2000, 3, 700, 129, 1, 640}, -3, true},
+		{"split_3parts_hq32_padded_splitn_ws", kernels.MLAShape{Hq: 32, Sq: 1, DType: ir.F16}, splitNWS, []int32{900, 65, 1, 700}, -3, true},
 		{"hq128_seesaw_long", h128, seesaw, []int32{3058, 2048 + 5, 1034, 1}, 0, true},
 		{"split_sched_hq128_seesaw", h128, seesaw, []int32{2000, 3, 700, 129}, -1, true},
 		{"split_uniform3_sq2_f16_seesaw", h128sq2, seesaw, []int32{1500, 64 + 3, 1}, 3, true},
@@ -205,6 +210,9 @@ func TestGPUMLADecode(t *testing.T) {
 					return
 				}
 				md := kernels.ScheduleMLA(c.lens, c.s.Sq, c.s.Hq, 132)
+				if c.split < -1 {
+					md = kernels.ScheduleMLAParts(c.lens, kernels.MLAPage, -c.split, kernels.MLAPieceCost(c.s.Sq, c.s.Hq))
+				}
 				if c.split > 0 {
 					md = kernels.UniformMLASplits(c.lens, kernels.MLAPage, c.split)
 				}
