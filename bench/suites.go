@@ -52,10 +52,12 @@ func attention(suite string, vals map[string]string) (Point, error) {
 // where a block's prologue and epilogue weigh most: configs that prefetch
 // the next wave's Q and first K/V tiles into L2, and persistent grids
 // whose producer loads the next tile's Q and K/V while the consumers
-// finish this one (target/cuda/walk.go; d ≤ 128: at d256 the query tile
-// fits beside the ring only with the output stored from registers,
-// AttnConfig.Direct, and such walks were 2-10% slower than the grid at
-// every short point on the H100, docs/perf.md). With a causal mask a
+// finish this one (target/cuda/walk.go). At d256 the query tile fits
+// beside the ring only with the output stored from registers
+// (AttnConfig.Direct): 2-10% slower than the grid at every short point on
+// the H100 while those stores were 4 bytes a lane, 1.02-1.11× the grid's
+// best at 512-1k tokens since they are 16 (target/cuda/emit_quad.go,
+// docs/perf.md, sixteenth session). With a causal mask a
 // persistent block walks pairs of tiles of equal total work
 // (kernels.causalPair), so the blocks stay balanced.
 func shortAttnConfigs(d int, causal bool) []kernels.Config {
@@ -74,6 +76,13 @@ func shortAttnConfigs(d int, causal bool) []kernels.Config {
 	default:
 		cs = append(cs, pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),
 			pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true}))
+		for _, pp := range []bool{false, true} {
+			for _, ov := range []bool{false, true} {
+				c := walk(64, 256, pp, ov).(kernels.AttnConfig)
+				c.Direct = true
+				cs = append(cs, c)
+			}
+		}
 	}
 	return cs
 }

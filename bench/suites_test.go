@@ -318,7 +318,8 @@ func TestSplitSuitesCompile(t *testing.T) {
 // The configs tried only at short sequences: there at 512 and 2k tokens,
 // not at 4k; each compiles for Hopper, and a persistent one with a
 // producer gets one (its ring counted on across tiles) that loads the
-// query tiles too (walk.go), causal or not; none at d256.
+// query tiles too (walk.go), causal or not; at d256 only walks that store
+// their output from registers.
 func TestShortAttnConfigs(t *testing.T) {
 	for _, d := range []int{64, 128, 256} {
 		for _, causal := range []bool{false, true} {
@@ -335,8 +336,8 @@ func TestShortAttnConfigs(t *testing.T) {
 						continue
 					}
 					n++
-					if ac.Persistent && d > 128 {
-						t.Errorf("d%d: persistent config %+v", d, ac)
+					if ac.Persistent && d > 128 && !ac.Direct { // d256's query tile fits beside the ring only without the output's staging tile
+						t.Errorf("d%d: persistent config %+v stages its output", d, ac)
 					}
 					fs, _, err := Programs(p.Problem, c, ir.DefaultLimits)
 					if err != nil {

@@ -501,9 +501,11 @@ func (p *attnProblem) GPUConfig() Config {
 // came within 7% of the winner at every point (docs/perf.md, 2026-11-24):
 // d64 one warpgroup a block (64-row tiles, causal up to 1k keys); d128 a
 // persistent walk with ping-pong and the overlap up to 2k keys, then
-// FlashAttention-3's 128×176 tiles; d256 the overlap with 64 keys a tile
-// up to 512, then 80, in clusters of two from 8k keys non-causal
-// (2026-11-24, tenth session). Other shapes, and sm_80, get GPUConfig.
+// FlashAttention-3's 128×176 tiles; d256 up to 1k keys a walk with
+// ping-pong, the overlap and the output stored from registers (sixteenth
+// session), then the overlap with 80 keys a tile, in clusters of two from
+// 8k keys non-causal (tenth session). Other shapes, and sm_80, get
+// GPUConfig.
 func (p *attnProblem) GPUConfigFor(arch string) Config {
 	s := p.s
 	if arch != "sm_90a" || s.Dqk != s.Dv {
@@ -523,8 +525,8 @@ func (p *attnProblem) GPUConfigFor(arch string) Config {
 		}
 	case 256:
 		c = AttnConfig{M: 128, N: 80, Stages: 2, Threads: 256, WS: true, Overlap: true}
-		if s.Skv <= 512 {
-			c.N = 64
+		if s.Skv <= 1024 { // a walk, the output stored from registers: within 2% of the best at 512-1k (sixteenth session)
+			c = AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true, Persistent: true, Direct: true}
 		}
 		if !s.Causal && s.Skv >= 8192 { // K/V multicast to pairs of query tiles: 1.005-1.05× there over two runs (docs/perf.md)
 			c.Cluster = 2

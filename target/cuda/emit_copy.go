@@ -474,7 +474,7 @@ func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment, hin
 		e.line("const uint64_t pol = tl::l2_%s();", hint)
 		defer e.close()
 	}
-	if e.storePairsFrom(frag, dst, l, store) {
+	if e.storeQuadsFrom(frag, dst, l, hinted) || e.storePairsFrom(frag, dst, l, store) {
 		return true
 	}
 	e.storePairs(frag, l, store, nil, func(names []string) (string, string) {

@@ -473,7 +473,8 @@ func TestCacheHintStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hinted := strings.Count(p.Source, "tl::st_global_f32x2_hint(") + strings.Count(p.Source, "tl::st_global_b32_hint(") // f32 or (h_q 64's) bf16 partials
+		hinted := strings.Count(p.Source, "tl::st_global_f32x2_hint(") + strings.Count(p.Source, "tl::st_global_b32_hint(") + // f32 or (h_q 64's) bf16 partials,
+			strings.Count(p.Source, "tl::st_global_v4_hint(") // 16 bytes a lane (storeQuadsFrom)
 		if (hinted > 0) != tc.hinted || tc.hinted && !strings.Contains(p.Source, "const uint64_t pol = tl::l2_evict_last();") {
 			t.Errorf("split %v on %s (%+v): %d hinted pair stores; want them %v", tc.split, tc.arch, c, hinted, tc.hinted)
 		}
@@ -494,6 +495,43 @@ func TestCacheHintStore(t *testing.T) {
 	// the 64×64 tile fills C.
 	if !strings.Contains(p.Source, "tl::st_global_f32x2_hint(gp") || strings.Contains(p.Source, "< 64) tl::st_global") {
 		t.Errorf("hinted f32 accumulator: no hinted f32 pair stores through a thread's pointer, or bounds tested:\n%s", p.Source)
+	}
+}
+
+// An accumulator stored to 16-bit global memory goes 16 bytes a lane after
+// a quad exchange, where every group of 8 columns is whole and aligned
+// (sm_90a's wgmma and sm_80's mma.sync layouts alike); a tile starting
+// at column 4, or rows 8 elements apart no more, keep the pair stores.
+func TestQuadStore(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		arch         string
+		width, start int // C's columns, the tile's first
+		quads        bool
+	}{
+		{"wgmma", "sm_90a", 64, 0, true},
+		{"mma.sync", "sm_80", 64, 0, true},
+		{"from column 64", "sm_90a", 128, 64, true},
+		{"from column 4", "sm_90a", 68, 4, false},
+		{"odd rows", "sm_90a", 66, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tl.NewFunc("quads")
+			A := f.In("A", tl.BF16, 64, 64)
+			C := f.Out("C", tl.BF16, 64, tc.width)
+			f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+				as := k.Shared(tl.BF16, 64, 64)
+				acc := k.Fragment(tl.F32, 64, 64)
+				k.Copy(A, as)
+				k.Gemm(as, as, acc, tl.ClearAccum, tl.TransB)
+				k.Copy(acc, C.Sub(tl.All, tl.Range(tc.start, 64)))
+			})
+			src := compileFunc(t, f, tc.arch).Source
+			quads := strings.Count(src, "tl::quad_transpose(") == 1 && strings.Contains(src, "*(uint4*)(gp")
+			if quads != tc.quads || quads && (strings.Contains(src, "pack_bf16(acc[r], acc[r + 1])") || strings.Contains(src, "< 64) *(uint4")) {
+				t.Errorf("quad stores %v, want %v (and no pair stores or bounds beside them):\n%s", quads, tc.quads, src)
+			}
+		})
 	}
 }
 

@@ -64,8 +64,8 @@ func TestHalves(t *testing.T) {
 				t.Errorf("the consumers still meet all together:\n%s", consumers)
 			}
 			if tc.noTile {
-				if halfBars != 0 || box != nil || !strings.Contains(src, "*(uint32_t*)(gp") || strings.Contains(src, "cp_async16(") {
-					t.Errorf("%d half barriers, store box %v, want none; the output stored in pairs, the query tile loaded by the producer:\n%s", halfBars, box, src)
+				if halfBars != 0 || box != nil || !strings.Contains(src, "*(uint4*)(gp") || strings.Contains(src, "cp_async16(") {
+					t.Errorf("%d half barriers, store box %v, want none; the output stored 16 bytes a lane from registers, the query tile loaded by the producer:\n%s", halfBars, box, src)
 				}
 				return
 			}

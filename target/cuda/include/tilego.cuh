@@ -340,6 +340,28 @@ __device__ __forceinline__ void st_global_f32x2_hint(void* p, float a, float b, 
 __device__ __forceinline__ void st_global_b32_hint(void* p, uint32_t v, uint64_t pol) {
   asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(p), "r"(v), "l"(pol) : "memory");
 }
+__device__ __forceinline__ void st_global_v4_hint(void* p, uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint64_t pol) {
+  asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(a), "r"(b), "r"(c), "r"(d), "l"(pol) : "memory");
+}
+// quad_transpose: lane q of each quad (q = lane % 4) holds words w0..w3;
+// afterwards it holds lane j's word q as wj. Two exchanges of two words:
+// with lane q^2 the words whose index has bit 1 unlike q's, then with
+// lane q^1 those whose bit 0 is; every lane of the warp must take part.
+__device__ __forceinline__ void quad_transpose(uint32_t& w0, uint32_t& w1, uint32_t& w2, uint32_t& w3) {
+  const int q = threadIdx.x & 3;
+  const bool b1 = q & 2, b0 = q & 1;
+  const uint32_t k0 = b1 ? w2 : w0, k1 = b1 ? w3 : w1;  // kept: words (bit 1 = q's bit 1)
+  const uint32_t r0 = __shfl_xor_sync(0xffffffffu, b1 ? w0 : w2, 2);
+  const uint32_t r1 = __shfl_xor_sync(0xffffffffu, b1 ? w1 : w3, 2);
+  // v[x] is lane (q ^ x)'s word q.
+  const uint32_t v0 = b0 ? k1 : k0, v2 = b0 ? r1 : r0;
+  const uint32_t v1 = __shfl_xor_sync(0xffffffffu, b0 ? k0 : k1, 1);
+  const uint32_t v3 = __shfl_xor_sync(0xffffffffu, b0 ? r0 : r1, 1);
+  w0 = b1 ? (b0 ? v3 : v2) : (b0 ? v1 : v0);  // w[j] = v[j ^ q]
+  w1 = b1 ? (b0 ? v2 : v3) : (b0 ? v0 : v1);
+  w2 = b1 ? (b0 ? v1 : v0) : (b0 ? v3 : v2);
+  w3 = b1 ? (b0 ? v0 : v1) : (b0 ? v2 : v3);
+}
 // tma_load_Nd with an L2 policy (l2_evict_first, l2_evict_last).
 __device__ __forceinline__ void tma_load_2d_hint(uint32_t dst, const void* tm, int c0, int c1, uint32_t bar, uint64_t pol) {
   asm volatile(
