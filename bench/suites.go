@@ -55,7 +55,7 @@ func attention(suite string, vals map[string]string) (Point, error) {
 // finish this one (target/cuda/walk.go). At d256 the query tile fits
 // beside the ring only with the output stored from registers
 // (AttnConfig.Direct): 2-10% slower than the grid at every short point on
-// the H100 while those stores were 4 bytes a lane, 1.02-1.11× the grid's
+// the H100 while those stores were 4 bytes a lane, 1.01-1.10× the grid's
 // best at 512-1k tokens since they are 16 (target/cuda/emit_quad.go,
 // docs/perf.md, sixteenth session). With a causal mask a
 // persistent block walks pairs of tiles of equal total work

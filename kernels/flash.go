@@ -42,10 +42,10 @@ type AttnConfig struct {
 	// L2 rather than HBM: short sequences, where blocks are short and the
 	// prologue is a large part of each, are what it is for.
 	Prefetch bool
-	// Direct stores the output from registers, two elements a thread at a
-	// time, rather than staging it in shared memory for TMA (or 16-byte)
-	// stores: the staging tile's bytes go to other use, such as a
-	// persistent d256 walk's query tile.
+	// Direct stores the output from registers (16 bytes a lane after the
+	// quad's lanes exchange their pairs, target/cuda/emit_quad.go) rather
+	// than staging it in shared memory for TMA stores: the staging tile's
+	// bytes go to other use, such as a persistent d256 walk's query tile.
 	Direct bool
 	// Persistent launches a block an SM that walks the query tiles in
 	// turn (tile g, g + grid, ...), in the order the blocks would have
