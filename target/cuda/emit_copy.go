@@ -493,7 +493,7 @@ func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment, hin
 // whole tile (a constant start, the tile inside the tensor) are not
 // tested.
 func (e *emitter) storePairsFrom(frag, dst ir.Region, l *layout.Fragment, store string) bool {
-	dims, shape := dst.Dims(), dst.Shape()
+	dims := dst.Dims()
 	strides := e.strides(dst.Buf)
 	for _, d := range dims {
 		if _, ok := atoi(strides[d]); !ok {
@@ -505,21 +505,32 @@ func (e *emitter) storePairsFrom(frag, dst ir.Region, l *layout.Fragment, store 
 		e.line("%s* const %s = &%s;", ctype(dst.Buf.DType), gp, e.refStr(dst.Buf, e.bufIndex(dst, bases)))
 	}
 	e.storePairs(frag, l, store, pointer, func(names []string) (string, string) {
-		idx := e.bufIndex(dst, names)
-		addr, conds := gp, []string(nil)
-		for i, d := range dims {
-			if reg := digitsExpr(l.Reg, i, "r"); reg != "0" {
-				addr += fmt.Sprintf(" + (%s) * %s", reg, strides[d])
-			}
-			start, ok1 := ir.ConstInt(dst.Start[d])
-			size, ok2 := ir.ConstInt(dst.Buf.Shape[d])
-			if !ok1 || !ok2 || start+int64(shape[i]) > size {
-				conds = append(conds, fmt.Sprintf("%s < %s", idx[d], e.expr(dst.Buf.Shape[d])))
-			}
-		}
-		return addr, strings.Join(conds, " && ")
+		return e.fromPointer(dst, l, gp, names)
 	})
 	return true
+}
+
+// fromPointer is the address of register r's element in dst, as pointer
+// gp (a thread's element of register 0) plus constants of the unrolled
+// loop, and the bounds it must be tested against: none on a dim where the
+// whole tile lies inside the tensor.
+func (e *emitter) fromPointer(dst ir.Region, l *layout.Fragment, gp string, names []string) (addr, cond string) {
+	dims, shape := dst.Dims(), dst.Shape()
+	strides := e.strides(dst.Buf)
+	idx := e.bufIndex(dst, names)
+	addr = gp
+	var conds []string
+	for i, d := range dims {
+		if reg := digitsExpr(l.Reg, i, "r"); reg != "0" {
+			addr += fmt.Sprintf(" + (%s) * %s", reg, strides[d])
+		}
+		start, ok1 := ir.ConstInt(dst.Start[d])
+		size, ok2 := ir.ConstInt(dst.Buf.Shape[d])
+		if !ok1 || !ok2 || start+int64(shape[i]) > size {
+			conds = append(conds, fmt.Sprintf("%s < %s", idx[d], e.expr(dst.Buf.Shape[d])))
+		}
+	}
+	return addr, strings.Join(conds, " && ")
 }
 
 // storePairs emits the loop over a fragment's register pairs, each stored

@@ -79,18 +79,7 @@ func (e *emitter) storeQuadsFrom(frag, dst ir.Region, l *layout.Fragment, hinted
 	e.line("%s* const %s = &%s + 6 * (tid %% 4);", ctype(dt), gp, e.refStr(dst.Buf, e.bufIndex(dst, bases)))
 	e.fragLoopFrom(l, bases, names)
 	e.line("if (r %% 2 || r / %d %% 4) continue;", place)
-	idx := e.bufIndex(dst, names)
-	addr, conds := gp, []string(nil)
-	for i, d := range dims {
-		if reg := digitsExpr(l.Reg, i, "r"); reg != "0" {
-			addr += fmt.Sprintf(" + (%s) * %s", reg, strides[d])
-		}
-		st, ok1 := ir.ConstInt(dst.Start[d])
-		sz, ok2 := ir.ConstInt(dst.Buf.Shape[d])
-		if d != col && (!ok1 || !ok2 || st+int64(shape[i]) > sz) {
-			conds = append(conds, fmt.Sprintf("%s < %s", idx[d], e.expr(dst.Buf.Shape[d])))
-		}
-	}
+	addr, cond := e.fromPointer(dst, l, gp, names) // the columns, checked whole above, are not tested
 	w := make([]string, 4)
 	for k := range w {
 		w[k] = e.fresh("w")
@@ -102,8 +91,8 @@ func (e *emitter) storeQuadsFrom(frag, dst ir.Region, l *layout.Fragment, hinted
 	if hinted {
 		st = fmt.Sprintf("tl::st_global_v4_hint(%s, %s, pol);", addr, strings.Join(w, ", "))
 	}
-	if len(conds) > 0 {
-		st = fmt.Sprintf("if (%s) %s", strings.Join(conds, " && "), st)
+	if cond != "" {
+		st = fmt.Sprintf("if (%s) %s", cond, st)
 	}
 	e.line("%s", st)
 	e.close()
