@@ -58,7 +58,8 @@ func (p *attnSplitProblem) DefaultConfig() Config {
 }
 
 // GPUConfig and GPUConfigFor are the single program's, with the problem's
-// rows.
+// rows, as a grid: the split kernels have grids of their own (Persistent,
+// Prefetch and Direct are the single program's), and no cluster (Steps).
 func (p *attnSplitProblem) GPUConfig() Config {
 	c := p.attnProblem.GPUConfig().(AttnConfig)
 	c.M = p.m
@@ -66,10 +67,12 @@ func (p *attnSplitProblem) GPUConfig() Config {
 }
 
 func (p *attnSplitProblem) GPUConfigFor(arch string) Config {
-	if c := p.attnProblem.GPUConfigFor(arch).(AttnConfig); c.M == p.m {
-		return c
+	c := p.attnProblem.GPUConfigFor(arch).(AttnConfig)
+	if c.M != p.m {
+		return p.GPUConfig()
 	}
-	return p.GPUConfig()
+	c.Persistent, c.Prefetch, c.Direct, c.Cluster = false, false, false, 0
+	return c
 }
 
 func (p *attnSplitProblem) Program(c Config) (*tl.Func, error) {
@@ -87,6 +90,9 @@ func (p *attnSplitProblem) Steps(c Config) ([]Step, error) {
 	}
 	if p.splits > 1 && TailSplitFits(p.s, cfg, p.sms) && cfg.M != p.m {
 		return nil, fmt.Errorf("%s: the tail split's partials are shaped for %d-row tiles; config m=%d", p.Kernel(), p.m, cfg.M)
+	}
+	if p.splits > 1 && cfg.Cluster > 1 { // never run on a GPU: refused rather than risked
+		return nil, fmt.Errorf("%s: the split kernels run without clusters; config cluster=%d", p.Kernel(), cfg.Cluster)
 	}
 	return TailSplitSteps(p.s, cfg, p.sms, p.splits)
 }

@@ -210,4 +210,17 @@ func TestAttnGPUConfigFor(t *testing.T) {
 			t.Errorf("%v on %s: %+v, want %+v", tc.flags, tc.arch, got, tc.want)
 		}
 	}
+	// The split path takes the single program's tiles as a grid, without
+	// a cluster: d256 non-causal 16k keys (clusters), 512 keys (a walk).
+	for _, skv := range []string{"16384", "512"} {
+		e, _ := Lookup("flash-attention")
+		p, err := e.Problem(map[string]string{"dim": "256", "seq-q": "512", "seq-kv": skv, "heads": "8", "splits": "4"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := GPUConfigFor(p, "sm_90a").(AttnConfig)
+		if c.M != AttnSplitM || c.Cluster != 0 || c.Persistent || c.Direct || !c.WS {
+			t.Errorf("split path, %s keys: %+v, want %d-row tiles with a producer, no cluster, not persistent", skv, c, AttnSplitM)
+		}
+	}
 }

@@ -84,6 +84,7 @@ func TestErrors(t *testing.T) {
 		{2, "--sms must be at least 1, got 0", []string{"run", "flash-attention", "--splits", "0", "--sms", "0"}},
 		{1, "shaped for 128-row tiles; config m=64", []string{"run", "flash-attention", "--backend", "cpu", "--heads", "5", "--seq-q", "128", "--seq-kv", "1024", "--splits", "3", "--sms", "4", "--config", "m=64"}},
 		{2, "--step 3: this shape runs as 2 program(s)", []string{"emit", "flash-attention", "--splits", "2", "--step", "3"}},
+		{1, "the split kernels run without clusters; config cluster=2", []string{"emit", "flash-attention", "--dim", "128", "--seq-kv", "8192", "--splits", "2", "--step", "1", "--config", "ws cluster=2"}},
 	}
 	for _, c := range cases {
 		_, stderr := tilegoOut(t, c.code, c.args...)
