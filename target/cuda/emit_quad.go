@@ -19,6 +19,11 @@ import (
 // holds one group's 16 bytes and stores them at once: a quarter of the
 // stores.
 
+// quadShift is how many columns past its own pair lane q stores after the
+// exchange: group q of four starts 8q columns past the first, where its
+// pair stood at 2q.
+const quadShift = 6
+
 // quadDigits finds the layout shape the quad store needs, for 16-bit
 // elements: the first thread digit is lane % 4 along the columns in steps
 // of 2, the first register digit is the pair, and some register digit
@@ -73,10 +78,8 @@ func (e *emitter) storeQuadsFrom(frag, dst ir.Region, l *layout.Fragment, hinted
 		names[i] = e.fresh("c")
 	}
 	bases := e.fragBases(l)
-	// After the exchange lane q stores group q of four: 8q columns past
-	// the group of four's start, where its own pair stood at 2q.
 	gp := e.fresh("gp")
-	e.line("%s* const %s = &%s + 6 * (tid %% 4);", ctype(dt), gp, e.refStr(dst.Buf, e.bufIndex(dst, bases)))
+	e.line("%s* const %s = &%s + %d * (tid %% 4);", ctype(dt), gp, e.refStr(dst.Buf, e.bufIndex(dst, bases)), quadShift)
 	e.fragLoopFrom(l, bases, names)
 	e.line("if (r %% 2 || r / %d %% 4) continue;", place)
 	addr, cond := e.fromPointer(dst, l, gp, names) // the columns, checked whole above, are not tested
