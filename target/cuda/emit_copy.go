@@ -433,7 +433,7 @@ func (e *emitter) pairStore(l *layout.Fragment, dt ir.DType, hinted bool) (strin
 	}
 	switch {
 	case (dt == ir.BF16 || dt == ir.F16) && e.c.opts.Rounding == "rn":
-		pack := map[ir.DType]string{ir.BF16: "tl::pack_bf16", ir.F16: "tl::pack_f16"}[dt]
+		pack := packFunc(dt)
 		if hinted {
 			return "tl::st_global_b32_hint(%s, " + pack + "(%s, %s), pol);", true
 		}
@@ -445,6 +445,12 @@ func (e *emitter) pairStore(l *layout.Fragment, dt ir.DType, hinted bool) (strin
 		return "*(float2*)(%s) = make_float2(%s, %s);", true
 	}
 	return "", false
+}
+
+// packFunc is the device function that rounds two f32 to a 16-bit pair
+// in one 32-bit word.
+func packFunc(dt ir.DType) string {
+	return map[ir.DType]string{ir.BF16: "tl::pack_bf16", ir.F16: "tl::pack_f16"}[dt]
 }
 
 // copyPairsToGlobal stores a fragment into a global region two elements
@@ -539,16 +545,7 @@ func (e *emitter) fromPointer(dst ir.Region, l *layout.Fragment, gp string, name
 // nil, runs before the loop with the names of the coordinates' thread
 // parts.
 func (e *emitter) storePairs(frag ir.Region, l *layout.Fragment, store string, setup func(bases []string), at func(names []string) (addr, cond string)) {
-	e.open("")
-	names := make([]string, len(l.Shape))
-	for i := range names {
-		names[i] = e.fresh("c")
-	}
-	bases := e.fragBases(l)
-	if setup != nil {
-		setup(bases)
-	}
-	e.fragLoopFrom(l, bases, names)
+	names := e.openStoreLoop(l, setup)
 	e.line("if (r %% 2) continue;")
 	if rep := firstReplica(l); rep != "" {
 		e.line("if (!(%s)) continue;", rep)
@@ -561,6 +558,24 @@ func (e *emitter) storePairs(frag ir.Region, l *layout.Fragment, store string, s
 	e.line("%s", st)
 	e.close()
 	e.close()
+}
+
+// openStoreLoop opens a scope and the loop over a fragment's registers
+// (fragLoop), running setup, if not nil, with the names of the
+// coordinates' thread parts before the loop; it returns the coordinates'
+// names. The caller closes both.
+func (e *emitter) openStoreLoop(l *layout.Fragment, setup func(bases []string)) []string {
+	e.open("")
+	names := make([]string, len(l.Shape))
+	for i := range names {
+		names[i] = e.fresh("c")
+	}
+	bases := e.fragBases(l)
+	if setup != nil {
+		setup(bases)
+	}
+	e.fragLoopFrom(l, bases, names)
+	return names
 }
 
 // copyPairsToShared stores a fragment into a shared tile two elements at a

@@ -71,23 +71,17 @@ func (e *emitter) storeQuadsFrom(frag, dst ir.Region, l *layout.Fragment, hinted
 	if !ok1 || !ok2 || start%8 != 0 || start+int64(shape[len(shape)-1]) > size {
 		return false
 	}
-	pack := map[ir.DType]string{ir.BF16: "tl::pack_bf16", ir.F16: "tl::pack_f16"}[dt]
-	e.open("")
-	names := make([]string, len(l.Shape))
-	for i := range names {
-		names[i] = e.fresh("c")
-	}
-	bases := e.fragBases(l)
 	gp := e.fresh("gp")
-	e.line("%s* const %s = &%s + %d * (tid %% 4);", ctype(dt), gp, e.refStr(dst.Buf, e.bufIndex(dst, bases)), quadShift)
-	e.fragLoopFrom(l, bases, names)
+	names := e.openStoreLoop(l, func(bases []string) {
+		e.line("%s* const %s = &%s + %d * (tid %% 4);", ctype(dt), gp, e.refStr(dst.Buf, e.bufIndex(dst, bases)), quadShift)
+	})
 	e.line("if (r %% 2 || r / %d %% 4) continue;", place)
 	addr, cond := e.fromPointer(dst, l, gp, names) // the columns, checked whole above, are not tested
 	w := make([]string, 4)
 	for k := range w {
 		w[k] = e.fresh("w")
 		lo := fmt.Sprintf("r + %d", k*place)
-		e.line("uint32_t %s = %s(%s, %s);", w[k], pack, load(frag.Buf.DType, fragGet(frag.Buf, lo)), load(frag.Buf.DType, fragGet(frag.Buf, lo+" + 1")))
+		e.line("uint32_t %s = %s(%s, %s);", w[k], packFunc(dt), load(frag.Buf.DType, fragGet(frag.Buf, lo)), load(frag.Buf.DType, fragGet(frag.Buf, lo+" + 1")))
 	}
 	e.line("tl::quad_transpose(%s);", strings.Join(w, ", "))
 	st := fmt.Sprintf("*(uint4*)(%s) = make_uint4(%s);", addr, strings.Join(w, ", "))
