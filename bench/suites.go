@@ -57,22 +57,32 @@ func attention(suite string, vals map[string]string) (Point, error) {
 // (AttnConfig.Direct): 2-10% slower than the grid at every short point on
 // the H100 while those stores were 4 bytes a lane, 1.01-1.10× the grid's
 // best at 512-1k tokens since they are 16 (target/cuda/emit_quad.go,
-// docs/perf.md, sixteenth session). With a causal mask a
-// persistent block walks pairs of tiles of equal total work
+// docs/perf.md, sixteenth session). At d64 and d128 the Direct walks won
+// 6 of the 12 points from 512 to 2k tokens, by 0.1-3.3% (seventeenth
+// session); their third ring slot (the staging tile's bytes leave room
+// for it) won only at d64 causal 512, and lost 4-9% at d128. With a causal
+// mask a persistent block walks pairs of tiles of equal total work
 // (kernels.causalPair), so the blocks stay balanced.
 func shortAttnConfigs(d int, causal bool) []kernels.Config {
 	pf := func(c kernels.AttnConfig) kernels.Config { c.Prefetch = true; return c }
 	walk := func(n, threads int, pingPong, overlap bool) kernels.Config {
 		return kernels.AttnConfig{M: 128, N: n, Stages: 2, Threads: threads, WS: true, PingPong: pingPong, Overlap: overlap, Persistent: true}
 	}
+	direct := func(c kernels.Config, stages int) kernels.Config {
+		a := c.(kernels.AttnConfig)
+		a.Direct, a.Stages = true, stages
+		return a
+	}
 	var cs []kernels.Config
 	switch {
 	case d <= 64:
 		cs = append(cs, pf(kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}),
 			walk(128, 256, true, true), walk(128, 256, false, true), walk(128, 128, false, false), walk(128, 128, false, true))
+		cs = append(cs, direct(walk(128, 256, true, true), 2), direct(walk(128, 256, true, true), 3))
 	case d <= 128:
 		cs = append(cs, pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),
 			walk(128, 256, false, false), walk(128, 256, true, false), walk(128, 256, false, true), walk(128, 256, true, true), walk(96, 256, true, true))
+		cs = append(cs, direct(walk(128, 256, true, true), 2))
 	default:
 		cs = append(cs, pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),
 			pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true}))

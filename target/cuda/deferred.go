@@ -64,13 +64,15 @@ func ownStmts(body []ir.Stmt, hoisted map[ir.Stmt]bool) []ir.Stmt {
 type wgGroup struct {
 	c, a *ir.Buffer
 	cond string
+	walk bool // it reads a walk's tile (walk.go's early release)
 }
 
 // lazyState is the wgmma bookkeeping of a loop with Deferred statements.
 type lazyState struct {
 	loop    *ir.For // the pipelined loop (nil: a loop without prefetches)
 	pending []wgGroup
-	cond    string // the guard of the Deferred body being emitted
+	cond    string     // the guard of the Deferred body being emitted
+	early   *walkEarly // the walk's tiles freed in the loop's last iteration (walk.go)
 }
 
 // deferredGuard is the condition under which iteration v runs the Deferred
@@ -89,6 +91,7 @@ func (e *emitter) lazyStmts(v string, rest []ir.Stmt, hoisted map[ir.Stmt]bool) 
 			e.turnNext(rest, i)
 			e.waitFor(st)
 			e.stmt(st)
+			e.walkReadDone(st)
 			continue
 		}
 		guard := deferredGuard(v)
@@ -197,13 +200,18 @@ func (e *emitter) waitUpTo(last int) {
 		e.line("if (%s) tl::wgmma_wait<%d>(); else tl::wgmma_wait<%d>();", guard, always+guarded, always)
 	}
 	e.turnPaid()
+	walk := false
 	for _, g := range l.pending[:last+1] {
 		e.fenceRegs(g.c)
 		if g.a != nil {
 			e.fenceRegs(g.a)
 		}
+		walk = walk || g.walk
 	}
 	l.pending = l.pending[last+1:]
+	if walk && l.cond == "" {
+		e.walkReleaseEarly()
+	}
 }
 
 // retireAll waits for every pending group.
@@ -291,6 +299,9 @@ func stmtBuffers(st ir.Stmt) map[*ir.Buffer]bool {
 // lazyNote records a wgmma group just committed by g.
 func (e *emitter) lazyNote(g *ir.Gemm) {
 	grp := wgGroup{c: g.C.Buf, cond: e.lazy.cond}
+	if w := e.lazy.early; w != nil {
+		grp.walk = w.w.bufs[g.A.Buf] || w.w.bufs[g.B.Buf]
+	}
 	if g.A.Buf.Scope == ir.Fragment {
 		grp.a = g.A.Buf
 	}

@@ -129,11 +129,16 @@ func (e *emitter) pipelined(s *ir.For) {
 	for _, cp := range hoisted {
 		e.stage[cp.Dst.Buf] = fmt.Sprintf("(%s %% %d)", e.ringPos(tma, v), R)
 	}
+	var early *walkEarly // the walk's tiles freed in the last iteration (walk.go)
 	switch {
 	case hand != nil:
 		e.handoffBody(hand)
 	case late:
 		e.lazy = &lazyState{loop: s}
+		if ws && e.c.ws.walk != nil {
+			early = planWalkEarly(e.c.ws.walk, rest, v)
+			e.lazy.early = early
+		}
 		if turns {
 			e.turns = &turnState{loop: s}
 			e.c.pingPong = true
@@ -162,6 +167,9 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.wsRelease(v, R)
 	}
 	e.close()
+	if early != nil {
+		e.lazy.early = nil // past the loop, its variable is gone
+	}
 	switch {
 	case turns && halves:
 		e.line("if (tid < 128 && %s) tl::bar_sync(%d, 256); // warpgroup 1's last turn of the walk, so no arrival is left over", e.walkEnds(true), turnBar)
@@ -184,7 +192,12 @@ func (e *emitter) pipelined(s *ir.For) {
 			e.close()
 		}
 	}
-	if ws && e.c.ws.walk != nil { // nothing after the loop reads the walk's tiles (walk.go)
+	switch {
+	case early != nil && early.done: // freed in the last iteration, if there was one
+		e.open("if (hi <= lo)")
+		e.walkRelease(e.c.ws.walk)
+		e.close()
+	case ws && e.c.ws.walk != nil: // nothing after the loop reads the walk's tiles (walk.go)
 		e.walkRelease(e.c.ws.walk)
 	}
 	e.line("tl::cp_async_wait<0>();")

@@ -94,6 +94,9 @@ func TestGPUPersistent(t *testing.T) {
 		// to the walk's query tile (d256 fits one beside the ring so).
 		"ws_direct":    {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true, Direct: true},
 		"ws_ov_direct": {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true, Direct: true},
+		// d256's short-sequence walk; with Overlap the query tile is freed in
+		// the main loop's last iteration (a tile of f16_causal_d64 runs none).
+		"ws_ovpp_direct": {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true, Persistent: true, Direct: true},
 	}
 	for sname, s := range shapes {
 		for cname, c := range cfgs {

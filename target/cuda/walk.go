@@ -146,12 +146,78 @@ func (e *emitter) walkWait(w *walkLoad) {
 	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, %s & 1);", w.full, slot, use)
 }
 
-// walkRelease frees the walk's buffer after the pipelined loop: one
-// arrival per consumer warp, as the ring's.
+// walkRelease frees the walk's buffer: one arrival per consumer warp, as
+// the ring's.
 func (e *emitter) walkRelease(w *walkLoad) {
 	slot, _ := e.walkSlot(w)
 	e.line("__syncwarp();")
 	e.line("if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + %d) + 8 * %s);", w.empty, slot)
+}
+
+// walkEarly frees the walk's tiles inside a pipelined loop with Deferred
+// statements (the only one whose wgmma waits are placed lazily): in its
+// last iteration, as soon as the body's last reader of those tiles is done
+// (a wgmma: the wait that retires it). The producer's load of the next
+// tile's query then overlaps this tile's last softmax and P·V, not only
+// its stores. A loop that runs no iteration frees them after it.
+type walkEarly struct {
+	w    *walkLoad
+	last ir.Stmt // the body's last statement that reads the walk's tiles
+	v    string  // the loop variable
+	done bool    // the release is emitted
+}
+
+// planWalkEarly finds the last statement of a pipelined loop's body that
+// reads the walk's tiles. It must be one of the body's own statements: a
+// Deferred one runs an iteration late, the last iteration's after the
+// loop, so none may read them.
+func planWalkEarly(w *walkLoad, body []ir.Stmt, v string) *walkEarly {
+	uses := func(st ir.Stmt) bool {
+		for b := range w.bufs {
+			if usedIn([]ir.Stmt{st}, b) {
+				return true
+			}
+		}
+		return false
+	}
+	var last ir.Stmt
+	for _, st := range body {
+		if d, ok := st.(*ir.Deferred); ok {
+			if slices.ContainsFunc(d.Body, uses) {
+				return nil
+			}
+		} else if uses(st) {
+			last = st
+		}
+	}
+	if last == nil {
+		return nil
+	}
+	return &walkEarly{w: w, last: last, v: v}
+}
+
+// walkReadDone follows the emission of a body statement: after the last
+// reader, the tiles are free unless a wgmma that reads them is in flight
+// (waitUpTo frees them when it retires it).
+func (e *emitter) walkReadDone(st ir.Stmt) {
+	if e.lazy == nil || e.lazy.early == nil || e.lazy.early.last != st {
+		return
+	}
+	if !slices.ContainsFunc(e.lazy.pending, func(g wgGroup) bool { return g.walk }) {
+		e.walkReleaseEarly()
+	}
+}
+
+// walkReleaseEarly frees the walk's tiles in the loop's last iteration.
+func (e *emitter) walkReleaseEarly() {
+	w := e.lazy.early
+	if w == nil || w.done {
+		return
+	}
+	e.open("if (%s == hi - 1)", w.v)
+	e.walkRelease(w.w)
+	e.close()
+	w.done = true
 }
 
 // walkStages sets the buffer of the walk's tiles for the walk's body: the

@@ -14,7 +14,11 @@ import (
 // where the copy stood and free it after the main loop, and the output's
 // staging tile gets bytes of its own. Where two buffers do not fit, one;
 // where one does not either, or there is no producer or no walk, the
-// consumers load it with cp.async as before.
+// consumers load it with cp.async as before. With the softmax overlapped
+// (Deferred P·V, whose waits are placed lazily) the consumers free it in
+// the main loop's last iteration, once its Q·Kᵀ is waited for, so the next
+// query tile loads under the last P·V; a loop with no iteration frees it
+// after.
 func TestWalkLoads(t *testing.T) {
 	s := kernels.AttnShape{B: 4, H: 8, HKV: 8, Sq: 1000, Skv: 1000, Dqk: 128, Dv: 128, DType: ir.BF16}
 	d256 := s
@@ -31,6 +35,7 @@ func TestWalkLoads(t *testing.T) {
 		{"ws overlap persistent n128", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 2}, // K and V rings of 2 (split.go)
 		{"one buffer fits", s, kernels.AttnConfig{M: 128, N: 160, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 1},
 		{"none fits", s, kernels.AttnConfig{M: 128, N: 176, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 0},
+		{"d256 direct", d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true, Persistent: true, Direct: true}, 1},
 		{"d256 none fits", d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true}, 0},
 		{"no producer", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Persistent: true}, 0},
 		{"no walk", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true}, 0},
@@ -62,6 +67,16 @@ func TestWalkLoads(t *testing.T) {
 					t.Errorf("no %q in\n%s", want, src)
 				}
 			}
+			release := "__syncwarp();\n" + strings.Repeat(" ", 10) + "if (lane == 0) tl::mbar_arrive(tl::smem_addr(smem + " + strconv.Itoa(w.empty) + ")"
+			early, late := strings.Index(src, "if (k1 == hi - 1) {\n"+strings.Repeat(" ", 10)+release), strings.Index(src, "if (hi <= lo) {")
+			switch {
+			case !tc.c.Overlap && (early >= 0 || late >= 0):
+				t.Errorf("without Deferred statements the query tile is freed in the loop (%d) or under a guard (%d)", early, late)
+			case tc.c.Overlap && (early < 0 || late < early):
+				t.Errorf("the query tile is not freed in the last iteration (%d), then after a loop with none (%d):\n%s", early, late, src)
+			case tc.c.Overlap && (early < strings.LastIndex(src, "_ss_bf16") || early > strings.LastIndex(src, "_rs_bf16")):
+				t.Errorf("the query tile is freed at %d: not between the last Q·Kᵀ and the last P·V", early)
+			}
 			if strings.Contains(src, "cp_async16(") {
 				t.Errorf("the consumers still load something by cp.async")
 			}
@@ -74,11 +89,16 @@ func TestWalkLoads(t *testing.T) {
 					os = sb
 				}
 			}
-			if qs.stages != tc.stages || os.off < qs.off+qs.stages*qs.stageBytes && qs.off < os.off+os.stageBytes {
+			switch {
+			case qs.stages != tc.stages:
+				t.Errorf("qs has %d buffer(s), want %d", qs.stages, tc.stages)
+			case (os == nil) != tc.c.Direct: // Direct stores the output from registers
+				t.Errorf("staging tile %+v with Direct %v", os, tc.c.Direct)
+			case os != nil && os.off < qs.off+qs.stages*qs.stageBytes && qs.off < os.off+os.stageBytes:
 				t.Errorf("qs at %d, %d buffer(s) of %d; os at %d: they share bytes", qs.off, qs.stages, qs.stageBytes, os.off)
 			}
-			// The release follows the main loop, before the epilogue.
-			if r, e := strings.Index(src, "mbar_arrive(tl::smem_addr(smem + "+strconv.Itoa(w.empty)), strings.Index(src, "tma_store_"); r < 0 || e < r {
+			// The release comes before the epilogue.
+			if r, e := strings.Index(src, "mbar_arrive(tl::smem_addr(smem + "+strconv.Itoa(w.empty)), strings.Index(src, "tma_store_"); r < 0 || e < r && !tc.c.Direct {
 				t.Errorf("the query tile is freed at %d, the output stored at %d", r, e)
 			}
 		})
