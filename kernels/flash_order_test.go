@@ -77,15 +77,22 @@ func TestLongestFirst(t *testing.T) {
 
 // TestCausalPair checks that a causal persistent walk's tile ids visit
 // every (batch, head, query tile) once, in pairs of one head whose KV
-// tiles add up to the same count, the longer tile first.
+// tiles add up to the same count, the longer tile first (the shorter at
+// head dim 256).
 func TestCausalPair(t *testing.T) {
 	cfg := AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256}
 	for _, s := range []AttnShape{
 		{B: 32, H: 16, Sq: 512, Skv: 512},
 		{B: 3, H: 5, Sq: 1000, Skv: 1300}, // 8 query tiles, the last one short
 		{B: 1, H: 1, Sq: 256, Skv: 256},
+		{B: 32, H: 8, Sq: 512, Skv: 512, Dqk: 256},
+		{B: 3, H: 5, Sq: 1000, Skv: 1300, Dqk: 256},
 	} {
-		s.HKV, s.Causal, s.DType, s.Dqk, s.Dv = s.H, true, ir.BF16, 128, 128
+		s.HKV, s.Causal, s.DType = s.H, true, ir.BF16
+		if s.Dqk == 0 {
+			s.Dqk = 128
+		}
+		s.Dv = s.Dqk
 		nM := (s.Sq + cfg.M - 1) / cfg.M
 		var id *ir.Var
 		var out [3]ir.Expr
@@ -111,8 +118,8 @@ func TestCausalPair(t *testing.T) {
 				t.Fatalf("%+v: id %d runs (b %d, h %d, tile %d): out of range or again", s, i, got[0], got[1], got[2])
 			}
 			seen[got] = true
-			if i%2 == 1 && (got[0] != prev[0] || got[1] != prev[1] || got[2]+prev[2] != nM-1 || got[2] > prev[2]) {
-				t.Fatalf("%+v: ids %d and %d run tiles %v and %v: not a pair of one head, longer first", s, i-1, i, prev, got)
+			if i%2 == 1 && (got[0] != prev[0] || got[1] != prev[1] || got[2]+prev[2] != nM-1 || (got[2] > prev[2]) != (s.Dqk >= 256)) {
+				t.Fatalf("%+v: ids %d and %d run tiles %v and %v: not a pair of one head, longer first (shorter at d256)", s, i-1, i, prev, got)
 			}
 			prev = got
 		}
