@@ -15,8 +15,9 @@ import (
 // instead, by TMA, before that tile's ring loads, into one of two buffers
 // (one where two do not fit): the consumers wait on the buffer's full
 // mbarrier where the copy stands and free it (its empty mbarrier) after the
-// pipelined loop, past which nothing reads it. So the next tile's query
-// tile lands while this one finishes and stores its output. Such a tile
+// pipelined loop, past which nothing reads it, or earlier (walkEarly). So
+// the next tile's query tile lands while this one finishes and stores its
+// output. Such a tile
 // lives across the walk, so the epilogue's staging tile no longer shares
 // its bytes.
 
