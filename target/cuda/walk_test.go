@@ -104,3 +104,37 @@ func TestWalkLoads(t *testing.T) {
 		})
 	}
 }
+
+// planWalkEarly picks the last of the loop's own statements that reads a
+// walk's tile, and gives up when a Deferred statement reads one (it runs
+// an iteration late, the last iteration's after the loop) or none does.
+func TestPlanWalkEarly(t *testing.T) {
+	buf := func(name string, scope ir.Scope) *ir.Buffer { return &ir.Buffer{Name: name, Scope: scope} }
+	q, k, v, s, p, acc := buf("qs", ir.Shared), buf("ks", ir.Shared), buf("vs", ir.Shared), buf("S", ir.Fragment), buf("P", ir.Fragment), buf("acc", ir.Fragment)
+	gemm := func(a, b, c *ir.Buffer) *ir.Gemm {
+		return &ir.Gemm{A: ir.Region{Buf: a}, B: ir.Region{Buf: b}, C: ir.Region{Buf: c}}
+	}
+	fill := func(b *ir.Buffer) *ir.Fill { return &ir.Fill{Dst: ir.Region{Buf: b}, Value: &ir.Const{}} }
+	qk, qk2, pv, qv := gemm(q, k, s), gemm(q, v, s), gemm(p, v, acc), gemm(q, v, acc)
+	w := &walkLoad{bufs: map[*ir.Buffer]bool{q: true}}
+	for _, tc := range []struct {
+		name string
+		body []ir.Stmt
+		want ir.Stmt // nil: no early release
+	}{
+		{"Q·Kᵀ then a deferred P·V", []ir.Stmt{qk, fill(p), &ir.Deferred{Body: []ir.Stmt{pv}}}, qk},
+		{"the later of two readers", []ir.Stmt{qk, qk2, &ir.Deferred{Body: []ir.Stmt{pv}}}, qk2},
+		{"a deferred statement reads it", []ir.Stmt{qk, &ir.Deferred{Body: []ir.Stmt{qv}}}, nil},
+		{"nothing reads it", []ir.Stmt{fill(s), &ir.Deferred{Body: []ir.Stmt{pv}}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := planWalkEarly(w, tc.body, "k1")
+			switch {
+			case tc.want == nil && got != nil:
+				t.Errorf("early release after %T, want none", got.last)
+			case tc.want != nil && (got == nil || got.last != tc.want || got.v != "k1"):
+				t.Errorf("got %+v, want the release after %p", got, tc.want)
+			}
+		})
+	}
+}
