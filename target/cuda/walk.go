@@ -17,9 +17,8 @@ import (
 // mbarrier where the copy stands and free it (its empty mbarrier) after the
 // pipelined loop, past which nothing reads it, or earlier (walkEarly). So
 // the next tile's query tile lands while this one finishes and stores its
-// output. Such a tile
-// lives across the walk, so the epilogue's staging tile no longer shares
-// its bytes.
+// output. Such a tile lives across the walk, so the epilogue's staging
+// tile no longer shares its bytes.
 
 // walkLoad is a persistent walk's tile loads.
 type walkLoad struct {
@@ -162,10 +161,11 @@ func (e *emitter) walkRelease(w *walkLoad) {
 // tile's query then overlaps this tile's last softmax and P·V, not only
 // its stores. A loop that runs no iteration frees them after it.
 type walkEarly struct {
-	w    *walkLoad
-	last ir.Stmt // the body's last statement that reads the walk's tiles
-	v    string  // the loop variable
-	done bool    // the release is emitted
+	w      *walkLoad
+	last   ir.Stmt // the body's last statement that reads the walk's tiles
+	v      string  // the loop variable
+	issued bool    // last is emitted
+	done   bool    // the release is emitted
 }
 
 // planWalkEarly finds the last statement of a pipelined loop's body that
@@ -199,20 +199,21 @@ func planWalkEarly(w *walkLoad, body []ir.Stmt, v string) *walkEarly {
 
 // walkReadDone follows the emission of a body statement: after the last
 // reader, the tiles are free unless a wgmma that reads them is in flight
-// (waitUpTo frees them when it retires it).
+// (waitUpTo frees them when it retires the last such).
 func (e *emitter) walkReadDone(st ir.Stmt) {
 	if e.lazy == nil || e.lazy.early == nil || e.lazy.early.last != st {
 		return
 	}
-	if !slices.ContainsFunc(e.lazy.pending, func(g wgGroup) bool { return g.walk }) {
-		e.walkReleaseEarly()
-	}
+	e.lazy.early.issued = true
+	e.walkReleaseEarly()
 }
 
-// walkReleaseEarly frees the walk's tiles in the loop's last iteration.
+// walkReleaseEarly frees the walk's tiles in the loop's last iteration,
+// once their last reader is emitted and no wgmma reading them is in
+// flight.
 func (e *emitter) walkReleaseEarly() {
 	w := e.lazy.early
-	if w == nil || w.done {
+	if w == nil || !w.issued || w.done || slices.ContainsFunc(e.lazy.pending, func(g wgGroup) bool { return g.walk }) {
 		return
 	}
 	e.open("if (%s == hi - 1)", w.v)

@@ -138,3 +138,34 @@ func TestPlanWalkEarly(t *testing.T) {
 		})
 	}
 }
+
+// With two wgmmas reading the walk's tile, retiring the first frees
+// nothing: the tiles are freed once the last reader is emitted and no
+// wgmma that reads them is in flight.
+func TestWalkReleaseEarlyWaitsForLastReader(t *testing.T) {
+	q, k, s := &ir.Buffer{Name: "qs", Scope: ir.Shared}, &ir.Buffer{Name: "ks", Scope: ir.Shared}, &ir.Buffer{Name: "S", Scope: ir.Fragment}
+	first := &ir.Gemm{A: ir.Region{Buf: q}, B: ir.Region{Buf: k}, C: ir.Region{Buf: s}}
+	second := &ir.Gemm{A: ir.Region{Buf: q}, B: ir.Region{Buf: k}, C: ir.Region{Buf: s}}
+	w := &walkLoad{loop: &ir.For{Var: &ir.Var{Name: "k0"}, Start: &ir.Const{T: ir.I32}}, bufs: map[*ir.Buffer]bool{q: true}, stages: 1, empty: 64}
+	e := &emitter{c: &compilation{}, stage: map[*ir.Buffer]string{}}
+	e.lazy = &lazyState{early: &walkEarly{w: w, last: second, v: "k1"}}
+	released := func() bool { return strings.Contains(e.b.String(), "if (k1 == hi - 1)") }
+	for _, step := range []struct {
+		name string
+		do   func()
+		want bool
+	}{
+		{"first issued", func() { e.lazyNote(first); e.walkReadDone(first) }, false},
+		{"first retired", func() { e.waitUpTo(0) }, false},
+		{"second issued", func() { e.lazyNote(second); e.walkReadDone(second) }, false},
+		{"second retired", func() { e.waitUpTo(0) }, true},
+	} {
+		step.do()
+		if released() != step.want {
+			t.Fatalf("after %s: released %v, want %v:\n%s", step.name, released(), step.want, e.b.String())
+		}
+	}
+	if n := strings.Count(e.b.String(), "tl::mbar_arrive(tl::smem_addr(smem + 64)"); n != 1 {
+		t.Errorf("%d arrivals on the empty barrier, want 1:\n%s", n, e.b.String())
+	}
+}
