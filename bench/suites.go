@@ -40,12 +40,18 @@ func attention(suite string, vals map[string]string) (Point, error) {
 		return Point{}, err
 	}
 	d, _ := strconv.Atoi(vals["dim"])
-	causal := vals["causal"] == "true"
+	sq, _ := strconv.Atoi(vals["seq-q"])
+	return Point{Suite: suite, Problem: p, Configs: AttnConfigsFor(d, vals["causal"] == "true", sq)}, nil
+}
+
+// AttnConfigsFor is what the benchmark tries at head dim d and seqQ query
+// tokens: AttnConfigs, and up to 2k tokens shortAttnConfigs too.
+func AttnConfigsFor(d int, causal bool, seqQ int) []kernels.Config {
 	cs := AttnConfigs(d, causal)
-	if sq, _ := strconv.Atoi(vals["seq-q"]); sq <= 2048 {
+	if seqQ <= 2048 {
 		cs = append(cs, shortAttnConfigs(d, causal)...)
 	}
-	return Point{Suite: suite, Problem: p, Configs: cs}, nil
+	return cs
 }
 
 // shortAttnConfigs are tried at short sequences (up to 2k query tokens),
@@ -60,7 +66,10 @@ func attention(suite string, vals map[string]string) (Point, error) {
 // docs/perf.md, sixteenth session). At d64 and d128 the Direct walks won
 // 6 of the 12 points from 512 to 2k tokens, by 0.1-3.3% (seventeenth
 // session); their third ring slot (the staging tile's bytes leave room
-// for it) won only at d64 causal 512, and lost 4-9% at d128. With a causal
+// for it) won only at d64 causal 512, and lost 4-9% at d128. 256-row
+// blocks at d64 (128 rows a consumer warpgroup), which read each head's K
+// and V from L2 half as often, were 0.65-0.89× the best at 512-2k
+// (eighteenth session). With a causal
 // mask a persistent block walks pairs of tiles of equal total work
 // (kernels.causalPair), so the blocks stay balanced.
 func shortAttnConfigs(d int, causal bool) []kernels.Config {

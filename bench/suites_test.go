@@ -355,8 +355,15 @@ func TestShortAttnConfigs(t *testing.T) {
 						t.Errorf("d%d %+v: the consumers still load the query tile", d, ac)
 					}
 				}
-				if want := len(shortAttnConfigs(d, causal)); (seq <= 2048) != (n == want) || (seq > 2048 && n != 0) {
-					t.Errorf("d%d causal %v seq %d: %d short configs, want %d", d, causal, seq, n, want)
+				want := len(shortAttnConfigs(d, causal))
+				if seq > 2048 {
+					want = 0
+				}
+				if extra := len(p.Configs) - len(AttnConfigs(d, causal)); extra != want {
+					t.Errorf("d%d causal %v seq %d: %d short configs, want %d", d, causal, seq, extra, want)
+				}
+				if seq > 2048 && n != 0 {
+					t.Errorf("d%d causal %v seq %d: %d persistent or prefetching configs, want none", d, causal, seq, n)
 				}
 			}
 		}

@@ -98,6 +98,17 @@ func Candidates(p Problem) []Config {
 				}
 			}
 		}
+		// Persistent walks of the producer configs (the short sequences'
+		// winners, bench's shortAttnConfigs), with the output staged or
+		// stored from registers.
+		for _, c := range slices.Clone(cs) {
+			if a := c.(AttnConfig); a.WS {
+				a.Persistent = true
+				cs = append(cs, a)
+				a.Direct = true
+				cs = append(cs, a)
+			}
+		}
 	case *gemmProblem:
 		for _, bm := range gemmBMs {
 			for _, bn := range gemmBNs {
@@ -120,15 +131,16 @@ func Candidates(p Problem) []Config {
 
 // Space is the configs of Candidates(p) that pass Reject on arch
 // ("sm_80", "sm_90a"), most promising first: on sm_90a the configs whose
-// GEMMs lower to wgmma, then the rest; within each, the nearest to
-// p.GPUConfig() first (distance in log2 of every numeric field).
+// GEMMs lower to wgmma, then the rest; within each, ping-pong and
+// persistent configs after the others, and the nearest to p.GPUConfig()
+// first (distance in log2 of every numeric field).
 func Space(p Problem, arch string) []Config {
 	type ranked struct {
-		c        Config
-		slow     bool
-		pingPong bool
-		dist     float64
-		index    int
+		c     Config
+		slow  bool
+		late  bool // ping-pong or a persistent walk
+		dist  float64
+		index int
 	}
 	ref := p.GPUConfig()
 	var rs []ranked
@@ -139,12 +151,14 @@ func Space(p Problem, arch string) []Config {
 		}
 		// Ping-pong lost to the same tiles without it at 35 of the 36
 		// sweep points on an H100, and with the deferred P·V it only tied
-		// (docs/perf.md): it comes after the rest.
-		pp := false
+		// (docs/perf.md): it comes after the rest, as do the persistent
+		// walks, which win only up to 2k tokens (where the benchmark's
+		// seeds hold the ones that won).
+		late := false
 		if a, ok := c.(AttnConfig); ok {
-			pp = a.PingPong
+			late = a.PingPong || a.Persistent
 		}
-		rs = append(rs, ranked{c, arch == "sm_90a" && !e.WGMMA, pp, ConfigDistance(c, ref), i})
+		rs = append(rs, ranked{c, arch == "sm_90a" && !e.WGMMA, late, ConfigDistance(c, ref), i})
 	}
 	later := func(a, b bool) int {
 		if a {
@@ -156,8 +170,8 @@ func Space(p Problem, arch string) []Config {
 		switch {
 		case a.slow != b.slow:
 			return later(a.slow, b.slow)
-		case a.pingPong != b.pingPong:
-			return later(a.pingPong, b.pingPong)
+		case a.late != b.late:
+			return later(a.late, b.late)
 		case a.dist != b.dist:
 			if a.dist < b.dist {
 				return -1
@@ -244,10 +258,23 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 	if split {
 		tma *= 2
 	}
-	e.SharedBytes = max(qs+st*(ks+vs), os) + tma
+	if c.Direct { // no staging tile: the output goes from registers to O
+		os = 0
+	}
+	ring := st * (ks + vs)
+	e.SharedBytes = max(qs+ring, os) + tma
 	ws := checkWS(c.WS, tma, c.Threads)
 	e.SharedBytes += ws.shared
+	if c.Persistent && c.WS && tma > 0 && ws.reject == "" {
+		e.SharedBytes = walkShared(qs, ring, os, st, tma+ws.shared)
+	}
 	e.DeclaredShared = max(c.M*s.Dqk+c.N*s.Dqk+c.N*s.Dv, c.M*s.Dv) * eb
+	switch { // a walk's loop keeps the K and V tiles live through the epilogue
+	case c.Direct:
+		e.DeclaredShared = (c.M*s.Dqk + c.N*s.Dqk + c.N*s.Dv) * eb
+	case c.Persistent:
+		e.DeclaredShared = (max(c.M*s.Dqk, c.M*s.Dv) + c.N*s.Dqk + c.N*s.Dv) * eb
+	}
 	if c.Threads > 0 {
 		e.Regs = (c.M*c.N+c.M*s.Dv)/c.Threads + attnRegOverhead // S and acc (P takes S's registers)
 		if c.Overlap {                                          // P of tile j-1 lives beside S of tile j (two 16-bit values a register)
@@ -277,6 +304,24 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 		regsOverBudget(e.Regs, c.Threads, ws.regs),
 	)
 	return e
+}
+
+// walkShared mirrors target/cuda's placeWalk for a persistent walk whose
+// producer loads the query tile (walk.go): two query buffers (qs bytes
+// each) where they fit beside the rest with room for the barriers
+// (walkLoad.barrierBytes bounds them by the ring's slots, st), else one;
+// the staging tile (os, 0 when Direct) lives across the walk's loop as
+// the ring does, so they share no bytes; then the rings' barriers (bars)
+// and the walk's full and empty ones. Where not even one fits, the consumers load the query tile
+// and the plan is the usual one.
+func walkShared(qs, ring, os, st, bars int) int {
+	for _, n := range []int{2, 1} {
+		tiles := n*qs + ring + os
+		if tiles+8+32*st+16*n <= MaxSharedBytes {
+			return tiles + bars + 16*n
+		}
+	}
+	return max(qs+ring, os) + bars
 }
 
 // wsCost is what warp specialization (a config's WS) adds: the empty

@@ -182,18 +182,20 @@ func seedsFor(p kernels.Problem, arch string) []kernels.Config {
 	if g := p.GPUConfig(); !reflect.DeepEqual(g, seeds[0]) {
 		seeds = append(seeds, g)
 	}
-	dim, causal := 0, false
+	dim, seq, causal := 0, 0, false
 	for _, f := range p.Shape() {
 		switch f.Name {
 		case "dim":
 			dim, _ = f.Value.(int)
+		case "seq_q":
+			seq, _ = f.Value.(int)
 		case "causal":
 			causal, _ = f.Value.(bool)
 		}
 	}
 	switch p.Kernel() {
 	case "flash-attention":
-		seeds = append(seeds, bench.AttnConfigs(dim, causal)...)
+		seeds = append(seeds, bench.AttnConfigsFor(dim, causal, seq)...)
 	case "gemm":
 		seeds = append(seeds, bench.GemmConfigs()...)
 	}

@@ -75,7 +75,7 @@ func withFakeGPU(t *testing.T) *fakeGPU {
 
 func TestTuneSavesWinnerForRun(t *testing.T) {
 	f := withFakeGPU(t)
-	shape := []string{"--heads", "2", "--seq-q", "512", "--dim", "64"}
+	shape := []string{"--heads", "2", "--seq-q", "4096", "--dim", "64"} // no short-sequence seeds
 	out, stderr := tilegoOut(t, 0, append([]string{"tune", "flash-attention", "--max", "20", "--progress", "--patience", "0"}, shape...)...)
 	for _, want := range []string{"tuned flash-attention", "Fake GPU", "20 timed", "pruned", "first 20 candidates measured", "rank", "1       1.0005", "m=128 n=112 stages=2 threads=256"} {
 		if !strings.Contains(out, want) {
@@ -97,7 +97,7 @@ func TestTuneSavesWinnerForRun(t *testing.T) {
 
 	// run's lookup finds it for this shape and this GPU only.
 	e, _ := kernels.Lookup("flash-attention")
-	p, _ := e.Problem(map[string]string{"heads": "2", "seq-q": "512", "dim": "64"})
+	p, _ := e.Problem(map[string]string{"heads": "2", "seq-q": "4096", "dim": "64"})
 	cfg, from := lookupTuned(autotune.DefaultCache(), p, f.Target(), ir.DefaultLimits)
 	if from != "tuned (cache)" || cfg != (kernels.AttnConfig{M: 128, N: 112, Stages: 2, Threads: 256}) {
 		t.Errorf("lookup: %+v %q", cfg, from)
@@ -107,7 +107,7 @@ func TestTuneSavesWinnerForRun(t *testing.T) {
 	if cfg, from := lookupTuned(autotune.DefaultCache(), p, other, ir.DefaultLimits); cfg != nil || from != "" {
 		t.Errorf("another GPU: %+v %q", cfg, from)
 	}
-	q, _ := e.Problem(map[string]string{"heads": "2", "seq-q": "1024", "dim": "64"})
+	q, _ := e.Problem(map[string]string{"heads": "2", "seq-q": "8192", "dim": "64"})
 	if cfg, _ := lookupTuned(autotune.DefaultCache(), q, f.Target(), ir.DefaultLimits); cfg != nil {
 		t.Errorf("another shape: %+v", cfg)
 	}
@@ -222,5 +222,23 @@ func TestSeedsFor(t *testing.T) {
 	}
 	if ampere[0] != p.GPUConfig() || len(ampere) != len(hopper)-1 {
 		t.Errorf("sm_80 seeds start %v (%d seeds, %d on sm_90a); want GPUConfig once", ampere[0], len(ampere), len(hopper))
+	}
+	// Up to 2k tokens the benchmark's short-sequence configs (the Direct
+	// walks among them) are seeds too; at 4k they are not.
+	long, err := e.Problem(map[string]string{"dim": "128", "seq-q": "4096", "batch": "4", "heads": "16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := func(cs []kernels.Config) int {
+		n := 0
+		for _, c := range cs {
+			if a := c.(kernels.AttnConfig); a.Direct && a.Persistent {
+				n++
+			}
+		}
+		return n
+	}
+	if n, m := direct(hopper), direct(seedsFor(long, "sm_90a")); n == 0 || m != 0 {
+		t.Errorf("persistent Direct seeds: %d at 512 tokens, %d at 4k; want some, then none", n, m)
 	}
 }
