@@ -69,12 +69,13 @@ func TestGPUDeferred(t *testing.T) {
 func TestGPUPersistent(t *testing.T) {
 	b := openGPU(t)
 	shapes := map[string]kernels.AttnShape{
-		"mha_d64":        {B: 4, H: 8, HKV: 8, Sq: 1000, Skv: 1000, Dqk: 64, Dv: 64, DType: ir.BF16},
-		"causal_d128":    {B: 3, H: 8, HKV: 8, Sq: 1100, Skv: 1100, Dqk: 128, Dv: 128, Causal: true, DType: ir.BF16},
-		"gqa_bshd_d128":  {B: 2, H: 16, HKV: 4, Sq: 900, Skv: 1300, Dqk: 128, Dv: 128, Causal: true, BSHD: true, DType: ir.BF16},
-		"causal_d256":    {B: 4, H: 8, HKV: 8, Sq: 700, Skv: 700, Dqk: 256, Dv: 256, Causal: true, DType: ir.BF16},
-		"f16_causal_d64": {B: 2, H: 16, HKV: 16, Sq: 1200, Skv: 1000, Dqk: 64, Dv: 64, Causal: true, DType: ir.F16},
-		"san_d64":        {B: 2, H: 16, HKV: 16, Sq: 500, Skv: 520, Dqk: 64, Dv: 64, Causal: true, DType: ir.BF16}, // 128 tiles, 64 pairs of them persistent: small, for the sanitizers
+		"mha_d64":          {B: 4, H: 8, HKV: 8, Sq: 1000, Skv: 1000, Dqk: 64, Dv: 64, DType: ir.BF16},
+		"causal_d128":      {B: 3, H: 8, HKV: 8, Sq: 1100, Skv: 1100, Dqk: 128, Dv: 128, Causal: true, DType: ir.BF16},
+		"gqa_bshd_d128":    {B: 2, H: 16, HKV: 4, Sq: 900, Skv: 1300, Dqk: 128, Dv: 128, Causal: true, BSHD: true, DType: ir.BF16},
+		"causal_d256":      {B: 4, H: 8, HKV: 8, Sq: 700, Skv: 700, Dqk: 256, Dv: 256, Causal: true, DType: ir.BF16},
+		"f16_causal_d64":   {B: 2, H: 16, HKV: 16, Sq: 1200, Skv: 1000, Dqk: 64, Dv: 64, Causal: true, DType: ir.F16},
+		"san_d64":          {B: 2, H: 16, HKV: 16, Sq: 500, Skv: 520, Dqk: 64, Dv: 64, Causal: true, DType: ir.BF16},   // 128 tiles, 64 pairs of them persistent: small, for the sanitizers
+		"tail_causal_d128": {B: 5, H: 16, HKV: 16, Sq: 512, Skv: 512, Dqk: 128, Dv: 128, Causal: true, DType: ir.BF16}, // 160 pairs on 132 SMs: the last 28 packed in bins (causalWalk)
 	}
 	cfgs := map[string]kernels.AttnConfig{
 		"ws":            {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true},
