@@ -182,7 +182,7 @@ var benchCmd = &command{
 		return 0
 	},
 	usage: func(w io.Writer) {
-		fmt.Fprintf(w, "Usage: tilego bench [--suite %s] [--quick] [--warmup N] [--repeats N] [--flush auto|l2|rotate|none]\n", suiteNames())
+		fmt.Fprintf(w, "Usage: tilego bench [--suite %s] [--quick] [--warmup N] [--repeats N] [--flush l2|rotate|auto|none]\n", suiteNames())
 		fmt.Fprintf(w, "                    [--sms N] [--out FILE] [--chart FILE.svg [--peers PEERS.jsonl]]\n\n")
 		fmt.Fprintf(w, "Runs each suite's points on the GPU: every candidate config is built, run once on\n")
 		fmt.Fprintf(w, "poisoned outputs and checked against float64, then timed (median of --repeats after\n")
