@@ -312,8 +312,8 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 // (walkLoad.barrierBytes bounds them by the ring's slots, st), else one;
 // the staging tile (os, 0 when Direct) lives across the walk's loop as
 // the ring does, so they share no bytes; then the rings' barriers (bars)
-// and the walk's full and empty ones. Where not even one fits, the consumers load the query tile
-// and the plan is the usual one.
+// and the walk's full and empty ones. Where not even one fits, the
+// consumers load the query tile and the plan is the usual one.
 func walkShared(qs, ring, os, st, bars int) int {
 	for _, n := range []int{2, 1} {
 		tiles := n*qs + ring + os

@@ -289,15 +289,22 @@ func (l *Launch) Start(stream *drv.Stream) error {
 func (l *Launch) start() error { return l.Start(nil) }
 
 // Time runs opt.Warmup launches, then opt.Repeats timed ones (at least
-// one) back to back, each between its own pair of events, and returns the
-// median. Nothing waits for a launch before the next is queued: a wait
-// would leave the GPU idle while the host submits the next launch, and
-// that latency (1.5-6 µs on an H100 host) would count as the kernel's.
+// one), and returns the median (timeBackToBack).
 func (l *Launch) Time(opt target.RunOptions) (target.Result, error) {
 	if err := l.Once(); err != nil {
 		return target.Result{}, err
 	}
-	ts, err := l.b.TimeEach([]Runnable{l}, opt.Warmup, max(opt.Repeats, 1), 0)
+	return l.b.timeBackToBack(l, opt)
+}
+
+// timeBackToBack times r's opt.Repeats runs (at least one) after
+// opt.Warmup, queued back to back, each between its own pair of events,
+// and returns the median. Nothing waits for a run before the next is
+// queued: a wait would leave the GPU idle while the host submits the next
+// one, and that latency (1.5-10 µs on the H100 hosts measured,
+// docs/perf.md) would count as the kernel's.
+func (b *Backend) timeBackToBack(r Runnable, opt target.RunOptions) (target.Result, error) {
+	ts, err := b.TimeEach([]Runnable{r}, opt.Warmup, max(opt.Repeats, 1), 0)
 	if err != nil {
 		return target.Result{}, err
 	}

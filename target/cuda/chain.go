@@ -114,12 +114,7 @@ func (c *Chain) Time(opt target.RunOptions) (target.Result, error) {
 	if err := c.Once(); err != nil {
 		return target.Result{}, err
 	}
-	ts, err := c.b.TimeEach([]Runnable{c}, opt.Warmup, max(opt.Repeats, 1), 0)
-	if err != nil {
-		return target.Result{}, err
-	}
-	slices.Sort(ts)
-	return target.Result{Time: ts[len(ts)/2], Spread: ts[len(ts)-1] - ts[0], Repeats: len(ts)}, nil
+	return c.b.timeBackToBack(c, opt)
 }
 
 // Download copies every tensor a step writes back into args.
