@@ -14,7 +14,8 @@
 # the FlashAttention configs at the short causal sweep points with a fresh
 # tuning cache, then tilego run picking the winner from it), BENCH=0 (skip
 # tilego bench), BENCH_FLAGS (more tilego bench flags, e.g. "--sms 132
-# --repeats 50"), SHAPE (a regular expression: tilego bench's --shape, and
+# --repeats 50"; tilego bench flushes the L2 before every timed launch
+# unless given --flush, as do_bench does for the peers), SHAPE (a regular expression: tilego bench's --shape, and
 # the same points for the peers), PEERS_BUDGET_S and PEERS_IMPLS (read by
 # scripts/peers.py).
 # Logs go to $OUT (records and tables as files, the logs in logs.tgz).
