@@ -69,9 +69,9 @@ func AttnConfigsFor(d int, causal bool, seqQ int) []kernels.Config {
 // for it) won only at d64 causal 512, and lost 4-9% at d128. 256-row
 // blocks at d64 (128 rows a consumer warpgroup), which read each head's K
 // and V from L2 half as often, were 0.65-0.89× the best at 512-2k
-// (eighteenth session). With a causal
-// mask a persistent block walks pairs of tiles of equal total work
-// (kernels.causalPair), so the blocks stay balanced.
+// (eighteenth session). With a causal mask a persistent block walks
+// pairs of tiles of equal total work (kernels.causalPair), so the blocks
+// stay balanced.
 func shortAttnConfigs(d int, causal bool) []kernels.Config {
 	pf := func(c kernels.AttnConfig) kernels.Config { c.Prefetch = true; return c }
 	walk := func(n, threads int, pingPong, overlap bool) kernels.Config {
