@@ -115,7 +115,7 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 		r := attnLoop(k, Q, K, V, s, c, b, h, bx, prefetch, nil)
 		finalRows(k, r, O, LSE, s, c, b, h, bx)
 	}
-	if c.Persistent { // a block an SM, each walking every grid-th tile (causal: pair of tiles)
+	if c.Persistent { // a block an SM, each walking every grid-th tile (causal: pair of tiles, causalWalk)
 		units, pairs := tiles, s.Causal && nM%2 == 0
 		if pairs {
 			units = tiles / 2
@@ -132,11 +132,12 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 				})
 				return
 			}
-			k.Serial(n.Mul(2), func(i tl.Expr) {
+			n, walk := causalWalk(s, c, g, grid)
+			k.Serial(n, func(i tl.Expr) {
 				second := i.Mod(2)
-				id := g.Add(i.Div(2).Mul(grid)).Mul(2).Add(second) // pair id / 2, its second tile if odd
-				b, h, bx := causalPair(id, s, c)
-				tile(k, b, h, bx, func() tl.Expr { return id.Add(1).Add(second.Mul(grid.Mul(2).Sub(2))) })
+				id := g.Add(i.Div(2).Mul(grid)).Mul(2).Add(second) // a whole round's pair id / 2, its second tile if odd
+				b, h, bx := walk(i)
+				tile(k, b, h, bx, func() tl.Expr { return id.Add(1).Add(second.Mul(grid.Mul(2).Sub(2))) }) // past the rounds, a hint at most
 			})
 		})
 		return f

@@ -136,3 +136,92 @@ func TestNoQueryRows(t *testing.T) {
 		}
 	}
 }
+
+// TestCausalWalk checks a causal persistent walk's schedule for grids of
+// several sizes: every (batch, head, query tile) runs once, and where the
+// tail's bins fit the grid no block runs more KV tiles than the whole
+// rounds' pairs and one longest tile (square shapes: F·(nM+1) + nM).
+func TestCausalWalk(t *testing.T) {
+	cfg := AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256}
+	for _, tc := range []struct {
+		s    AttnShape
+		sms  []int
+		fits []bool // the tail packed (else walked as pairs)
+	}{
+		{AttnShape{B: 32, H: 16, Sq: 512, Skv: 512}, []int{132, 128, 100, 7}, []bool{true, true, true, true}},
+		{AttnShape{B: 32, H: 32, Sq: 512, Skv: 512}, []int{132}, []bool{true}},
+		{AttnShape{B: 16, H: 16, Sq: 1024, Skv: 1024}, []int{132, 5}, []bool{true, true}},
+		{AttnShape{B: 32, H: 8, Sq: 512, Skv: 512, Dqk: 256}, []int{132}, []bool{false}},
+		{AttnShape{B: 3, H: 5, Sq: 1000, Skv: 1300}, []int{132, 7, 3}, []bool{true, true, true}},
+		{AttnShape{B: 2, H: 3, Sq: 256, Skv: 256}, []int{4, 5, 1}, []bool{true, true, true}},
+		{AttnShape{B: 1, H: 15, Sq: 512, Skv: 512}, []int{29, 16}, []bool{true, false}}, // 30 pairs; on 16 SMs 14 left, their bins 18
+	} {
+		s := tc.s
+		s.HKV, s.Causal, s.DType = s.H, true, ir.BF16
+		if s.Dqk == 0 {
+			s.Dqk = 128
+		}
+		s.Dv = s.Dqk
+		nM := (s.Sq + cfg.M - 1) / cfg.M
+		pairs := s.B * s.H * nM / 2
+		var sms, gv, iv *ir.Var
+		var nE ir.Expr
+		var out [3]ir.Expr
+		f := tl.NewFunc("walk")
+		grid := tl.Min(pairs, f.NumSMs())
+		sms = f.NumSMs().IR().(*ir.Var)
+		f.Kernel(tl.Grid(grid), 128, func(k *tl.Block) {
+			g, _, _ := k.Idx()
+			gv = g.IR().(*ir.Var)
+			n, tile := causalWalk(s, cfg, g, grid)
+			nE = n.IR()
+			k.Serial(n, func(i tl.Expr) {
+				iv = i.IR().(*ir.Var)
+				b, h, bx := tile(i)
+				out = [3]ir.Expr{b.IR(), h.IR(), bx.IR()}
+			})
+		})
+		eval := func(e ir.Expr, env map[*ir.Var]int) int {
+			v, err := interp.EvalInt(e, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		for j, n := range tc.sms {
+			G := min(pairs, n)
+			seen := map[[3]int]bool{}
+			most := 0
+			for g := range G {
+				env := map[*ir.Var]int{sms: n, gv: g}
+				load := 0
+				for i := range eval(nE, env) {
+					env[iv] = i
+					var got [3]int
+					for x, e := range out {
+						got[x] = eval(e, env)
+					}
+					if got[0] < 0 || got[0] >= s.B || got[1] < 0 || got[1] >= s.H || got[2] < 0 || got[2] >= nM || seen[got] {
+						t.Fatalf("%+v on %d SMs: block %d's tile %d is (b %d, h %d, tile %d): out of range or again", s, n, g, i, got[0], got[1], got[2])
+					}
+					seen[got] = true
+					load += ((got[2]+1)*cfg.M + s.Skv - s.Sq + cfg.N - 1) / cfg.N
+				}
+				most = max(most, load)
+			}
+			if len(seen) != s.B*s.H*nM {
+				t.Errorf("%+v on %d SMs: %d of %d tiles run", s, n, len(seen), s.B*s.H*nM)
+			}
+			if s.Sq == s.Skv {
+				rounds := pairs / G
+				packed := rounds*(nM+1) + nM
+				if pairs%G == 0 {
+					packed = rounds * (nM + 1)
+				}
+				if tc.fits[j] != (most <= packed) {
+					t.Errorf("%+v on %d SMs: the busiest block runs %d KV tiles; packed tail %v, want %v (%d)", s, n, most, most <= packed, tc.fits[j], packed)
+				}
+			}
+		}
+	}
+}
