@@ -136,7 +136,10 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 			k.Serial(n, func(i tl.Expr) {
 				second := i.Mod(2)
 				id := g.Add(i.Div(2).Mul(grid)).Mul(2).Add(second) // a whole round's pair id / 2, its second tile if odd
+				// Set once an iteration, by the producer too (target/cuda/walkvars.go):
+				// inlined at every use, the packed tail's selects and divisions spilled.
 				b, h, bx := walk(i)
+				b, h, bx = k.Var(tl.I32, b).Named("tile_b").Val(), k.Var(tl.I32, h).Named("tile_h").Val(), k.Var(tl.I32, bx).Named("tile_m").Val()
 				tile(k, b, h, bx, func() tl.Expr { return id.Add(1).Add(second.Mul(grid.Mul(2).Sub(2))) }) // past the rounds, a hint at most
 			})
 		})

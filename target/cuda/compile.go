@@ -60,6 +60,7 @@ var passes = []pass{
 }
 
 type compilation struct {
+	wv        *walkVars // a persistent walk's variables (walkvars.go), found on first use
 	f         *ir.Func
 	opts      Options
 	layouts   map[*ir.Buffer]*layout.Fragment

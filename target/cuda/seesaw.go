@@ -87,8 +87,8 @@ func planSeesaw(rest []ir.Stmt, ring map[*ir.Buffer]bool) *handoff {
 
 // seesawLoop: f is a pipelined loop whose body is two prefetched tiles and
 // a seesaw's three blocks, whatever its stages.
-func seesawLoop(f *ir.For) bool {
-	cps := hoistable(f)
+func seesawLoop(c *compilation, f *ir.For) bool {
+	cps := c.hoistable(f)
 	if f.Kind != ir.Pipelined || len(cps) != 2 || cps[0].Dst.Buf == cps[1].Dst.Buf {
 		return false
 	}
@@ -105,10 +105,10 @@ func seesawLoop(f *ir.For) bool {
 // planSeesawRings splits f's rings when f is a seesaw loop: A1's tile
 // early, the other late. Nil when f is not one, or A1 touches both.
 func planSeesawRings(c *compilation, f *ir.For) *splitRing {
-	if !seesawLoop(f) {
+	if !seesawLoop(c, f) {
 		return nil
 	}
-	cps := hoistable(f)
+	cps := c.hoistable(f)
 	var a1 *ir.Warpgroup
 	for _, st := range f.Body {
 		if w, ok := st.(*ir.Warpgroup); ok {
@@ -124,7 +124,7 @@ func planSeesawRings(c *compilation, f *ir.For) *splitRing {
 	}
 	sr := &splitRing{seesaw: true}
 	for _, cp := range cps {
-		if slices.ContainsFunc(cp.Src.Start, func(e ir.Expr) bool { return !pureExpr(e) }) || !tmaBoxOK(c, cp.Src, bufLayout(cp.Dst.Buf)) {
+		if slices.ContainsFunc(cp.Src.Start, func(e ir.Expr) bool { return !c.pureExpr(e) }) || !tmaBoxOK(c, cp.Src, bufLayout(cp.Dst.Buf)) {
 			return nil
 		}
 		if used[cp.Dst.Buf] {

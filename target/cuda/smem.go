@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tilego/tilego/ir"
@@ -116,7 +117,7 @@ func placeShared(c *compilation, walk *walkLoad) (*smemPlan, error) {
 		if !ok || f.Kind != ir.Pipelined || f.Stages < 2 && c.split[f] == nil { // a seesaw's rings may have one slot
 			return
 		}
-		for _, cp := range hoistable(f) {
+		for _, cp := range c.hoistable(f) {
 			p.hoisted[f] = append(p.hoisted[f], cp)
 			stages[cp.Dst.Buf] = max(stages[cp.Dst.Buf], c.ringSize(f))
 		}
@@ -188,7 +189,7 @@ func align(n, a int) int { return (n + a - 1) / a * a }
 // its address depends only on the loop index, block indices, sizes and
 // loads from global inputs, which no block writes (a paged cache's block
 // table).
-func hoistable(f *ir.For) []*ir.Copy {
+func (c *compilation) hoistable(f *ir.For) []*ir.Copy {
 	var out []*ir.Copy
 	first := map[*ir.Buffer]ir.Stmt{} // the first statement writing each tile
 	note := func(b *ir.Buffer, s ir.Stmt) {
@@ -222,15 +223,7 @@ func hoistable(f *ir.For) []*ir.Copy {
 		if !ok || cp.Src.Buf.Scope != ir.Global || cp.Dst.Buf.Scope != ir.Shared || first[cp.Dst.Buf] != s || copies[cp.Dst.Buf] != 1 || !cp.Dst.IsWhole() {
 			continue
 		}
-		pure := true
-		for _, e := range cp.Src.Start {
-			ir.WalkExpr(e, func(x ir.Expr) {
-				if l, ok := x.(*ir.Load); ok && (l.Buf.Scope != ir.Global || l.Buf.Output) {
-					pure = false
-				}
-			})
-		}
-		if pure {
+		if !slices.ContainsFunc(cp.Src.Start, func(e ir.Expr) bool { return !c.pureExpr(e) }) {
 			out = append(out, cp)
 		}
 	}

@@ -80,9 +80,9 @@ func planSplit(c *compilation) {
 		}
 	}
 	sr := &splitRing{}
-	for _, cp := range hoistable(f) {
+	for _, cp := range c.hoistable(f) {
 		b := cp.Dst.Buf
-		if slices.ContainsFunc(cp.Src.Start, func(e ir.Expr) bool { return !pureExpr(e) }) || !tmaBoxOK(c, cp.Src, bufLayout(b)) {
+		if slices.ContainsFunc(cp.Src.Start, func(e ir.Expr) bool { return !c.pureExpr(e) }) || !tmaBoxOK(c, cp.Src, bufLayout(b)) {
 			return
 		}
 		switch {

@@ -69,15 +69,15 @@ func planWS(c *compilation) {
 	if !slices.Contains(k.Body, ir.Stmt(loop)) && outer == nil {
 		return
 	}
-	if outer != nil && (!pureExpr(outer.Start) || !pureExpr(outer.Stop)) {
+	if outer != nil && (!c.pureExpr(outer.Start) || !c.pureExpr(outer.Stop)) {
 		return
 	}
-	if k.Threads%128 != 0 || k.Threads+128 > 1024 || !pureExpr(loop.Start) || !pureExpr(loop.Stop) {
+	if k.Threads%128 != 0 || k.Threads+128 > 1024 || !c.pureExpr(loop.Start) || !c.pureExpr(loop.Stop) {
 		return
 	}
 	for cp := range c.tma[loop].copies {
 		for _, e := range cp.Src.Start {
-			if !pureExpr(e) {
+			if !c.pureExpr(e) {
 				return
 			}
 		}
@@ -117,7 +117,7 @@ func wsLoopAhead(c *compilation) (loop, walk *ir.For) {
 	}
 	var loops []*ir.For
 	ir.Walk(k.Body, func(s ir.Stmt) {
-		if f, ok := s.(*ir.For); ok && f.Kind == ir.Pipelined && (f.Stages >= 2 || seesawLoop(f)) && len(hoistable(f)) > 0 {
+		if f, ok := s.(*ir.For); ok && f.Kind == ir.Pipelined && (f.Stages >= 2 || seesawLoop(c, f)) && len(c.hoistable(f)) > 0 {
 			loops = append(loops, f)
 		}
 	})
@@ -130,18 +130,22 @@ func wsLoopAhead(c *compilation) (loop, walk *ir.For) {
 	if o == nil && !slices.Contains(k.Body, ir.Stmt(f)) {
 		return nil, nil
 	}
-	if !pureExpr(f.Start) || !pureExpr(f.Stop) || o != nil && (!pureExpr(o.Start) || !pureExpr(o.Stop)) {
+	if !c.pureExpr(f.Start) || !c.pureExpr(f.Stop) || o != nil && (!c.pureExpr(o.Start) || !c.pureExpr(o.Stop)) {
 		return nil, nil
 	}
 	return f, o
 }
 
 // pureExpr: e reads no on-chip buffer and no output, so any thread can
-// evaluate it at any time.
-func pureExpr(e ir.Expr) bool {
+// evaluate it at any time; a walk's variables (walkvars.go) count, since
+// the producer sets them too.
+func (c *compilation) pureExpr(e ir.Expr) bool { return pureWith(e, c.walkVars().vars) }
+
+// pureWith is pureExpr with vars the local buffers that count.
+func pureWith(e ir.Expr, vars map[*ir.Buffer]bool) bool {
 	pure := true
 	ir.WalkExpr(e, func(x ir.Expr) {
-		if l, ok := x.(*ir.Load); ok && (l.Buf.Scope != ir.Global || l.Buf.Output) {
+		if l, ok := x.(*ir.Load); ok && !vars[l.Buf] && (l.Buf.Scope != ir.Global || l.Buf.Output) {
 			pure = false
 		}
 	})
@@ -191,6 +195,7 @@ func (e *emitter) wsSplit() {
 	if o := l.outer; o != nil {
 		e.line("int ring = 0;")
 		e.open("for (int %s = %s; %s < %s; ++%s)", o.Var.Name, e.expr(o.Start), o.Var.Name, e.expr(o.Stop), o.Var.Name)
+		e.walkSets(o)
 		if w.walk != nil {
 			e.walkIssue(w.walk)
 		}
