@@ -127,7 +127,7 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 			if !pairs {
 				k.Serial(n, func(i tl.Expr) {
 					id := g.Add(i.Mul(grid))
-					b, h, bx := at(id)
+					b, h, bx := tileVars(k)(at(id))
 					tile(k, b, h, bx, func() tl.Expr { return id.Add(grid) })
 				})
 				return
@@ -136,10 +136,7 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 			k.Serial(n, func(i tl.Expr) {
 				second := i.Mod(2)
 				id := g.Add(i.Div(2).Mul(grid)).Mul(2).Add(second) // a whole round's pair id / 2, its second tile if odd
-				// Set once an iteration, by the producer too (target/cuda/walkvars.go):
-				// inlined at every use, the packed tail's selects and divisions spilled.
-				b, h, bx := walk(i)
-				b, h, bx = k.Var(tl.I32, b).Named("tile_b").Val(), k.Var(tl.I32, h).Named("tile_h").Val(), k.Var(tl.I32, bx).Named("tile_m").Val()
+				b, h, bx := tileVars(k)(walk(i))
 				tile(k, b, h, bx, func() tl.Expr { return id.Add(1).Add(second.Mul(grid.Mul(2).Sub(2))) }) // past the rounds, a hint at most
 			})
 		})
@@ -154,6 +151,16 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 		tile(k, b, h, bx, func() tl.Expr { return id.Add(k.NumSMs()) })
 	})
 	return f
+}
+
+// tileVars holds a walk iteration's tile in variables, set once an
+// iteration, by the producer too (target/cuda/walkvars.go): inlined at
+// every use, the causal walk's packed tail (selects and divisions by the
+// grid) spilled and ran at 0.35-0.92× (docs/perf.md).
+func tileVars(k *tl.Block) func(b, h, bx tl.Expr) (tl.Expr, tl.Expr, tl.Expr) {
+	return func(b, h, bx tl.Expr) (tl.Expr, tl.Expr, tl.Expr) {
+		return k.Var(tl.I32, b).Named("tile_b").Val(), k.Var(tl.I32, h).Named("tile_h").Val(), k.Var(tl.I32, bx).Named("tile_m").Val()
+	}
 }
 
 // causalPair maps a causal persistent walk's tile id to its tile: pair
