@@ -41,6 +41,10 @@ func (k *Block) Local(dt DType, dims ...int) *Tensor { return k.alloc(ir.Local, 
 
 // Var allocates a scalar variable with an initial value; read it with Val
 // (or pass it where an expression is expected) and write it with Assign.
+// In a persistent walk (a Serial loop around the Pipelined one), a Var set
+// once, before the pipelined loop, from inputs, sizes, loop indices and
+// other such Vars holds a value computed once an iteration, which a
+// producer warpgroup may use too (its copies' addresses: the walk's tile).
 func (k *Block) Var(dt DType, init any) *Tensor {
 	t := k.alloc(ir.Local, "v", dt, []int{1})
 	t.Assign(init)
