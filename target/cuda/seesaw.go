@@ -124,7 +124,7 @@ func planSeesawRings(c *compilation, f *ir.For) *splitRing {
 	}
 	sr := &splitRing{seesaw: true}
 	for _, cp := range cps {
-		if slices.ContainsFunc(cp.Src.Start, func(e ir.Expr) bool { return !c.pureExpr(e) }) || !tmaBoxOK(c, cp.Src, bufLayout(cp.Dst.Buf)) {
+		if !c.pureAll(cp.Src.Start) || !tmaBoxOK(c, cp.Src, bufLayout(cp.Dst.Buf)) {
 			return nil
 		}
 		if used[cp.Dst.Buf] {

@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/tilego/tilego/ir"
@@ -186,9 +185,9 @@ func align(n, a int) int { return (n + a - 1) / a * a }
 // the first statement of the body to write that tile (later ones may
 // change it in place, e.g. zero a page's slots past a length, since they
 // act on this iteration's buffer of the ring after the copy lands), and
-// its address depends only on the loop index, block indices, sizes and
+// its address depends only on the loop index, block indices, sizes,
 // loads from global inputs, which no block writes (a paged cache's block
-// table).
+// table), and a walk's variables (walkvars.go: set before the loop).
 func (c *compilation) hoistable(f *ir.For) []*ir.Copy {
 	var out []*ir.Copy
 	first := map[*ir.Buffer]ir.Stmt{} // the first statement writing each tile
@@ -223,7 +222,7 @@ func (c *compilation) hoistable(f *ir.For) []*ir.Copy {
 		if !ok || cp.Src.Buf.Scope != ir.Global || cp.Dst.Buf.Scope != ir.Shared || first[cp.Dst.Buf] != s || copies[cp.Dst.Buf] != 1 || !cp.Dst.IsWhole() {
 			continue
 		}
-		if !slices.ContainsFunc(cp.Src.Start, func(e ir.Expr) bool { return !c.pureExpr(e) }) {
+		if c.pureAll(cp.Src.Start) {
 			out = append(out, cp)
 		}
 	}

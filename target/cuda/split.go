@@ -1,8 +1,6 @@
 package cuda
 
 import (
-	"slices"
-
 	"github.com/tilego/tilego/ir"
 )
 
@@ -82,7 +80,7 @@ func planSplit(c *compilation) {
 	sr := &splitRing{}
 	for _, cp := range c.hoistable(f) {
 		b := cp.Dst.Buf
-		if slices.ContainsFunc(cp.Src.Start, func(e ir.Expr) bool { return !c.pureExpr(e) }) || !tmaBoxOK(c, cp.Src, bufLayout(b)) {
+		if !c.pureAll(cp.Src.Start) || !tmaBoxOK(c, cp.Src, bufLayout(b)) {
 			return
 		}
 		switch {

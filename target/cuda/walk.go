@@ -66,7 +66,7 @@ func walkCandidates(c *compilation) *walkLoad {
 		if !ok || cp.Src.Buf.Scope != ir.Global || cp.Dst.Buf.Scope != ir.Shared || !cp.Dst.IsWhole() || writers[cp.Dst.Buf] != 1 {
 			continue
 		}
-		if !slices.ContainsFunc(cp.Src.Start, func(e ir.Expr) bool { return !c.pureExpr(e) }) &&
+		if c.pureAll(cp.Src.Start) &&
 			!usedIn(w.loop.Body[at+1:], cp.Dst.Buf) && tmaBoxOK(c, cp.Src, bufLayout(cp.Dst.Buf)) {
 			w.copies = append(w.copies, cp)
 			w.bufs[cp.Dst.Buf] = true

@@ -76,10 +76,8 @@ func planWS(c *compilation) {
 		return
 	}
 	for cp := range c.tma[loop].copies {
-		for _, e := range cp.Src.Start {
-			if !c.pureExpr(e) {
-				return
-			}
+		if !c.pureAll(cp.Src.Start) {
+			return
 		}
 	}
 	if align(c.smem.total, 8)+8*c.rings(loop)*c.ringSize(loop) > ir.DefaultLimits.MaxSharedBytes {
@@ -140,6 +138,11 @@ func wsLoopAhead(c *compilation) (loop, walk *ir.For) {
 // evaluate it at any time; a walk's variables (walkvars.go) count, since
 // the producer sets them too.
 func (c *compilation) pureExpr(e ir.Expr) bool { return pureWith(e, c.walkVars().vars) }
+
+// pureAll: every one of es is pureExpr (a copy's start, say).
+func (c *compilation) pureAll(es []ir.Expr) bool {
+	return !slices.ContainsFunc(es, func(e ir.Expr) bool { return !c.pureExpr(e) })
+}
 
 // pureWith is pureExpr with vars the local buffers that count.
 func pureWith(e ir.Expr, vars map[*ir.Buffer]bool) bool {
