@@ -1,8 +1,6 @@
 package cuda
 
-import (
-	"github.com/tilego/tilego/ir"
-)
+import "github.com/tilego/tilego/ir"
 
 // Split rings (sm_90a, with a producer). A pipelined loop with Deferred
 // statements (FlashAttention's Overlap: P·V of tile j-1 after Q·Kᵀ of tile
