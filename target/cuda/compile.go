@@ -60,7 +60,6 @@ var passes = []pass{
 }
 
 type compilation struct {
-	wv        *walkVars // a persistent walk's variables (walkvars.go), found on first use
 	f         *ir.Func
 	opts      Options
 	layouts   map[*ir.Buffer]*layout.Fragment
@@ -71,6 +70,7 @@ type compilation struct {
 	tmaSpecs  []TMASpec
 	tmaStores map[*ir.Copy]*tmaCopy  // epilogue copies stored by TMA
 	ws        *wsPlan                // the producer warpgroup's plan, or nil
+	wv        *walkVars              // a persistent walk's variables (walkvars.go), found on first use
 	split     map[*ir.For]*splitRing // loops whose K and V rings are apart (split.go)
 	pingPong  bool                   // the consumer warpgroups take turns (pingpong.go)
 	roles     map[*ir.Buffer]int     // fragments owned by one warpgroup (roles.go)
