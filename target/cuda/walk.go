@@ -47,19 +47,7 @@ func walkCandidates(c *compilation) *walkLoad {
 		return nil
 	}
 	w := &walkLoad{loop: walk, pipe: pipe, bufs: map[*ir.Buffer]bool{}, tma: map[*ir.Copy]*tmaCopy{}}
-	writers := map[*ir.Buffer]int{}
-	ir.Walk(c.f.Kernel.Body, func(s ir.Stmt) {
-		switch s := s.(type) {
-		case *ir.Copy:
-			writers[s.Dst.Buf]++
-		case *ir.Fill:
-			writers[s.Dst.Buf]++
-		case *ir.Ticket:
-			writers[s.Dst.Buf]++
-		case *ir.Store:
-			writers[s.Buf]++
-		}
-	})
+	writers := writeCounts(c.f.Kernel.Body)
 	at := slices.Index(w.loop.Body, ir.Stmt(w.pipe))
 	for _, st := range w.loop.Body[:at] {
 		cp, ok := st.(*ir.Copy)

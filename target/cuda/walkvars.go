@@ -74,7 +74,8 @@ func oneElement(b *ir.Buffer) bool {
 	return n == 1
 }
 
-// writeCounts counts the statements that write each buffer.
+// writeCounts counts the statements that write each buffer (walk loads and
+// walk variables need tiles and variables one statement writes).
 func writeCounts(body []ir.Stmt) map[*ir.Buffer]int {
 	n := map[*ir.Buffer]int{}
 	ir.Walk(body, func(s ir.Stmt) {
