@@ -152,6 +152,7 @@ func (c *compiler) launch(body exec) error {
 					return
 				}
 				st.reset(c)
+				st.block, st.blocks = b, total
 				idx := [3]int{b % grid[0], b / grid[0] % grid[1], b / (grid[0] * grid[1])}
 				for i, v := range k.Idx {
 					st.vars[c.slot[v]] = float64(idx[i])
@@ -187,6 +188,9 @@ type state struct {
 	mem  [][]float64
 	err  error
 	mu   *sync.Mutex // guards atomic adds to global tensors
+	// block is the running block's linear index in the grid of blocks
+	// (Spread loops deal their values by it).
+	block, blocks int
 }
 
 func (c *compiler) newState() *state {

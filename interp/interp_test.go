@@ -131,3 +131,32 @@ func TestRegionStartOutside(t *testing.T) {
 		t.Fatalf("got %v, want a region-start error", err)
 	}
 }
+
+// A Spread loop deals its values out to the grid's blocks: every value
+// runs once, block b's being b, b + blocks, ... (linear index over a 2-D
+// grid here).
+func TestSpread(t *testing.T) {
+	f := tl.NewFunc("spread")
+	Runs := f.Out("Runs", tl.I32, 20)
+	Who := f.Out("Who", tl.I32, 20)
+	f.Kernel(tl.Grid(3, 2), 32, func(k *tl.Block) {
+		x, y, _ := k.Idx()
+		k.Spread(20, func(v tl.Expr) {
+			Runs.Set(Runs.At(v).Add(1), v)
+			Who.Set(y.Mul(3).Add(x), v)
+		})
+	})
+	fn, err := f.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, who := tensor.New(ir.I32, 20), tensor.New(ir.I32, 20)
+	if err := Run(fn, []*tensor.Tensor{runs, who}); err != nil {
+		t.Fatal(err)
+	}
+	for v := range 20 {
+		if runs.At(v) != 1 || who.At(v) != float64(v%6) {
+			t.Errorf("value %d ran %g times, in block %g; want once, in block %d", v, runs.At(v), who.At(v), v%6)
+		}
+	}
+}

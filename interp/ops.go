@@ -85,6 +85,15 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 			return c.lateFor(s, slot, lo, hi)
 		}
 		body := c.stmts(s.Body)
+		if s.Kind == ir.Spread { // the block's linear index, then every grid-th
+			return func(st *state) {
+				end := hi(st)
+				for i := lo(st) + float64(st.block); i < end && st.err == nil; i += float64(st.blocks) {
+					st.vars[slot] = i
+					body(st)
+				}
+			}
+		}
 		return func(st *state) {
 			end := hi(st)
 			for i := lo(st); i < end && st.err == nil; i++ {

@@ -27,6 +27,11 @@ type Kernel struct {
 	// warpgroup's element-wise work (a softmax) runs under the other's
 	// tensor-core work. A hint, like Producer.
 	PingPong bool
+	// Draw asks that a Spread walk's blocks draw their values from a
+	// counter, each when it is ready for the next (a persistent walk whose
+	// producer loads its tiles, on Hopper), rather than be dealt them by
+	// block index. A hint, like Producer.
+	Draw bool
 	// SplitN lets the warpgroups of a wgmma Gemm whose output has fewer
 	// 64-row tiles than there are warpgroups split its columns too (MLA's
 	// 64×512 accumulator over two), where the policy is not FullRow. A hint.

@@ -52,6 +52,9 @@ func (f *Func) String() string {
 		if k.PingPong {
 			p.line("ping-pong warpgroups")
 		}
+		if k.Draw {
+			p.line("spread loops drawn")
+		}
 		if k.SplitN {
 			p.line("warpgroups split N")
 		}

@@ -149,11 +149,24 @@ const (
 	Serial    LoopKind = iota
 	Pipelined          // copies of later iterations overlap compute of this one
 	Unrolled
+	// Spread deals the values of [Start, Stop) out to the grid's blocks:
+	// each value runs in exactly one block, and each block runs its own in
+	// increasing order. Which block gets which is the backend's to choose:
+	// the block's linear index and then every grid-th (the interpreter,
+	// and a plain lowering), or the next value drawn from a counter when
+	// the block is ready for it (a persistent walk whose tiles take
+	// different times on different SMs). A Spread loop is a statement of
+	// the kernel body itself, and its Start and Stop are the same in every
+	// block.
+	Spread
 )
 
-func (k LoopKind) String() string { return [...]string{"serial", "pipelined", "unrolled"}[k] }
+func (k LoopKind) String() string {
+	return [...]string{"serial", "pipelined", "unrolled", "spread"}[k]
+}
 
-// For runs Body for Var = Start, Start+1, ..., Stop-1.
+// For runs Body for Var = Start, Start+1, ..., Stop-1 (Spread: the values
+// of those dealt to this block).
 type For struct {
 	At
 	Var         *Var

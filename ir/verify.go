@@ -116,9 +116,31 @@ func (v *verifier) kernel(k *Kernel, names map[string]bool) {
 	if n := k.PeakSharedBytes(); n > v.lim.MaxSharedBytes {
 		v.errorf("kernel", k.P, "shared memory %d bytes exceeds the target's %d per block", n, v.lim.MaxSharedBytes)
 	}
+	v.spreadAtTop(k.Body)
 	v.stmts(k.Body)
 	_, roleErrs := FragmentOwners(k.Body) // who may use a Warpgroup block's fragments
 	v.errs = append(v.errs, roleErrs...)
+}
+
+// spreadAtTop checks that Spread loops are statements of the kernel body:
+// every block must reach one, with the same bounds, for the values to be
+// dealt out whole.
+func (v *verifier) spreadAtTop(body []Stmt) {
+	for _, s := range body {
+		if f, ok := s.(*For); ok && f.Kind == Spread {
+			Walk(f.Body, func(st Stmt) {
+				if g, ok := st.(*For); ok && g.Kind == Spread {
+					v.errorf("spread", g.P, "a spread loop inside another spread loop; spread loops are statements of the kernel body")
+				}
+			})
+			continue
+		}
+		Walk([]Stmt{s}, func(st Stmt) {
+			if g, ok := st.(*For); ok && g.Kind == Spread {
+				v.errorf("spread", g.P, "a spread loop nested in another statement; spread loops are statements of the kernel body")
+			}
+		})
+	}
 }
 
 func (v *verifier) stmts(body []Stmt) {

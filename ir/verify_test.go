@@ -282,6 +282,16 @@ func TestVerifyRaw(t *testing.T) {
 		{"for with no bound", func(f *Func, a, s *Buffer) {
 			f.Kernel.Body = []Stmt{&For{At: at, Var: i, Start: IntConst(0), Kind: Serial}}
 		}, "raw.go:7: serial: loop bounds must be integers, got i32 and invalid"},
+		{"spread loop in a serial loop", func(f *Func, a, s *Buffer) {
+			j := &Var{Name: "j", Kind: LoopVar}
+			in := &For{At: at, Var: j, Start: IntConst(0), Stop: IntConst(4), Kind: Spread}
+			f.Kernel.Body = []Stmt{&For{At: at, Var: i, Start: IntConst(0), Stop: IntConst(2), Kind: Serial, Body: []Stmt{in}}}
+		}, "raw.go:7: spread: a spread loop nested in another statement; spread loops are statements of the kernel body"},
+		{"spread loop in a spread loop", func(f *Func, a, s *Buffer) {
+			j := &Var{Name: "j", Kind: LoopVar}
+			in := &For{At: at, Var: j, Start: IntConst(0), Stop: IntConst(4), Kind: Spread}
+			f.Kernel.Body = []Stmt{&For{At: at, Var: i, Start: IntConst(0), Stop: IntConst(2), Kind: Spread, Body: []Stmt{in}}}
+		}, "raw.go:7: spread: a spread loop inside another spread loop; spread loops are statements of the kernel body"},
 		{"parallel vars and extents differ", func(f *Func, a, s *Buffer) {
 			f.Kernel.Body = []Stmt{&Parallel{At: at, Vars: []*Var{i}, Extents: []int{4, 4}}}
 		}, "raw.go:7: parallel: 1 index variables for 2 extents"},

@@ -58,6 +58,14 @@ type AttnConfig struct {
 	// each, multicast to both (tl's Cluster): half the K/V traffic from
 	// L2. Non-causal only: a causal pair would need different tiles.
 	Cluster int `config:"omitzero"`
+	// Draw (with Persistent and WS, on Hopper) has a walk over equal tiles
+	// (non-causal, or an odd count of query tiles a head) draw each next
+	// tile from a counter rather than take every grid-th (tl's Draw,
+	// target/cuda/spread.go). On an H100 at 512-2k tokens it was 0.96-1.15×
+	// the dealt walk: ahead with ping-pong and no overlap, behind at d256
+	// with the overlap (docs/perf.md, twentieth session); no library pick
+	// uses it.
+	Draw bool `config:"omitzero"`
 }
 
 // SoftmaxScale is the scale applied to Q·Kᵀ.
@@ -122,16 +130,17 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 		}
 		grid := tl.Min(units, f.NumSMs())
 		f.Kernel(tl.Grid(grid), c.Threads, func(k *tl.Block) {
-			g, _, _ := k.Idx()
-			n := tl.CeilDiv(tl.Int(units).Sub(g), grid)
-			if !pairs {
-				k.Serial(n, func(i tl.Expr) {
-					id := g.Add(i.Mul(grid))
+			if !pairs { // equal tiles: dealt out by block index, or (Draw) drawn from a counter
+				if c.Draw {
+					k.Draw()
+				}
+				k.Spread(units, func(id tl.Expr) {
 					b, h, bx := tileVars(k)(at(id))
 					tile(k, b, h, bx, func() tl.Expr { return id.Add(grid) })
 				})
 				return
 			}
+			g, _, _ := k.Idx()
 			n, walk := causalWalk(s, c, g, grid)
 			k.Serial(n, func(i tl.Expr) {
 				second := i.Mod(2)

@@ -266,7 +266,11 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 	ws := checkWS(c.WS, tma, c.Threads)
 	e.SharedBytes += ws.shared
 	if c.Persistent && c.WS && tma > 0 && ws.reject == "" {
-		e.SharedBytes = walkShared(qs, ring, os, st, tma+ws.shared)
+		ticket := 0 // equal tiles drawn from a counter, their tickets in shared memory (FlashAttention)
+		if c.Draw && (!s.Causal || (s.Sq+c.M-1)/c.M%2 != 0) {
+			ticket = 4
+		}
+		e.SharedBytes = walkShared(qs, ring, os, st, tma+ws.shared, ticket)
 	}
 	e.DeclaredShared = max(c.M*s.Dqk+c.N*s.Dqk+c.N*s.Dv, c.M*s.Dv) * eb
 	switch { // a walk's loop keeps the K and V tiles live through the epilogue
@@ -311,14 +315,15 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 // each) where they fit beside the rest with room for the barriers
 // (walkLoad.barrierBytes bounds them by the ring's slots, st), else one;
 // the staging tile (os, 0 when Direct) lives across the walk's loop as
-// the ring does, so they share no bytes; then the rings' barriers (bars)
-// and the walk's full and empty ones. Where not even one fits, the
-// consumers load the query tile and the plan is the usual one.
-func walkShared(qs, ring, os, st, bars int) int {
+// the ring does, so they share no bytes; then the rings' barriers (bars),
+// the walk's full and empty ones and, where it draws its tiles, a ticket
+// of ticket bytes a buffer. Where not even one fits, the consumers load
+// the query tile and the plan is the usual one.
+func walkShared(qs, ring, os, st, bars, ticket int) int {
 	for _, n := range []int{2, 1} {
 		tiles := n*qs + ring + os
-		if tiles+8+32*st+16*n <= MaxSharedBytes {
-			return tiles + bars + 16*n
+		if tiles+8+32*st+(16+ticket)*n <= MaxSharedBytes {
+			return tiles + bars + (16+ticket)*n
 		}
 	}
 	return max(qs+ring, os) + bars

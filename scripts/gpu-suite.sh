@@ -118,8 +118,9 @@ run() {
 	if [ "${SAN:-0}" = 1 ]; then
 		# FlashAttention and GEMM on both paths (sm_90a: TMA), with a
 		# producer warpgroup, and on a persistent grid (the fourth level;
-		# tail_causal_d128's causal walk packs its last round).
-		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA|TestGPUDeferred|TestGPUPersistent|TestGPUCluster)$/^(sm_90a?|wstrue|pingpong|gemm_ws|short_kv)$/^(mha_cfg0|mha_cfg4|mha_cfg5|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16|san_d64|tail_causal_d128|ws_ov)$/^(ws_ovpp|ws_pf|noprod|ws_direct|ws_ovpp_direct)$'
+		# tail_causal_d128's causal walk packs its last round; small_d128's
+		# walk, with the _draw configs, draws its tiles from a counter).
+		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA|TestGPUDeferred|TestGPUPersistent|TestGPUCluster)$/^(sm_90a?|wstrue|pingpong|gemm_ws|short_kv)$/^(mha_cfg0|mha_cfg4|mha_cfg5|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16|san_d64|tail_causal_d128|small_d128|ws_ov)$/^(ws_ovpp|ws_pf|noprod|ws_direct|ws_ovpp_direct|ws_ovpp_draw|ws_ovpp_direct_draw)$'
 		# MLA: the single program on mma.sync, and the split path (the
 		# scheduler's parts, the combine) with the wgmma/TMA/producer block.
 		# With hand-offs (named barriers between the warpgroups) too, and

@@ -214,6 +214,13 @@ func (k *Block) WarpSpecialize() { k.k.Producer = true }
 // where it cannot apply (see docs/language.md).
 func (k *Block) PingPong() { k.k.PingPong = true }
 
+// Draw asks that the blocks of a Spread loop draw its values from a
+// counter as each is ready for the next, rather than be dealt them by
+// block index: a walk over equal tiles whose blocks run at different
+// speeds. A hint; the CUDA backend draws where a producer warpgroup loads
+// the walk's tiles (Hopper).
+func (k *Block) Draw() { k.k.Draw = true }
+
 // Cluster asks that blocks run in clusters of n (2) along the grid's x,
 // and that the tiles a producer warpgroup (WarpSpecialize) loads alike for
 // both blocks of a cluster (addresses independent of the x index, such as

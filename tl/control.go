@@ -62,6 +62,14 @@ func (k *Block) SerialRange(start, stop any, body func(i Expr)) {
 	k.loop(ir.Serial, start, stop, 0, body)
 }
 
+// Spread runs body for t = 0 .. n-1 spread over the grid's blocks: each t
+// runs in exactly one block, each block's in increasing order, and the
+// backend chooses which block runs which (a persistent walk over tiles,
+// whose blocks draw their next tile from a counter where the target does:
+// a block on a slower SM then takes fewer). It must be a statement of the
+// kernel's body, and n the same in every block.
+func (k *Block) Spread(n any, body func(t Expr)) { k.loop(ir.Spread, 0, n, 0, body) }
+
 // Unrolled is Serial with a hint to unroll fully (n should be constant).
 func (k *Block) Unrolled(n any, body func(i Expr)) { k.loop(ir.Unrolled, 0, n, 0, body) }
 

@@ -156,7 +156,8 @@ type Launch struct {
 	args    []any
 	grid    [3]int
 	outputs []int
-	owned   bool // bufs are this launch's to free
+	owned   bool       // bufs are this launch's to free
+	counter drv.Buffer // a drawn walk's counter (Program.Counter), or none
 }
 
 // Prepare uploads args and resolves the grid for p.
@@ -243,6 +244,16 @@ func bind(b *Backend, p *Program, args []*tensor.Tensor, bufs []drv.Buffer) (*La
 		}
 		l.args = append(l.args, tms...)
 	}
+	if p.Counter { // zeroed once: the kernel leaves it zeroed (spread.go)
+		if l.counter, err = b.dev.Alloc(16); err != nil {
+			return nil, err
+		}
+		if err := b.dev.MemsetD8(l.counter, 0); err != nil {
+			b.dev.Free(l.counter)
+			return nil, err
+		}
+		l.args = append(l.args, l.counter)
+	}
 	for i, g := range f.Kernel.Grid {
 		n, err := interp.EvalInt(g, syms)
 		if err != nil {
@@ -253,9 +264,14 @@ func bind(b *Backend, p *Program, args []*tensor.Tensor, bufs []drv.Buffer) (*La
 	return l, nil
 }
 
-// Free releases the device copies (those Prepare made; a chain's steps
-// share the chain's).
+// Free releases what the launch allocated: the device copies Prepare
+// made (a chain's steps share the chain's; Bind's are the caller's) and a
+// drawn walk's counter.
 func (l *Launch) Free() {
+	if l.counter.Ptr != 0 {
+		l.b.dev.Free(l.counter)
+		l.counter = drv.Buffer{}
+	}
 	if !l.owned {
 		return
 	}

@@ -65,8 +65,12 @@ func chain(b *Backend, progs []*Program, idx [][]int, args []*tensor.Tensor, buf
 	return c, nil
 }
 
-// Free releases the device tensors PrepareChain made (not BindChain's).
+// Free releases the device tensors PrepareChain made (not BindChain's)
+// and what each step allocated.
 func (c *Chain) Free() {
+	for _, l := range c.steps {
+		l.Free()
+	}
 	if !c.owned {
 		return
 	}

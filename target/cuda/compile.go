@@ -40,7 +40,11 @@ type Program struct {
 	// PingPong: the consumer warpgroups take turns issuing the loop's
 	// wgmmas (pingpong.go).
 	PingPong bool
-	smem     *smemPlan
+	// Counter: the kernel takes, after the tensor maps, a zeroed int that
+	// its walk draws tiles from and leaves zeroed (spread.go); each launch
+	// allocates its own.
+	Counter bool
+	smem    *smemPlan
 }
 
 // pass is one step of compilation; passes run in the order of the table.

@@ -33,7 +33,8 @@ func (b *Backend) Driver() *drv.Device { return b.dev }
 
 // Bind makes a launch of p over args, device memory the caller owns: Once
 // launches p and waits, Start enqueues it on a stream; Free leaves the
-// memory alone.
+// memory alone and releases what the launch allocated itself (a drawn
+// walk's counter, Program.Counter).
 func Bind(b *Backend, p *Program, args []DeviceTensor) (*Launch, error) {
 	hdrs, bufs, err := deviceHeaders(p.Func, args)
 	if err != nil {

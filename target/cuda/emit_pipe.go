@@ -97,7 +97,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	turns := free && e.pingPong(rest)
 	switch {
 	case turns && halves: // the turns run on from tile to tile
-		e.line("if (tid >= 128 && %s) tl::bar_arrive(%d, 256); // warpgroup 0 takes the walk's first turn", e.walkEnds(false), turnBar)
+		e.line("if (tid >= 128 && %s) tl::bar_arrive(%d, 256); // warpgroup 0 takes the walk's first turn", e.walkFirst(e.c.halves.walk), turnBar)
 	case turns:
 		e.line("if (tid >= 128) tl::bar_arrive(%d, 256); // warpgroup 0 takes the first turn", turnBar)
 	}
@@ -172,7 +172,11 @@ func (e *emitter) pipelined(s *ir.For) {
 	}
 	switch {
 	case turns && halves:
-		e.line("if (tid < 128 && %s) tl::bar_sync(%d, 256); // warpgroup 1's last turn of the walk, so no arrival is left over", e.walkEnds(true), turnBar)
+		if last, ok := e.walkLast(e.c.halves.walk); ok {
+			e.line("if (tid < 128 && %s) tl::bar_sync(%d, 256); // warpgroup 1's last turn of the walk, so no arrival is left over", last, turnBar)
+		} else {
+			e.walkTurnOwed = true // taken past the walk (spreadClose)
+		}
 	case turns:
 		e.line("if (tid < 128) tl::bar_sync(%d, 256); // warpgroup 1's last turn, so no arrival is left over", turnBar)
 	}

@@ -76,6 +76,10 @@ func TestGPUPersistent(t *testing.T) {
 		"f16_causal_d64":   {B: 2, H: 16, HKV: 16, Sq: 1200, Skv: 1000, Dqk: 64, Dv: 64, Causal: true, DType: ir.F16},
 		"san_d64":          {B: 2, H: 16, HKV: 16, Sq: 500, Skv: 520, Dqk: 64, Dv: 64, Causal: true, DType: ir.BF16},   // 128 tiles, 64 pairs of them persistent: small, for the sanitizers
 		"tail_causal_d128": {B: 5, H: 16, HKV: 16, Sq: 512, Skv: 512, Dqk: 128, Dv: 128, Causal: true, DType: ir.BF16}, // 160 pairs on 132 SMs: the last 28 packed in bins (causalWalk)
+		// Non-causal walks draw their tiles (target/cuda/spread.go): more
+		// tiles than SMs, and fewer (every block draws only the end).
+		"mha_d256":   {B: 2, H: 8, HKV: 8, Sq: 700, Skv: 700, Dqk: 256, Dv: 256, DType: ir.BF16},
+		"small_d128": {B: 1, H: 2, HKV: 2, Sq: 300, Skv: 333, Dqk: 128, Dv: 128, DType: ir.BF16},
 	}
 	cfgs := map[string]kernels.AttnConfig{
 		"ws":            {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true},
@@ -98,6 +102,11 @@ func TestGPUPersistent(t *testing.T) {
 		// d256's short-sequence walk; with Overlap the query tile is freed in
 		// the main loop's last iteration (a tile of f16_causal_d64 runs none).
 		"ws_ovpp_direct": {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true, Persistent: true, Direct: true},
+		// Walks that draw their tiles (Draw; the causal pairs ignore it).
+		"ws_draw":             {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true, Draw: true},
+		"ws_pf_draw":          {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true, Prefetch: true, Draw: true},
+		"ws_ovpp_draw":        {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true, Persistent: true, Draw: true},
+		"ws_ovpp_direct_draw": {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true, Persistent: true, Direct: true, Draw: true},
 	}
 	for sname, s := range shapes {
 		for cname, c := range cfgs {

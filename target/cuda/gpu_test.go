@@ -13,6 +13,7 @@ import (
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/ref"
+	drv "github.com/tilego/tilego/runtime/cuda"
 	"github.com/tilego/tilego/target"
 	"github.com/tilego/tilego/tensor"
 )
@@ -59,14 +60,29 @@ func runPoisonedWith(t *testing.T, b *Backend, opts Options, f *ir.Func, args []
 		t.Fatal(err)
 	}
 	defer l.Free()
-	if err := l.Poison(); err != nil {
-		t.Fatal(err)
+	runs := 1
+	if p.Counter { // a drawn walk must leave its counter zeroed for the next launch (spread.go)
+		runs = 3
 	}
-	if err := l.Once(); err != nil {
-		t.Fatal(err)
+	for range runs {
+		if err := l.Poison(); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Once(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := l.Download(args); err != nil {
 		t.Fatal(err)
+	}
+	if p.Counter {
+		var n [4]byte
+		if err := b.dev.CopyDtoH(n[:], drv.Buffer{Ptr: l.counter.Ptr, Size: 4}); err != nil {
+			t.Fatal(err)
+		}
+		if n != [4]byte{} {
+			t.Errorf("the walk's counter is %v after %d launches, want 0", n, runs)
+		}
 	}
 	return p
 }

@@ -156,12 +156,3 @@ func (e *emitter) halfStore(cp *ir.Copy, tc *tmaCopy) {
 
 // halvesPipe: s is the pipelined loop of a walk by halves.
 func (e *emitter) halvesPipe(s *ir.For) bool { return e.c.halves != nil && e.c.halves.pipe == s }
-
-// walkEnds is the condition that the walk is at its first (or last) tile.
-func (e *emitter) walkEnds(last bool) string {
-	w := e.c.halves.walk
-	if last {
-		return fmt.Sprintf("%s == %s - 1", w.Var.Name, e.expr(w.Stop))
-	}
-	return fmt.Sprintf("%s == %s", w.Var.Name, e.expr(w.Start))
-}

@@ -264,7 +264,7 @@ func loopNesting(body []ir.Stmt) (outer map[*ir.For]*ir.For, alone map[*ir.For]b
 	}
 	inLoop(body, 0)
 	for _, st := range body {
-		if f, ok := st.(*ir.For); ok && f.Kind == ir.Serial {
+		if f, ok := st.(*ir.For); ok && (f.Kind == ir.Serial || f.Kind == ir.Spread) {
 			for _, st := range f.Body {
 				if g, ok := st.(*ir.For); ok && g.Kind == ir.Pipelined {
 					outer[g] = f

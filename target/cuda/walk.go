@@ -28,12 +28,23 @@ type walkLoad struct {
 	stages      int                 // buffers of each tile: 2, or 1
 	full, empty int                 // shared offsets of the barriers (stages each)
 	tma         map[*ir.Copy]*tmaCopy
+	// draw: the walk is a Spread loop whose tiles the producer draws from
+	// a counter and hands over in tickets, an int a buffer at shared
+	// offset tickets (spread.go).
+	draw    bool
+	tickets int
+	waited  bool // the consumers waited for the slot at the top of the tile
 }
 
 // barrierBytes bounds the mbarriers planTMA and planWS add after the
-// tiles: the rings' full and empty ones, the walk's, and alignment.
+// tiles: the rings' full and empty ones, the walk's and its tickets, and
+// alignment.
 func (w *walkLoad) barrierBytes(c *compilation) int {
-	return 8 + 32*c.ringSize(w.pipe) + 16*w.stages // a split ring's two pairs of rings, at most
+	n := 8 + 32*c.ringSize(w.pipe) + 16*w.stages // a split ring's two pairs of rings, at most
+	if wantDraw(c, w.loop) {
+		n += 4 * w.stages
+	}
+	return n
 }
 
 // walkCandidates finds the copies a producer could issue a tile ahead:
@@ -103,22 +114,41 @@ func planWalk(c *compilation) {
 	w.full = c.smem.total
 	w.empty = w.full + 8*w.stages
 	c.smem.total = w.empty + 8*w.stages
+	if wantDraw(c, w.loop) {
+		w.draw, w.tickets = true, c.smem.total
+		c.smem.total += 4 * w.stages
+	}
 	c.ws.walk = w
 }
 
 // walkSlot is the buffer the walk's current tile uses: its index in the
-// walk (the loop variable less its start) modulo the buffers; the
-// buffer's use count (index / stages) gives the barriers' parity.
+// walk (the loop variable less its start; a Spread loop's count)
+// modulo the buffers; the buffer's use count (index / stages) gives the
+// barriers' parity.
 func (e *emitter) walkSlot(w *walkLoad) (slot, use string) {
 	i := fmt.Sprintf("(%s - %s)", w.loop.Var.Name, e.expr(w.loop.Start))
+	if w.loop.Kind == ir.Spread {
+		i = spreadCount(w.loop)
+	}
 	return fmt.Sprintf("(%s %% %d)", i, w.stages), fmt.Sprintf("(%s / %d)", i, w.stages)
 }
 
 // walkIssue is the producer's part, at the top of each walk iteration:
 // wait until the consumers have freed the buffer, then load it by TMA.
 func (e *emitter) walkIssue(w *walkLoad) {
+	e.walkAwait(w)
+	e.walkLoad(w)
+}
+
+// walkAwait waits until the consumers have freed the walk's buffer.
+func (e *emitter) walkAwait(w *walkLoad) {
 	slot, use := e.walkSlot(w)
 	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, (%s & 1) ^ 1);", w.empty, slot, use)
+}
+
+// walkLoad loads the walk's tiles into the freed buffer by TMA.
+func (e *emitter) walkLoad(w *walkLoad) {
+	slot, _ := e.walkSlot(w)
 	for b := range w.bufs {
 		e.stage[b] = slot
 	}
@@ -128,8 +158,12 @@ func (e *emitter) walkIssue(w *walkLoad) {
 	}
 }
 
-// walkWait stands for a walk copy on the consumers' side.
+// walkWait stands for a walk copy on the consumers' side (a drawn walk
+// waited at the top of the tile, for its ticket).
 func (e *emitter) walkWait(w *walkLoad) {
+	if w.waited {
+		return
+	}
 	slot, use := e.walkSlot(w)
 	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, %s & 1);", w.full, slot, use)
 }

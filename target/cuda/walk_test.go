@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,7 +45,7 @@ func TestWalkLoads(t *testing.T) {
 			p := compileAttn(t, tc.s, tc.c, "sm_90a")
 			src := p.Source
 			if tc.stages == 0 {
-				if p.smem.walk != nil || strings.Contains(src, "(k0 - 0) %") || !strings.Contains(src, "tl::cp_async16(") {
+				if p.smem.walk != nil || strings.Contains(src, "(k0_n % ") || !strings.Contains(src, "tl::cp_async16(") {
 					t.Errorf("the query tile is not the consumers' cp.async:\n%s", src)
 				}
 				return
@@ -53,10 +54,9 @@ func TestWalkLoads(t *testing.T) {
 			if w == nil || w.stages != tc.stages || len(w.copies) != 1 || w.copies[0].Dst.Buf.Name != "qs" {
 				t.Fatalf("walk plan %+v, want the query tile in %d buffer(s)", w, tc.stages)
 			}
-			slot, use := "((k0 - 0) % 1)", "((k0 - 0) / 1)"
-			if tc.stages == 2 {
-				slot, use = "((k0 - 0) % 2)", "((k0 - 0) / 2)"
-			}
+			// FlashAttention's non-causal walk is a Spread loop: its slots
+			// go by the count of its tiles (spread.go).
+			slot, use := fmt.Sprintf("(k0_n %% %d)", tc.stages), fmt.Sprintf("(k0_n / %d)", tc.stages)
 			for _, want := range []string{
 				"+ 8 * " + slot + ", (" + use + " & 1) ^ 1);", // the producer waits for the buffer
 				"tl::mbar_arrive_expect_tx(tl::smem_addr(smem + " + strconv.Itoa(w.full) + ") + 8 * (" + slot + "), " + strconv.Itoa(128*tc.s.Dqk*2) + ");",

@@ -197,10 +197,14 @@ func (e *emitter) wsSplit() {
 	}
 	if o := l.outer; o != nil {
 		e.line("int ring = 0;")
-		e.open("for (int %s = %s; %s < %s; ++%s)", o.Var.Name, e.expr(o.Start), o.Var.Name, e.expr(o.Stop), o.Var.Name)
-		e.walkSets(o)
-		if w.walk != nil {
-			e.walkIssue(w.walk)
+		if o.Kind == ir.Spread {
+			e.spreadProducer(o)
+		} else {
+			e.open("for (int %s = %s; %s < %s; ++%s)", o.Var.Name, e.expr(o.Start), o.Var.Name, e.expr(o.Stop), o.Var.Name)
+			e.walkSets(o)
+			if w.walk != nil {
+				e.walkIssue(w.walk)
+			}
 		}
 	}
 	e.line("const int lo = %s, hi = %s;", e.expr(f.Start), e.expr(f.Stop))
