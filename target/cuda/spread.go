@@ -90,7 +90,7 @@ func (e *emitter) spreadOpen(f *ir.For) {
 
 // spreadClose closes what spreadOpen opened; a drawn walk's consumers take
 // warpgroup 1's last turn here, since only the value past the end tells
-// them the tile before was their last (turnsAcross).
+// them the tile before was their last (pipelined, emit_pipe.go).
 func (e *emitter) spreadClose(f *ir.For) {
 	e.close()
 	if !e.c.spreadDrawn(f) {
@@ -104,19 +104,11 @@ func (e *emitter) spreadClose(f *ir.For) {
 	e.close()
 }
 
-// spreadProducer opens the producer's walk over a Spread loop and issues
-// its walk loads; the caller emits the pipelined loop and closes it.
+// spreadProducer opens the producer's drawn walk and issues its walk
+// loads; the caller emits the pipelined loop and closes it.
 func (e *emitter) spreadProducer(f *ir.For) {
 	v, n := f.Var.Name, spreadCount(f)
 	w := e.c.ws.walk
-	if !e.c.spreadDrawn(f) {
-		e.dealtOpen(f)
-		e.walkSets(f)
-		if w != nil {
-			e.walkIssue(w)
-		}
-		return
-	}
 	e.line("int ticket = %s + %s; // the first tile is the block's own", e.expr(f.Start), blockLinear)
 	e.open("for (int %s = 0;; ++%s)", n, n)
 	e.line("const int %s = ticket;", v)

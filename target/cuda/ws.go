@@ -197,10 +197,15 @@ func (e *emitter) wsSplit() {
 	}
 	if o := l.outer; o != nil {
 		e.line("int ring = 0;")
-		if o.Kind == ir.Spread {
+		switch {
+		case e.c.spreadDrawn(o):
 			e.spreadProducer(o)
-		} else {
+		case o.Kind == ir.Spread:
+			e.dealtOpen(o)
+		default:
 			e.open("for (int %s = %s; %s < %s; ++%s)", o.Var.Name, e.expr(o.Start), o.Var.Name, e.expr(o.Stop), o.Var.Name)
+		}
+		if !e.c.spreadDrawn(o) {
 			e.walkSets(o)
 			if w.walk != nil {
 				e.walkIssue(w.walk)
