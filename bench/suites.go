@@ -107,7 +107,11 @@ func shortAttnConfigs(d int, causal bool) []kernels.Config {
 }
 
 // faSweep is FlashAttention-3's forward sweep: 512 to 16k tokens per
-// sequence with batch × seq = 16k, heads × dim = 2048, BSHD, bf16.
+// sequence with batch × seq = 16k, heads × dim = 2048, BSHD, bf16. Where
+// the tail split's cost model cuts the last wave (kernels.
+// FlashAttentionSplits for 128-row tiles on o's SMs), the point's split
+// path follows it (impl tilego-split, the split count the model picks;
+// `tilego run flash-attention --splits 0`).
 func faSweep(o SuiteOptions) ([]Point, error) {
 	seqs := []int{512, 1024, 2048, 4096, 8192, 16384}
 	if o.Quick {
@@ -125,10 +129,33 @@ func faSweep(o SuiteOptions) ([]Point, error) {
 					return nil, err
 				}
 				ps = append(ps, p)
+				sh := kernels.AttnShape{B: 16384 / s, H: 2048 / d, HKV: 2048 / d, Sq: s, Skv: s, Dqk: d, Dv: d,
+					Causal: causal, DType: ir.BF16, BSHD: true}
+				if sp, ok := sweepSplit(sh, p.Configs, o.sms()); ok {
+					ps = append(ps, sp)
+				}
 			}
 		}
 	}
 	return ps, nil
+}
+
+// sweepSplit is the tail split of a sweep point, when the cost model takes
+// it: the point's configs of AttnSplitM rows that the split kernels run
+// (no persistent walk, prefetch or cluster).
+func sweepSplit(s kernels.AttnShape, cfgs []kernels.Config, sms int) (Point, bool) {
+	n := kernels.FlashAttentionSplits(s, kernels.AttnConfig{M: kernels.AttnSplitM}, sms)
+	if n < 2 {
+		return Point{}, false
+	}
+	p := Point{Suite: "fa-sweep", Impl: "tilego-split", Problem: kernels.AttnSplitProblem(s, kernels.AttnSplitM, sms, n)}
+	for _, c := range cfgs {
+		ac := c.(kernels.AttnConfig)
+		if ac.M == kernels.AttnSplitM && !ac.Persistent && !ac.Prefetch && ac.Cluster <= 1 {
+			p.Configs = append(p.Configs, c)
+		}
+	}
+	return p, len(p.Configs) > 0
 }
 
 // faShort is the causal part of the sweep at 512 and 1k tokens, where

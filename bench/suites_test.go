@@ -28,7 +28,7 @@ func field(fs kernels.Fields, name string) any {
 // per batch, 2048 = heads × dim.
 func TestSuites(t *testing.T) {
 	want := map[string]struct{ full, quick int }{
-		"fa-sweep": {36, 12}, "fa-short": {6, 6}, "extra": {3, 3}, "gemm": {1, 1},
+		"fa-sweep": {37, 12}, "fa-short": {6, 6}, "extra": {3, 3}, "gemm": {1, 1},
 		"mla": {40, 8}, "fa-tail": {48, 8}, // a split path and the single program per shape
 	}
 	if len(want) != len(Suites) {
@@ -128,12 +128,18 @@ func TestSplitSuites(t *testing.T) {
 			}
 			// 128-row blocks on 132 SMs: one wave of 32 blocks cut in 4, 64
 			// in 2, 128 not at all; longer grids cut their tail of 4 or 16
-			// blocks as TailSplits says, into at most 132 pieces.
+			// blocks as TailSplits says, a causal one's (whose last wave
+			// holds its first query tiles, of skv-sq+128 keys) into at
+			// most 132 pieces.
 			blocks := b * h * sq / 128
 			want, ok := map[int]int{32: 4, 64: 2, 128: 1}[blocks]
 			if !ok {
-				want = kernels.TailSplits(b, h, sq, 128, field(sh, "seq_kv").(int), 132)
-				if tail := blocks % 132; want < 2 || tail*want > 132 {
+				causal, skv := field(sh, "causal").(bool), field(sh, "seq_kv").(int)
+				if causal {
+					skv += 128 - sq
+				}
+				want = kernels.TailSplits(kernels.SplitGrid{Blocks: blocks, Keys: skv, Dim: 128, SMs: 132, Causal: causal})
+				if tail := blocks % 132; want < 2 || (causal && tail*want > 132) {
 					t.Errorf("%s: a tail of %d blocks in %d pieces", sh, tail, want)
 				}
 			}
@@ -232,14 +238,14 @@ func TestSplitPairsOnCPU(t *testing.T) {
 	if mla[0].Problem, err = e.Problem(map[string]string{"batch": "3", "heads": "32", "seq-q": "2", "mean-kv": "150", "dtype": "bf16", "splits": "3", "sms": "8"}); err != nil {
 		t.Fatal(err)
 	}
-	s := kernels.AttnShape{B: 1, H: 1, HKV: 1, Sq: 64, Skv: 2048, Dqk: 32, Dv: 32, Causal: true, DType: ir.BF16, BSHD: true}
+	s := kernels.AttnShape{B: 1, H: 1, HKV: 1, Sq: 64, Skv: 2048, Dqk: 128, Dv: 128, Causal: true, DType: ir.BF16, BSHD: true}
 	tail, err := tailPoints("t", s, []kernels.Config{kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}}, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A grid of several waves: 5 query tiles on 2 SMs (two waves and a
 	// tail of one block), so only the tail is cut.
-	w := kernels.AttnShape{B: 1, H: 1, HKV: 1, Sq: 320, Skv: 2048, Dqk: 32, Dv: 32, DType: ir.BF16}
+	w := kernels.AttnShape{B: 1, H: 1, HKV: 1, Sq: 320, Skv: 2048, Dqk: 128, Dv: 128, DType: ir.BF16}
 	waves, err := tailPoints("t", w, []kernels.Config{kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}}, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -368,4 +374,57 @@ func TestShortAttnConfigs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The sweep times the tail split beside the single program where the cost
+// model takes it: on 132 SMs d128 at 16k alone (2048 blocks, a tail of
+// 68; d64's 4096 blocks run two an SM, 15.5 waves of 264, and d256's tail
+// of 100 is too long), never causal; on 78 SMs its own points.
+func TestSweepSplits(t *testing.T) {
+	for _, sms := range []int{132, 78} {
+		ps, err := faSweep(SuiteOptions{SMs: sms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for i, p := range ps {
+			if p.Impl != "tilego-split" {
+				continue
+			}
+			sh := p.Problem.Shape()
+			got = append(got, fmt.Sprintf("d%v %v", field(sh, "dim"), field(sh, "seq_q")))
+			if i == 0 || ps[i-1].Impl != "" || ps[i-1].Problem.Shape().String() != sh.String() {
+				t.Errorf("%s: the split path does not follow its single program", sh)
+			}
+			if field(sh, "causal") != false || splits(p.Problem) < 2 || field(sh, "sms") != nil {
+				t.Errorf("%s: %d splits", sh, splits(p.Problem))
+			}
+			for _, c := range p.Configs {
+				if ac := c.(kernels.AttnConfig); ac.M != 128 || ac.Persistent || ac.Cluster > 1 {
+					t.Errorf("%s: the split path tries %+v", sh, ac)
+				}
+			}
+		}
+		want := "[d128 16384]"
+		if sms == 78 {
+			want = fmt.Sprint(sweepSplitsOn(78))
+		}
+		if fmt.Sprint(got) != want {
+			t.Errorf("on %d SMs the sweep splits at %v, want %s", sms, got, want)
+		}
+	}
+}
+
+// sweepSplitsOn lists the sweep points the cost model splits on sms SMs.
+func sweepSplitsOn(sms int) []string {
+	var out []string
+	for _, d := range []int{64, 128, 256} {
+		for _, s := range []int{512, 1024, 2048, 4096, 8192, 16384} {
+			sh := kernels.AttnShape{B: 16384 / s, H: 2048 / d, HKV: 2048 / d, Sq: s, Skv: s, Dqk: d, Dv: d}
+			if kernels.FlashAttentionSplits(sh, kernels.AttnConfig{M: 128}, sms) > 1 {
+				out = append(out, fmt.Sprintf("d%d %d", d, s))
+			}
+		}
+	}
+	return out
 }

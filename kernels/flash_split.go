@@ -95,8 +95,30 @@ func AttnCombine(s AttnShape, c AttnCombineConfig, splits int) *tl.Func {
 // TailSplits picks for the grid's last wave (1: no split). A grid of one
 // wave cuts every block (FlashAttentionSplit), a longer one only its last
 // wave's (FlashAttentionTail); TailSplitSteps picks the programs.
+//
+// A causal grid of one wave ends with its longest rows, of Skv keys; a
+// longer one runs its longest rows first, so its last wave may hold the
+// shortest, and the model takes those: the first query tile's keys.
 func FlashAttentionSplits(s AttnShape, c AttnConfig, sms int) int {
-	return TailSplits(s.B, s.H, s.Sq, c.M, s.Skv, sms)
+	if c.M < 1 {
+		return 1
+	}
+	g := SplitGrid{Blocks: s.B * s.H * ((s.Sq + c.M - 1) / c.M), Keys: s.Skv, Dim: (s.Dqk + s.Dv) / 2, SMs: sms, PerSM: attnPerSM(s), Causal: s.Causal}
+	if s.Causal && g.Blocks > sms*g.PerSM {
+		g.Keys = min(s.Skv, max(0, s.Skv-s.Sq+c.M))
+	}
+	return TailSplits(g)
+}
+
+// attnPerSM is how many of s's 128-row blocks an SM runs at once, as the
+// tail split plans its waves: two at head dim 64 and below, where the
+// picks are 128-thread blocks (the benchmark's and the tuner's on an
+// H100), else one.
+func attnPerSM(s AttnShape) int {
+	if (s.Dqk+s.Dv)/2 <= 64 {
+		return 2
+	}
+	return 1
 }
 
 // TailSplitSteps are the programs of FlashAttention with splits pieces

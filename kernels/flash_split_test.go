@@ -183,7 +183,7 @@ func TestFlashAttentionSplits(t *testing.T) {
 	c := AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}
 	s := AttnShape{B: 1, H: 4, HKV: 4, Sq: 128, Skv: 8192, Dqk: 128, Dv: 128, DType: ir.BF16}
 	n := FlashAttentionSplits(s, c, 132)
-	if want := TailSplits(1, 4, 128, 128, 8192, 132); n != want || n < 2 {
+	if want := TailSplits(SplitGrid{Blocks: 4, Keys: 8192, Dim: 128, SMs: 132}); n != want || n < 2 {
 		t.Errorf("4 blocks over 8192 keys: %d splits, want TailSplits' %d (> 1)", n, want)
 	}
 	if st, err := TailSplitSteps(s, c, 132, n); err != nil || stepName(t, st[0]) != "flash_attention_split" {

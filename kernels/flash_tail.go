@@ -30,16 +30,18 @@ type attnTail struct {
 	nM, tiles, full, tail int
 }
 
-// tailOf is the tiling on sms SMs; all zeros (no tail split) for a
-// config or SM count that cannot be one.
+// tailOf is the tiling on sms SMs, whose waves are of attnPerSM(s)·sms
+// blocks; all zeros (no tail split) for a config or SM count that cannot
+// be one.
 func tailOf(s AttnShape, c AttnConfig, sms int) attnTail {
 	if sms < 1 || c.M < 1 {
 		return attnTail{}
 	}
 	nM := (s.Sq + c.M - 1) / c.M
 	t := attnTail{nM: nM, tiles: s.B * s.H * nM}
-	waves := (t.tiles + sms - 1) / sms
-	t.full = (waves - 1) * sms
+	slots := sms * attnPerSM(s)
+	waves := (t.tiles + slots - 1) / slots
+	t.full = (waves - 1) * slots
 	t.tail = t.tiles - t.full
 	return t
 }
@@ -131,7 +133,7 @@ func FlashAttentionTailSteps(s AttnShape, c AttnConfig, sms, splits int) ([]Step
 		return nil, fmt.Errorf("flash-attention: a tail split of %d-row tiles; want at least 1 row", c.M)
 	}
 	if !TailSplitFits(s, c, sms) {
-		return nil, fmt.Errorf("flash-attention: %d blocks of %d rows fit one wave of %d SMs: the split of every block (FlashAttentionSplitSteps) applies", tailOf(s, c, sms).tiles, c.M, sms)
+		return nil, fmt.Errorf("flash-attention: %d blocks of %d rows fit one wave of %d SMs (%d an SM): the split of every block (FlashAttentionSplitSteps) applies", tailOf(s, c, sms).tiles, c.M, sms, attnPerSM(s))
 	}
 	return []Step{
 		{FlashAttentionTail(s, c, sms, splits), []int{0, 1, 2, 3, 4, 5, 6}},

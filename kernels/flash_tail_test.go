@@ -14,7 +14,7 @@ import (
 // grids several waves long) agrees with float64 and with the single
 // program: whole tiles from the kernel, pieces through the combine.
 func TestFlashAttentionTailInterp(t *testing.T) {
-	base := AttnShape{B: 1, H: 2, HKV: 2, Sq: 100, Skv: 130, Dqk: 32, Dv: 32, DType: ir.BF16}
+	base := AttnShape{B: 1, H: 2, HKV: 2, Sq: 100, Skv: 130, Dqk: 128, Dv: 128, DType: ir.BF16} // one block an SM (attnPerSM)
 	cfg := AttnConfig{M: 16, N: 16, Stages: 2, Threads: 128}
 	cases := []struct {
 		name        string
@@ -53,7 +53,7 @@ func TestFlashAttentionTailInterp(t *testing.T) {
 // fewer than 2 splits is no split, and a tail needs SMs and rows: each
 // gets an error, not a panic.
 func TestFlashAttentionTailRefuses(t *testing.T) {
-	s := AttnShape{B: 1, H: 2, HKV: 2, Sq: 100, Skv: 130, Dqk: 32, Dv: 32, DType: ir.BF16}
+	s := AttnShape{B: 1, H: 2, HKV: 2, Sq: 100, Skv: 130, Dqk: 128, Dv: 128, DType: ir.BF16}
 	c := AttnConfig{M: 16, N: 16, Stages: 2, Threads: 128}
 	for _, tc := range []struct {
 		sms, splits int

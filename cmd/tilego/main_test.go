@@ -196,16 +196,17 @@ func TestRunSplitChain(t *testing.T) {
 
 // run takes FlashAttention's split paths: every block's keys cut for a
 // grid of one wave, the last wave's for a longer one (two waves and a
-// block on 4 SMs), at the cost model's count and at a given one; O and LSE
-// are checked whole. The default shape on 132 SMs declines the split.
+// block: on 4 SMs at d64, two blocks an SM; on 4 at d128, one), at the
+// cost model's count and at a given one; O and LSE are checked whole. The
+// default shape on 132 SMs declines the split.
 func TestRunAttnSplit(t *testing.T) {
 	for _, c := range []struct {
 		args   []string
 		splits string
 	}{
-		{[]string{"--heads", "2", "--seq-q", "256", "--seq-kv", "2048", "--splits", "0", "--sms", "16"}, "every block's keys cut in 4"},
-		{[]string{"--heads", "9", "--seq-q", "128", "--seq-kv", "1024", "--causal", "--splits", "0", "--sms", "4"}, "the last wave's 1 of 9 blocks cut in 4"},
-		{[]string{"--heads", "5", "--seq-q", "128", "--seq-kv", "1024", "--splits", "3", "--sms", "4", "--layout", "bshd"}, "the last wave's 1 of 5 blocks cut in 3"},
+		{[]string{"--heads", "2", "--seq-q", "256", "--seq-kv", "2048", "--splits", "0", "--sms", "16"}, "every block's keys cut in 8"},
+		{[]string{"--heads", "9", "--seq-q", "128", "--seq-kv", "1024", "--causal", "--splits", "0", "--sms", "4"}, "the last wave's 1 of 9 blocks cut in 8"},
+		{[]string{"--heads", "5", "--seq-q", "128", "--seq-kv", "1024", "--dim", "128", "--splits", "3", "--sms", "4", "--layout", "bshd"}, "the last wave's 1 of 5 blocks cut in 3"},
 	} {
 		out, _ := tilegoOut(t, 0, append([]string{"run", "flash-attention", "--backend", "cpu", "--json"}, c.args...)...)
 		var r struct {
