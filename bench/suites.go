@@ -121,41 +121,49 @@ func faSweep(o SuiteOptions) ([]Point, error) {
 	for _, d := range []int{64, 128, 256} {
 		for _, causal := range []bool{false, true} {
 			for _, s := range seqs {
-				p, err := attention("fa-sweep", map[string]string{
+				pair, err := attentionSplit("fa-sweep", map[string]string{
 					"batch": fmt.Sprint(16384 / s), "heads": fmt.Sprint(2048 / d), "seq-q": fmt.Sprint(s),
 					"dim": fmt.Sprint(d), "causal": fmt.Sprint(causal), "layout": "bshd", "dtype": "bf16",
-				})
+				}, o.sms())
 				if err != nil {
 					return nil, err
 				}
-				ps = append(ps, p)
-				sh := kernels.AttnShape{B: 16384 / s, H: 2048 / d, HKV: 2048 / d, Sq: s, Skv: s, Dqk: d, Dv: d,
-					Causal: causal, DType: ir.BF16, BSHD: true}
-				if sp, ok := sweepSplit(sh, p.Configs, o.sms()); ok {
-					ps = append(ps, sp)
-				}
+				ps = append(ps, pair...)
 			}
 		}
 	}
 	return ps, nil
 }
 
-// sweepSplit is the tail split of a sweep point, when the cost model takes
-// it: the point's configs of AttnSplitM rows that the split kernels run
-// (no persistent walk, prefetch or cluster).
-func sweepSplit(s kernels.AttnShape, cfgs []kernels.Config, sms int) (Point, bool) {
+// attentionSplit is attention's point and, where the tail split's cost
+// model cuts the last wave (kernels.FlashAttentionSplits for 128-row tiles
+// on sms SMs), its split path after it: impl tilego-split, at the model's
+// count, over the point's configs of AttnSplitM rows that the split
+// kernels run (no persistent walk, prefetch or cluster).
+func attentionSplit(suite string, vals map[string]string, sms int) ([]Point, error) {
+	p, err := attention(suite, vals)
+	if err != nil {
+		return nil, err
+	}
+	num := func(k string) int { n, _ := strconv.Atoi(vals[k]); return n }
+	s := kernels.AttnShape{B: num("batch"), H: num("heads"), HKV: cmp.Or(num("heads-kv"), num("heads")), Sq: num("seq-q"),
+		Skv: cmp.Or(num("seq-kv"), num("seq-q")), Dqk: num("dim"), Dv: num("dim"), Causal: vals["causal"] == "true",
+		DType: ir.BF16, BSHD: vals["layout"] == "bshd"}
 	n := kernels.FlashAttentionSplits(s, kernels.AttnConfig{M: kernels.AttnSplitM}, sms)
 	if n < 2 {
-		return Point{}, false
+		return []Point{p}, nil
 	}
-	p := Point{Suite: "fa-sweep", Impl: "tilego-split", Problem: kernels.AttnSplitProblem(s, kernels.AttnSplitM, sms, n)}
-	for _, c := range cfgs {
+	sp := Point{Suite: suite, Impl: "tilego-split", Problem: kernels.AttnSplitProblem(s, kernels.AttnSplitM, sms, n)}
+	for _, c := range p.Configs {
 		ac := c.(kernels.AttnConfig)
 		if ac.M == kernels.AttnSplitM && !ac.Persistent && !ac.Prefetch && ac.Cluster <= 1 {
-			p.Configs = append(p.Configs, c)
+			sp.Configs = append(sp.Configs, c)
 		}
 	}
-	return p, len(p.Configs) > 0
+	if len(sp.Configs) == 0 || sp.Problem.Shape().String() != p.Problem.Shape().String() {
+		return nil, fmt.Errorf("%s %s: no split path to time beside the single program", suite, p.Problem.Shape())
+	}
+	return []Point{p, sp}, nil
 }
 
 // faShort is the causal part of the sweep at 512 and 1k tokens, where
@@ -185,8 +193,9 @@ func faShort(SuiteOptions) ([]Point, error) {
 	return ps, nil
 }
 
-// extra: GQA (32 query heads over 8 KV heads) and one long causal head set.
-func extra(SuiteOptions) ([]Point, error) {
+// extra: GQA (32 query heads over 8 KV heads) and one long causal head set,
+// each with its tail split where the cost model cuts (attentionSplit).
+func extra(o SuiteOptions) ([]Point, error) {
 	var ps []Point
 	for _, v := range []map[string]string{
 		{"batch": "2", "heads": "32", "heads-kv": "8", "seq-q": "8192", "dim": "128", "causal": "false"},
@@ -194,11 +203,11 @@ func extra(SuiteOptions) ([]Point, error) {
 		{"batch": "1", "heads": "16", "seq-q": "4096", "dim": "128", "causal": "true"},
 	} {
 		v["layout"], v["dtype"] = "bshd", "bf16"
-		p, err := attention("extra", v)
+		pair, err := attentionSplit("extra", v, o.sms())
 		if err != nil {
 			return nil, err
 		}
-		ps = append(ps, p)
+		ps = append(ps, pair...)
 	}
 	return ps, nil
 }

@@ -28,7 +28,7 @@ func field(fs kernels.Fields, name string) any {
 // per batch, 2048 = heads × dim.
 func TestSuites(t *testing.T) {
 	want := map[string]struct{ full, quick int }{
-		"fa-sweep": {37, 12}, "fa-short": {6, 6}, "extra": {3, 3}, "gemm": {1, 1},
+		"fa-sweep": {37, 12}, "fa-short": {6, 6}, "extra": {4, 4}, "gemm": {1, 1},
 		"mla": {40, 8}, "fa-tail": {48, 8}, // a split path and the single program per shape
 	}
 	if len(want) != len(Suites) {
@@ -376,11 +376,20 @@ func TestShortAttnConfigs(t *testing.T) {
 	}
 }
 
-// The sweep times the tail split beside the single program where the cost
-// model takes it: on 132 SMs d128 at 16k alone (2048 blocks, a tail of
-// 68; d64's 4096 blocks run two an SM, 15.5 waves of 264, and d256's tail
-// of 100 is too long), never causal; on 78 SMs its own points.
+// The sweep and extra time the tail split beside the single program where
+// the cost model takes it: on 132 SMs the sweep's d128 at 16k alone (2048
+// blocks, a tail of 68; d64's 4096 blocks run two an SM, 15.5 waves of
+// 264, and d256's tail of 100 is too long) and extra's non-causal GQA
+// (4096 blocks, a tail of 4), never causal; on 78 SMs the sweep's own.
 func TestSweepSplits(t *testing.T) {
+	ex, err := extra(SuiteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex) != 4 || ex[1].Impl != "tilego-split" || field(ex[1].Problem.Shape(), "heads_kv") != 8 ||
+		field(ex[1].Problem.Shape(), "causal") != false || splits(ex[1].Problem) != 32 {
+		t.Errorf("extra: want the GQA point's split path in 32 pieces second, got %d points", len(ex))
+	}
 	for _, sms := range []int{132, 78} {
 		ps, err := faSweep(SuiteOptions{SMs: sms})
 		if err != nil {
