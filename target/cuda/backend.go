@@ -158,10 +158,6 @@ type Launch struct {
 	outputs []int
 	owned   bool       // bufs are this launch's to free
 	counter drv.Buffer // a drawn walk's counter (Program.Counter), or none
-	// dependent: launched so that it may start while the kernel before it
-	// on the stream ends (a chain's later step whose program waits for it,
-	// Program.GridWait).
-	dependent bool
 }
 
 // Prepare uploads args and resolves the grid for p.
@@ -301,9 +297,6 @@ func (l *Launch) Once() error {
 func (l *Launch) Start(stream *drv.Stream) error {
 	if l.grid[0]*l.grid[1]*l.grid[2] == 0 { // an empty grid launches nothing
 		return nil
-	}
-	if l.dependent {
-		return drv.LaunchDependent(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, stream, l.args...)
 	}
 	return drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, stream, l.args...)
 }

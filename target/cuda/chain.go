@@ -11,13 +11,7 @@ import (
 
 // Chain is several programs launched in order over one set of device
 // tensors: split-KV attention runs its split kernel, then the combine,
-// and the partials between them never leave the device. A step whose
-// program waits for the kernel before it (Program.GridWait, sm_90 on) is
-// launched so that it may start while that kernel ends: its blocks take
-// the SMs the last blocks before it free, and wait there for it to
-// finish, where a plain launch would start them only after
-// (programmatic dependent launch; TILEGO_PDL=0 launches every step
-// plainly).
+// and the partials between them never leave the device.
 type Chain struct {
 	b       *Backend
 	bufs    []drv.Buffer
@@ -60,7 +54,6 @@ func chain(b *Backend, progs []*Program, idx [][]int, args []*tensor.Tensor, buf
 			c.Free()
 			return nil, fmt.Errorf("chain step %d (%s): %w", i, p.Name, err)
 		}
-		l.dependent = i > 0 && p.GridWait && envSwitch("TILEGO_PDL", true)
 		c.steps = append(c.steps, l)
 		for _, o := range l.outputs {
 			if a := idx[i][o]; !slices.Contains(c.outputs, a) {

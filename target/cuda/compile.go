@@ -44,11 +44,7 @@ type Program struct {
 	// its walk draws tiles from and leaves zeroed (spread.go); each launch
 	// allocates its own.
 	Counter bool
-	// GridWait: the kernel waits for the kernel before it on the stream
-	// before anything else (tl::grid_wait, sm_90), so a chain may launch
-	// it while that one still runs (chain.go).
-	GridWait bool
-	smem     *smemPlan
+	smem    *smemPlan
 }
 
 // pass is one step of compilation; passes run in the order of the table.

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tilego/tilego/ir"
@@ -60,17 +59,8 @@ func emitPass(c *compilation) error {
 		return e.err
 	}
 	c.prog = &Program{Func: c.f, Name: c.f.Name, Source: src, Threads: c.launchThreads(), Shared: c.smem.total, Layouts: c.layouts, TMA: c.tmaSpecs, PingPong: c.pingPong, smem: c.smem,
-		Counter: c.ws != nil && c.ws.walk != nil && c.ws.walk.draw, GridWait: gridDeps(c.opts.Arch)}
+		Counter: c.ws != nil && c.ws.walk != nil && c.ws.walk.draw}
 	return nil
-}
-
-// gridDeps: the arch has programmatic dependent launch (sm_90 on): every
-// kernel then waits for the one before it at its start and lets the next
-// start (tl::grid_wait, tl::grid_launch_next), so a chain may overlap a
-// kernel's launch with the end of the one before (chain.go).
-func gridDeps(arch string) bool {
-	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(arch, "sm_"), "a"))
-	return err == nil && n >= 90
 }
 
 func (e *emitter) fail(err error) {
@@ -185,10 +175,6 @@ func (e *emitter) kernel() string {
 	e.open("extern \"C\" __global__ void __launch_bounds__(%s) %s%s(%s)", bounds, cluster, f.Name, strings.Join(params, ", "))
 	e.line("extern __shared__ __align__(1024) uint8_t smem[];")
 	e.line("const int tid = threadIdx.x, warp = tid / 32, lane = tid %% 32;")
-	if gridDeps(e.c.opts.Arch) {
-		e.line("tl::grid_wait(); // for the kernel before on the stream (a chain's earlier step)")
-		e.line("tl::grid_launch_next();")
-	}
 	e.blockIndices(k)
 	var banks []*regBank
 	for _, b := range k.Allocs {

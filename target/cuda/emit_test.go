@@ -568,22 +568,3 @@ func TestCopyBands(t *testing.T) {
 		})
 	}
 }
-
-// From sm_90 on every kernel waits for the kernel before it on the stream
-// and lets the next start, first thing, so a chain may launch its later
-// steps early (chain.go); sm_80 has no such instructions.
-func TestGridDeps(t *testing.T) {
-	for arch, want := range map[string]bool{"sm_80": false, "sm_86": false, "sm_90": true, "sm_90a": true, "sm_100a": true, "bogus": false} {
-		if got := gridDeps(arch); got != want {
-			t.Errorf("gridDeps(%q) = %v, want %v", arch, got, want)
-		}
-	}
-	s := kernels.AttnShape{B: 1, H: 2, HKV: 2, Sq: 256, Skv: 256, Dqk: 64, Dv: 64, DType: ir.BF16}
-	for _, arch := range []string{"sm_80", "sm_90a"} {
-		p := compileAttn(t, s, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}, arch)
-		prologue := "lane = tid % 32;\n  tl::grid_wait(); // for the kernel before on the stream (a chain's earlier step)\n  tl::grid_launch_next();\n"
-		if got := strings.Contains(p.Source, prologue); got != (arch == "sm_90a") || p.GridWait != got {
-			t.Errorf("%s: prologue %v, GridWait %v\n%s", arch, got, p.GridWait, p.Source[:min(len(p.Source), 1500)])
-		}
-	}
-}

@@ -277,15 +277,6 @@ __device__ __forceinline__ void prefetch_tensormap(const void* tm) {
 // (128-byte aligned; 1024 for the 128B swizzle pattern to start at row 0)
 // and completes its byte count on bar. Out-of-bounds elements are filled
 // (zeros) and still counted. Issued by one thread.
-// ---- programmatic dependent launch (target/cuda/chain.go) -----------------
-// A chain launches its later kernels so that they may start while the one
-// before still runs. grid_wait holds a kernel until the kernel before it on
-// the stream has finished and its writes show; a kernel launched plainly
-// has nothing to wait for. grid_launch_next lets the next kernel start once
-// every block of this one has passed it; it waits in grid_wait.
-__device__ __forceinline__ void grid_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
-__device__ __forceinline__ void grid_launch_next() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
-
 // ---- clusters of two (target/cuda/cluster.go) -----------------------------
 __device__ __forceinline__ uint32_t cluster_rank() {
   uint32_t r;
