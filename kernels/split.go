@@ -23,10 +23,11 @@ package kernels
 //
 // The constants are for an H100/H200 at head dim 128, where a key-time is
 // about 15 ns. A d128 grid of 2048 blocks (15.5 waves) over 16k keys, cut
-// 7 ways in its last wave, ran 1.035× the single program (median of eight
-// back-to-back pairs, H100, 2026-11-24); at 8k keys 1.005×; a d256 grid of
-// 1024 blocks at 4k and 8k cut 3 ways ran 0.96× and 0.98× (docs/perf.md,
-// twenty-first session). The model gives 2.2%, 1.7%, −2.5% and −1.3%.
+// 7 ways in its last wave, ran 1.034-1.035× the single program (medians of
+// eight back-to-back pairs in each of two calls, H100, 2026-11-24); at 8k
+// keys 1.005×; a d256 grid of 1024 blocks at 4k and 8k cut 3 ways ran
+// 0.96× and 0.98× (docs/perf.md, twenty-first session). The model gives
+// +2.1%, +1.5%, −3.0% and −1.5%: it takes the first alone.
 const (
 	// SplitKeys: what each piece adds: loading its Q tile again and
 	// storing f32 partials and an LSE instead of the output.
