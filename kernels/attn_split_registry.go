@@ -103,6 +103,18 @@ func (p *attnSplitProblem) Inputs(seed uint64) []*tensor.Tensor {
 
 var _ Chain = (*attnSplitProblem)(nil)
 
+// AttnShapeOf is the shape of a flash-attention problem from the registry
+// (its single program or a split path); ok false for any other problem.
+func AttnShapeOf(p Problem) (s AttnShape, ok bool) {
+	switch q := p.(type) {
+	case *attnProblem:
+		return q.s, true
+	case *attnSplitProblem:
+		return q.s, true
+	}
+	return AttnShape{}, false
+}
+
 // attnSplits resolves --splits for s on sms SMs: the problem to run, the
 // single program where the split count comes to 1 (with a note saying why,
 // for --splits 0).

@@ -224,3 +224,33 @@ func TestAttnGPUConfigFor(t *testing.T) {
 		}
 	}
 }
+
+// AttnShapeOf gives back the shape a flash-attention problem was made
+// with, split or not, and refuses other kernels' problems.
+func TestAttnShapeOf(t *testing.T) {
+	e, err := Lookup("flash-attention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, splits := range []string{"1", "3"} {
+		p, err := e.Problem(map[string]string{"batch": "2", "heads": "8", "heads-kv": "2", "seq-q": "300", "seq-kv": "900", "dim": "128", "causal": "true", "splits": splits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, ok := AttnShapeOf(p)
+		if !ok || s.B != 2 || s.H != 8 || s.HKV != 2 || s.Sq != 300 || s.Skv != 900 || s.Dqk != 128 || !s.Causal {
+			t.Errorf("splits %s: %+v, %v", splits, s, ok)
+		}
+	}
+	m, err := Lookup("mla-decode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.Problem(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := AttnShapeOf(p); ok {
+		t.Errorf("mla-decode's problem taken for attention")
+	}
+}
