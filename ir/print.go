@@ -164,7 +164,11 @@ func (p *printer) stmt(s Stmt) {
 		for i, v := range s.Vars {
 			parts[i] = fmt.Sprintf("%s < %d", v.Name, s.Extents[i])
 		}
-		p.block("parallel "+strings.Join(parts, ", "), s.Body)
+		head := "parallel " + strings.Join(parts, ", ")
+		if s.SkipOnes {
+			head += " skip_ones"
+		}
+		p.block(head, s.Body)
 	case *For:
 		head := fmt.Sprintf("for %s in [%s, %s) %s", s.Var.Name, ExprString(s.Start), ExprString(s.Stop), s.Kind)
 		if s.Kind == Pipelined {

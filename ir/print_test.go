@@ -115,6 +115,9 @@ func TestPrintStmts(t *testing.T) {
 				&Deferred{Body: []Stmt{&Gemm{A: Whole(s), B: Whole(u), C: Whole(c)}}},
 			}},
 			&Fill{Dst: Region{Buf: r, Start: []Expr{IntConst(4)}, Extent: []int{8}, Keep: []bool{true}}, Value: &Const{T: F32, F: 1}},
+			&Parallel{Vars: []*Var{i, j}, Extents: []int{16, 16}, SkipOnes: true, Body: []Stmt{
+				&Store{Buf: c, Idx: []Expr{i, j}, Value: bin(Mul, &Load{Buf: c, Idx: []Expr{i, j}}, &Load{Buf: r, Idx: []Expr{i}})},
+			}},
 			&AtomicAdd{Src: Whole(r), Dst: Region{Buf: o, Start: []Expr{bin(Mul, bx, IntConst(16))}, Extent: []int{16}, Keep: []bool{true}}},
 		},
 		Raster: &Raster{Panel: 4},
@@ -146,6 +149,9 @@ func TestPrintStmts(t *testing.T) {
     }
   }
   fill r[4:+8] = 1f
+  parallel i < 16, j < 16 skip_ones {
+    c[i, j] = c[i, j] * r[i]
+  }
   atomic_add r -> O[(bx * 16):+16]
 }
 `

@@ -104,6 +104,53 @@ type Parallel struct {
 	Vars    []*Var
 	Extents []int
 	Body    []Stmt
+	// SkipOnes (a hint; the body must be a Scale) says the factors are
+	// often all one: a backend may skip the points of a group of threads
+	// whose factors are all one, since x·1 is x.
+	SkipOnes bool
+}
+
+// Scale reports whether p's body is one store x[v] = x[v] · f[...] (in
+// either order) over p's own index variables v, with f a load of another
+// buffer: a scale of x by factors f. It returns x and f's load.
+func (p *Parallel) Scale() (x *Buffer, f *Load, ok bool) {
+	if len(p.Body) != 1 {
+		return nil, nil, false
+	}
+	st, isStore := p.Body[0].(*Store)
+	if !isStore || len(st.Idx) != len(p.Vars) {
+		return nil, nil, false
+	}
+	for i, e := range st.Idx {
+		if e != Expr(p.Vars[i]) {
+			return nil, nil, false
+		}
+	}
+	mul, isMul := st.Value.(*Binary)
+	if !isMul || mul.Op != Mul {
+		return nil, nil, false
+	}
+	for _, xy := range [][2]Expr{{mul.X, mul.Y}, {mul.Y, mul.X}} {
+		self, ok1 := xy[0].(*Load)
+		fl, ok2 := xy[1].(*Load)
+		if ok1 && ok2 && self.Buf == st.Buf && fl.Buf != st.Buf && sameIdx(self.Idx, st.Idx) {
+			return st.Buf, fl, true
+		}
+	}
+	return nil, nil, false
+}
+
+// sameIdx: a and b are the same index expressions, pointer for pointer.
+func sameIdx(a, b []Expr) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Store writes one element.

@@ -213,6 +213,9 @@ func (v *verifier) stmt(s Stmt) {
 				v.errorf("parallel", pos, "extent %d of %s must be positive", s.Extents[i], x.Name)
 			}
 		}
+		if _, _, ok := s.Scale(); s.SkipOnes && !ok {
+			v.errorf("parallel", pos, "skip_ones on a loop that is not x[i, ...] = x[i, ...] * f[...]")
+		}
 		v.scoped(s.Vars, func() {
 			v.inPar++
 			v.stmts(s.Body)

@@ -303,6 +303,12 @@ func TestVerifyRaw(t *testing.T) {
 				&Store{At: At{P: Pos{File: "raw.go", Line: 9}}, Buf: l, Idx: []Expr{i}, Value: IntConst(0)},
 			}
 		}, "raw.go:9: store: variable i is used outside the loop or kernel that binds it"},
+		{"skip_ones on a loop that is not a scale", func(f *Func, a, s *Buffer) {
+			l := buf("l", F32, Local, 4)
+			f.Kernel.Allocs = append(f.Kernel.Allocs, l)
+			f.Kernel.Body = []Stmt{&Parallel{At: at, Vars: []*Var{i}, Extents: []int{4}, SkipOnes: true,
+				Body: []Stmt{&Store{At: at, Buf: l, Idx: []Expr{i}, Value: &Binary{Op: Add, X: &Load{Buf: l, Idx: []Expr{i}}, Y: IntConst(1), T: F32}}}}}
+		}, "raw.go:7: parallel: skip_ones on a loop that is not x[i, ...] = x[i, ...] * f[...]"},
 		{"reduce inside parallel", func(f *Func, a, s *Buffer) {
 			r := buf("r", F16, Shared, 64)
 			f.Kernel.Allocs = append(f.Kernel.Allocs, r)
@@ -387,5 +393,37 @@ func TestErrorText(t *testing.T) {
 	}
 	if (ErrorList{}).Err() != nil {
 		t.Errorf("Err of an empty list is not nil")
+	}
+}
+
+// Parallel.Scale recognizes x[v] = x[v] · f[...] and nothing near it.
+func TestParallelScale(t *testing.T) {
+	x, f, y := buf("x", F32, Fragment, 4, 8), buf("f", F32, Fragment, 4), buf("y", F32, Fragment, 4, 8)
+	i, j := &Var{Name: "i", Kind: LoopVar}, &Var{Name: "j", Kind: LoopVar}
+	ld := func(b *Buffer, idx ...Expr) *Load { return &Load{Buf: b, Idx: idx} }
+	mul := func(a, b Expr) *Binary { return &Binary{Op: Mul, X: a, Y: b, T: F32} }
+	store := func(b *Buffer, v Expr, idx ...Expr) *Store { return &Store{Buf: b, Idx: idx, Value: v} }
+	tests := []struct {
+		name string
+		body []Stmt
+		want *Buffer // f's buffer, or nil: not a scale
+	}{
+		{"x times f", []Stmt{store(x, mul(ld(x, i, j), ld(f, i)), i, j)}, f},
+		{"f times x", []Stmt{store(x, mul(ld(f, i), ld(x, i, j)), i, j)}, f},
+		{"by a constant", []Stmt{store(x, mul(ld(x, i, j), &Const{T: F32, F: 2}), i, j)}, nil},
+		{"by itself", []Stmt{store(x, mul(ld(x, i, j), ld(x, i, j)), i, j)}, nil},
+		{"a sum", []Stmt{store(x, &Binary{Op: Add, X: ld(x, i, j), Y: ld(f, i), T: F32}, i, j)}, nil},
+		{"into another tile", []Stmt{store(y, mul(ld(x, i, j), ld(f, i)), i, j)}, nil},
+		{"transposed read", []Stmt{store(x, mul(ld(x, j, i), ld(f, i)), i, j)}, nil},
+		{"two stores", []Stmt{store(x, mul(ld(x, i, j), ld(f, i)), i, j), store(y, ld(x, i, j), i, j)}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Parallel{Vars: []*Var{i, j}, Extents: []int{4, 8}, Body: tc.body}
+			gx, gf, ok := p.Scale()
+			if ok != (tc.want != nil) || ok && (gx != x || gf.Buf != tc.want) {
+				t.Errorf("Scale() = %v, %v, %v; want f = %v", gx, gf, ok, tc.want)
+			}
+		})
 	}
 }

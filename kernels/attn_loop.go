@@ -66,10 +66,15 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 			k.Defer(func() { pv(j) })
 		}
 		maskScores(k, S, s, c, j, diag)
-		onlineSoftmax(k, S, m, mOld, l, scale, c.M, c.N)
-		k.Parallel(func(i, d tl.Expr) {
-			acc.Set(acc.At(i, d).Mul(mOld.At(i)), i, d)
-		}, c.M, s.Dv)
+		keep := s.Dv >= keepMaxCols
+		onlineSoftmax(k, S, m, mOld, l, scale, c.M, c.N, keep)
+		if keep {
+			k.ScaleRows(acc, mOld)
+		} else {
+			k.Parallel(func(i, d tl.Expr) {
+				acc.Set(acc.At(i, d).Mul(mOld.At(i)), i, d)
+			}, c.M, s.Dv)
+		}
 		k.Copy(S, P)
 		if !c.Overlap {
 			pv(j)

@@ -353,11 +353,7 @@ func (t *mlaBlock) loadQ(req tl.Expr) {
 func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr, zero func()) {
 	k, s, c := t.k, t.s, t.c
 	S, mOld := t.S, t.mOld
-	rescale := func(acc *tl.Tensor, factor func(...any) tl.Expr) {
-		k.Parallel(func(i, d tl.Expr) {
-			acc.Set(acc.At(i, d).Mul(factor(i)), i, d)
-		}, c.M, s.Dv/len(t.accs))
-	}
+	rescale := k.ScaleRows // the factors are mostly one (onlineSoftmax keeps the maximum)
 	scores := func() {
 		k.Gemm(t.qs, kvs, S, tl.TransB, tl.ClearAccum)
 		k.If(edge, func() {
@@ -367,16 +363,16 @@ func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr, zero func()) 
 				S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
 			}, c.M, s.Page)
 		})
-		onlineSoftmax(k, S, t.m, mOld, t.l, s.SoftmaxScale()*math.Log2E, c.M, s.Page)
+		onlineSoftmax(k, S, t.m, mOld, t.l, s.SoftmaxScale()*math.Log2E, c.M, s.Page, true)
 	}
-	factor := mOld.At // SplitN: S and acc hold the same rows in the same threads (wgmma's layout)
+	factor := mOld // SplitN: S and acc hold the same rows in the same threads (wgmma's layout)
 	switch {
 	case c.Handoff: // each warpgroup rescales and multiplies its own half
 		w := s.Dv / 2
 		t.wg0(func() {
 			zero()
 			scores()
-			rescale(t.accs[0], mOld.At)
+			rescale(t.accs[0], mOld)
 			k.Copy(S, t.P) // its own P from registers: no barrier before its multiply
 			k.Gemm(t.P, kvs.Sub(tl.All, tl.Range(0, w)), t.accs[0])
 			// P and the factors for warpgroup 1, written while the tensor
@@ -385,7 +381,7 @@ func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr, zero func()) 
 			k.Copy(S, ps)
 		})
 		k.Warpgroup(1, func() {
-			rescale(t.accs[1], t.rowS.At)
+			rescale(t.accs[1], t.rowS)
 			k.Gemm(ps, kvs.Sub(tl.All, tl.Range(w, w)), t.accs[1])
 		})
 		return
@@ -395,11 +391,11 @@ func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr, zero func()) 
 			k.Copy(mOld, t.rowS)
 			k.Copy(S, ps)
 		})
-		factor = t.rowS.At
+		factor = t.rowS
 	case !c.SplitN: // mma.sync: acc's warps split the rows unlike S's
 		scores()
 		k.Copy(mOld, t.rowS)
-		factor = t.rowS.At
+		factor = t.rowS
 	default:
 		scores()
 	}
@@ -517,9 +513,7 @@ func (t *mlaBlock) seesaw(kvsA *tl.Tensor, b, L, lo, hi tl.Expr) {
 			S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
 		}, c.M, s.Page)
 	}
-	rescale := func(acc *tl.Tensor, f func(...any) tl.Expr) {
-		k.Parallel(func(i, d tl.Expr) { acc.Set(acc.At(i, d).Mul(f(i)), i, d) }, c.M, w)
-	}
+	rescale := k.ScaleRows // the factors are mostly one (onlineSoftmax keeps the maximum)
 	pairs := tl.CeilDiv(hi.Sub(lo), 2)
 	k.PipelinedRange(tl.Int(0), pairs, c.Stages, func(p tl.Expr) {
 		ja := lo.Add(p.Mul(2))
@@ -529,11 +523,11 @@ func (t *mlaBlock) seesaw(kvsA *tl.Tensor, b, L, lo, hi tl.Expr) {
 		k.Warpgroup(0, func() {
 			score(t.S, kvsA, ja)
 			k.Copy(rowM, t.m)
-			onlineSoftmax(k, t.S, t.m, t.mOld, t.l, scale, c.M, s.Page)
+			onlineSoftmax(k, t.S, t.m, t.mOld, t.l, scale, c.M, s.Page, true)
 			k.Copy(t.m, rowM)
 			k.Copy(t.mOld, t.rowS)
 			k.Copy(t.S, psA)
-			rescale(t.accs[0], t.mOld.At)
+			rescale(t.accs[0], t.mOld)
 			k.Copy(t.S, t.P)
 			k.Gemm(t.P, kvsA.Sub(tl.All, tl.Range(0, w)), t.accs[0])
 		})
@@ -541,19 +535,19 @@ func (t *mlaBlock) seesaw(kvsA *tl.Tensor, b, L, lo, hi tl.Expr) {
 			score(S1, kvsB, jb)
 			// A's multiply first, so that it runs under B's softmax.
 			k.Parallel(func(i tl.Expr) { l1.Set(l1.At(i).Mul(t.rowS.At(i)), i) }, c.M)
-			rescale(t.accs[1], t.rowS.At)
+			rescale(t.accs[1], t.rowS)
 			k.Gemm(psA, kvsA.Sub(tl.All, tl.Range(w, w)), t.accs[1])
 			k.Copy(rowM, m1)
-			onlineSoftmax(k, S1, m1, f1, l1, scale, c.M, s.Page)
+			onlineSoftmax(k, S1, m1, f1, l1, scale, c.M, s.Page, true)
 			k.Copy(m1, rowM)
 			k.Copy(f1, rowFB)
 			k.Copy(S1, psB)
-			rescale(t.accs[1], f1.At)
+			rescale(t.accs[1], f1)
 			k.Copy(S1, P1)
 			k.Gemm(P1, kvsB.Sub(tl.All, tl.Range(w, w)), t.accs[1])
 		})
 		k.Warpgroup(0, func() {
-			rescale(t.accs[0], rowFB.At)
+			rescale(t.accs[0], rowFB)
 			k.Parallel(func(i tl.Expr) { t.l.Set(t.l.At(i).Mul(rowFB.At(i)), i) }, c.M)
 			k.Gemm(psB, kvsB.Sub(tl.All, tl.Range(0, w)), t.accs[0])
 		})

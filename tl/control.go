@@ -41,6 +41,30 @@ func (k *Block) Parallel(body any, extents ...int) {
 	k.f.emit("parallel", pos, p)
 }
 
+// ScaleRows multiplies each row i of the rows×cols tile x by f[i], as a
+// Parallel loop would, with a hint that the factors are mostly one (an
+// online softmax that keeps its maximum, as FlashAttention's and MLA's
+// do at wide head dims): a backend may skip the multiplies of threads
+// whose factors are all one (ir.Parallel's SkipOnes).
+func (k *Block) ScaleRows(x, f *Tensor) {
+	pos := callerPos()
+	xs, okX := x.b.StaticShape()
+	fs, okF := f.b.StaticShape()
+	if !okX || !okF || len(xs) != 2 || len(fs) != 1 || fs[0] != xs[0] {
+		k.f.errorf("scale_rows", pos, "scale a rows×cols tile by a tile of its rows; got %s %v by %s %v", x.b.Name, x.b.Shape, f.b.Name, f.b.Shape)
+		return
+	}
+	i := &ir.Var{Name: k.f.name("i"), Kind: ir.LoopVar}
+	j := &ir.Var{Name: k.f.name("i"), Kind: ir.LoopVar}
+	p := &ir.Parallel{At: ir.At{P: pos}, Vars: []*ir.Var{i, j}, Extents: xs}
+	k.f.nest(&p.Body, func() {
+		I, J := Expr{e: i}, Expr{e: j}
+		x.Set(x.At(I, J).Mul(f.At(I)), I, J)
+	})
+	_, _, p.SkipOnes = p.Scale() // not where the product is converted to x's type: a plain scale then
+	k.f.emit("scale_rows", pos, p)
+}
+
 func (k *Block) loop(kind ir.LoopKind, start, stop any, stages int, body func(i Expr)) {
 	pos := callerPos()
 	op := kind.String()

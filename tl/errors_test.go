@@ -41,6 +41,15 @@ type errCase struct {
 
 var errCases = []errCase{
 	{
+		name: "scale rows by a tile of other rows", op: "scale_rows", phrase: "scale a rows×cols tile by a tile of its rows",
+		build: func(f *tl.Func) {
+			kernel1(f, func(k *tl.Block) {
+				acc, fac := k.Fragment(tl.F32, 64, 64), k.Fragment(tl.F32, 32)
+				k.ScaleRows(mark(acc), fac)
+			})
+		},
+	},
+	{
 		name: "threads not a multiple of 32", op: "kernel", phrase: "threads = 100 is not a positive multiple of 32",
 		build: func(f *tl.Func) {
 			f.Kernel(tl.Grid(mark(1)), 100, func(k *tl.Block) {})

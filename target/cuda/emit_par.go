@@ -82,9 +82,14 @@ func (e *emitter) parallel(p *ir.Parallel) {
 	saved := e.par
 	if drv, _ := parallelDriver(e.c, p); drv != nil {
 		e.par = &parCtx{p: p, drv: e.c.layouts[drv]}
-		e.fragLoop(e.par.drv, names)
+		bases := e.fragBases(e.par.drv)
+		skip := e.skipOnes(p, drv, bases, names)
+		e.fragLoopFrom(e.par.drv, bases, names)
 		e.stmts(p.Body)
 		e.close()
+		if skip {
+			e.close()
+		}
 	} else {
 		// No fragment: spread the index space over the threads.
 		for _, a := range fragmentAccesses(p) {
@@ -219,4 +224,25 @@ func (e *emitter) inBounds(r ir.Region, idx []string) string {
 		}
 	}
 	return strings.Join(parts, " && ")
+}
+
+// skipOnes opens, for a Parallel loop that asks (ir.Parallel's SkipOnes)
+// and scales the fragment that drives it, a branch that the warp takes
+// only if some lane has a factor other than one: x·1 is x, so warps whose
+// factors are all one skip the multiplies. The attention kernels ask for
+// their output accumulator's rescale at wide head dims, where
+// onlineSoftmax keeps the factors at one (128 multiplies a thread at
+// head dim 256, between one tile's P·V and the next); TILEGO_SKIPONES=0
+// turns it off. The caller closes the branch when skipOnes returns true.
+func (e *emitter) skipOnes(p *ir.Parallel, drv *ir.Buffer, bases, names []string) bool {
+	x, f, ok := p.Scale()
+	if !p.SkipOnes || !ok || x != drv || !envSwitch("TILEGO_SKIPONES", true) {
+		return false
+	}
+	e.line("bool ones = true; // every factor of this thread is one")
+	e.fragLoopFrom(e.par.drv, bases, names)
+	e.line("ones = ones && (%s == 1.0f);", e.expr(f))
+	e.close()
+	e.open("if (!__all_sync(__activemask(), ones))")
+	return true
 }

@@ -568,3 +568,61 @@ func TestCopyBands(t *testing.T) {
 		})
 	}
 }
+
+// The output accumulator's rescale skips warps whose factors are all one
+// where the kernel asks (tl's ScaleRows: FlashAttention from head dim 256,
+// MLA), on both paths, and nowhere else; TILEGO_SKIPONES=0 turns it off.
+func TestEmitSkipOnes(t *testing.T) {
+	const vote = "if (!__all_sync(__activemask(), ones))"
+	flash := func(d int) func() (*ir.Func, error) {
+		return func() (*ir.Func, error) {
+			return kernels.FlashAttention(kernels.AttnShape{B: 1, H: 2, HKV: 2, Sq: 256, Skv: 256, Dqk: d, Dv: d, DType: ir.BF16},
+				kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}).Build()
+		}
+	}
+	mla := func() (*ir.Func, error) {
+		e, err := kernels.Lookup("mla-decode")
+		if err != nil {
+			return nil, err
+		}
+		p, err := e.Problem(map[string]string{"heads": "128"})
+		if err != nil {
+			return nil, err
+		}
+		prog, err := p.Program(kernels.GPUConfigFor(p, "sm_90a"))
+		if err != nil {
+			return nil, err
+		}
+		return prog.Build()
+	}
+	tests := []struct {
+		name  string
+		build func() (*ir.Func, error)
+		arch  string
+		env   string // TILEGO_SKIPONES
+		want  int    // votes in the source
+	}{
+		{"d256", flash(256), "sm_90a", "", 1},
+		{"d256_sm80", flash(256), "sm_80", "", 1},
+		{"d256_off", flash(256), "sm_90a", "0", 0},
+		{"d128", flash(128), "sm_90a", "", 0},
+		{"d64", flash(64), "sm_90a", "", 0},
+		{"mla_h128", mla, "sm_90a", "", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("TILEGO_SKIPONES", tc.env)
+			f, err := tc.build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Compile(f, Options{Arch: tc.arch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Count(p.Source, vote); got != tc.want {
+				t.Errorf("%d votes before a rescale; want %d", got, tc.want)
+			}
+		})
+	}
+}
