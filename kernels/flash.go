@@ -63,8 +63,10 @@ type AttnConfig struct {
 	// tile from a counter rather than take every grid-th (tl's Draw,
 	// target/cuda/spread.go). On an H100 at 512-2k tokens it was 0.96-1.15×
 	// the dealt walk: ahead with ping-pong and no overlap, behind at d256
-	// with the overlap (docs/perf.md, twentieth session); no library pick
-	// uses it.
+	// with the overlap (docs/perf.md, twentieth session); with both at
+	// d128 1.010× at 512 tokens timed back to back, but not the fastest
+	// in the sweep's flushed timing, and 0.989-0.998× at 1k-2k
+	// (twenty-second session); no library pick uses it.
 	Draw bool `config:"omitzero"`
 }
 
