@@ -15,7 +15,7 @@ type AttnShape struct {
 	Causal                      bool     // bottom-right aligned, as FlashAttention
 	DType                       tl.DType // f16 or bf16
 	BSHD                        bool     // memory layout [B, S, H, D] instead of [B, H, S, D]
-	Scale                       float64  // softmax scale; 0 means 1/sqrt(Dqk)
+	Scale                       float64  // softmax scale, positive; 0 means 1/sqrt(Dqk)
 }
 
 // AttnConfig is how the kernel tiles the problem.

@@ -25,7 +25,7 @@ const (
 type MLAShape struct {
 	Hq, Sq int      // query heads (all share the one KV head); query tokens per request, causal among them
 	DType  tl.DType // f16 or bf16: Q, the cache and O
-	Scale  float64  // softmax scale; 0 means 1/sqrt(Dqk)
+	Scale  float64  // softmax scale, positive (Check); 0 means 1/sqrt(Dqk)
 	// Dqk, Dv and Page are 576, 512 and 64 when 0 (smaller ones make fast tests).
 	Dqk, Dv, Page int
 }
@@ -103,6 +103,8 @@ func (s MLAShape) Check(c MLAConfig) error {
 	switch {
 	case s.Hq < 1 || s.Sq < 1:
 		return fmt.Errorf("mla: %d heads and %d query tokens; want at least 1 of each", s.Hq, s.Sq)
+	case s.Scale < 0:
+		return fmt.Errorf("mla: softmax scale %v; want a positive one, or 0 for the default", s.Scale)
 	case s.DType != tl.BF16 && s.DType != tl.F16:
 		return fmt.Errorf("mla: dtype %s; want bf16 or f16", s.DType)
 	case s.Dv < 1 || s.Dv > s.Dqk || s.Page < 1:

@@ -99,7 +99,7 @@ func parseMLA(v values) (Problem, error) {
 	if s.DType, err = v.dtype("dtype", ir.BF16, ir.F16); err != nil {
 		return nil, err
 	}
-	if s.Scale, err = v.float("scale"); err != nil {
+	if s.Scale, err = v.scale(); err != nil {
 		return nil, err
 	}
 	if _, err := elems("the KV cache", batch, mean*3/2+MLAPage, MLADqk); err != nil {

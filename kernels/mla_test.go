@@ -298,6 +298,9 @@ func TestMLACheckConfig(t *testing.T) {
 	if err := (MLAShape{Hq: 16, Sq: 1, DType: ir.F32}).Check(MLAConfig{M: 16, Stages: 1, Threads: 128}); err == nil {
 		t.Error("f32 accepted")
 	}
+	if err := (MLAShape{Hq: 16, Sq: 1, DType: ir.BF16, Scale: -0.1}).Check(MLAConfig{M: 16, Stages: 1, Threads: 128}); err == nil || !strings.Contains(err.Error(), "softmax scale -0.1") {
+		t.Errorf("a negative scale: %v", err)
+	}
 }
 
 // ---- the registry entry ----

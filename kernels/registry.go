@@ -339,6 +339,16 @@ func (v values) float(name string) (float64, error) {
 	return x, nil
 }
 
+// scale reads --scale: a softmax scale, 0 for the default; a negative one
+// would turn the softmax's row maximum into its minimum.
+func (v values) scale() (float64, error) {
+	x, err := v.float("scale")
+	if err == nil && x < 0 {
+		err = fmt.Errorf("--scale: %v is negative; want a positive softmax scale, or 0 for the default", x)
+	}
+	return x, err
+}
+
 // dtype reads a dtype that must be one of allowed.
 func (v values) dtype(name string, allowed ...ir.DType) (ir.DType, error) {
 	s := v.str(name)
@@ -438,7 +448,7 @@ func parseAttention(v values) (Problem, error) {
 	default:
 		return nil, fmt.Errorf("--layout: unknown layout %q (want bhsd or bshd)", l)
 	}
-	if s.Scale, err = v.float("scale"); err != nil {
+	if s.Scale, err = v.scale(); err != nil {
 		return nil, err
 	}
 	for _, t := range [][]int{{s.B, s.H, s.Sq, max(s.Dqk, s.Dv)}, {s.B, s.HKV, s.Skv, max(s.Dqk, s.Dv)}} {

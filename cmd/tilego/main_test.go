@@ -81,6 +81,8 @@ func TestErrors(t *testing.T) {
 		{2, "--step 3: this shape runs as 2 program(s); want 1 to 2", []string{"emit", "mla-decode", "--splits", "2", "--step", "3"}},
 		{1, "emit --step 1 or 2", []string{"emit", "mla-decode", "--splits", "2"}},
 		{2, `--splits: "-1" is not 0`, []string{"run", "flash-attention", "--splits", "-1"}},
+		{2, "--scale: -1 is negative; want a positive softmax scale", []string{"run", "flash-attention", "--scale", "-1"}},
+		{2, "--scale: -0.5 is negative", []string{"emit", "mla-decode", "--scale", "-0.5"}},
 		{2, "--sms must be at least 1, got 0", []string{"run", "flash-attention", "--splits", "0", "--sms", "0"}},
 		{1, "shaped for 128-row tiles; config m=64", []string{"run", "flash-attention", "--backend", "cpu", "--heads", "5", "--seq-q", "128", "--seq-kv", "1024", "--splits", "3", "--sms", "4", "--config", "m=64"}},
 		{2, "--step 3: this shape runs as 2 program(s)", []string{"emit", "flash-attention", "--splits", "2", "--step", "3"}},
