@@ -1,6 +1,9 @@
 package ir
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Stmt is a statement: a tile op or control flow. Every statement records
 // the position where the program built it, so errors can point there.
@@ -133,24 +136,11 @@ func (p *Parallel) Scale() (x *Buffer, f *Load, ok bool) {
 	for _, xy := range [][2]Expr{{mul.X, mul.Y}, {mul.Y, mul.X}} {
 		self, ok1 := xy[0].(*Load)
 		fl, ok2 := xy[1].(*Load)
-		if ok1 && ok2 && self.Buf == st.Buf && fl.Buf != st.Buf && sameIdx(self.Idx, st.Idx) {
+		if ok1 && ok2 && self.Buf == st.Buf && fl.Buf != st.Buf && slices.Equal(self.Idx, st.Idx) { // the same expressions, pointer for pointer
 			return st.Buf, fl, true
 		}
 	}
 	return nil, nil, false
-}
-
-// sameIdx: a and b are the same index expressions, pointer for pointer.
-func sameIdx(a, b []Expr) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Store writes one element.
