@@ -51,7 +51,7 @@ func (k *Block) ScaleRows(x, f *Tensor) {
 	xs, okX := x.b.StaticShape()
 	fs, okF := f.b.StaticShape()
 	if !okX || !okF || len(xs) != 2 || len(fs) != 1 || fs[0] != xs[0] {
-		k.f.errorf("scale_rows", pos, "scale a rows×cols tile by a tile of its rows; got %s %v by %s %v", x.b.Name, x.b.Shape, f.b.Name, f.b.Shape)
+		k.f.errorf("scale_rows", pos, "scale a rows×cols tile by a tile of its rows; got %s %v by %s %v", x.b.Name, xs, f.b.Name, fs)
 		return
 	}
 	i := &ir.Var{Name: k.f.name("i"), Kind: ir.LoopVar}
