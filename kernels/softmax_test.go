@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/tilego/tilego/interp"
@@ -89,6 +90,69 @@ func TestKeptMaximum(t *testing.T) {
 			if do.Bad > 0 || dl.Bad > 0 || do.Rel() > Tolerance(s.DType) || dl.Rel() > 1e-4 {
 				t.Errorf("O: %s; LSE: %s", &do, &dl)
 			}
+		})
+	}
+}
+
+// MLA keeps the maximum at every config: with the cache's pages scaled so
+// that each request's maximum grows within the margin on its second page
+// and past it on the third (gains 0.25, 1.5, 12), the single program's
+// schedules (plain, warpgroup roles, hand-offs, the alternating scorer)
+// match float64 on every row.
+func TestKeptMaximumMLA(t *testing.T) {
+	lens := []int32{200, 190}
+	gain := []float64{0.25, 1.5, 12, 12}
+	for _, name := range []string{"sq1_bf16", "hq16_padded_roles", "hq128_sq2_handoff", "hq128_seesaw"} {
+		i := slices.IndexFunc(mlaCases(), func(c mlaCase) bool { return c.name == name })
+		tc := mlaCases()[i]
+		t.Run(name, func(t *testing.T) {
+			fn, err := MLADecode(tc.s, tc.c).Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := MLAInputs(tc.s, lens, 5)
+			pool, table := args[1], args[2]
+			page, d := pool.Shape[1], pool.Shape[2]
+			for b, n := range lens {
+				for j := 0; j*page < int(n); j++ {
+					blk := int(table.At(b, j))
+					for r := range page {
+						for c := range d {
+							pool.Set(pool.At(blk, r, c)*gain[j], blk, r, c)
+						}
+					}
+				}
+			}
+			// Request 0's first token: how its heads' maxima grow page by page.
+			q, scale := args[0], tc.s.SoftmaxScale()*math.Log2E
+			pageMax := func(h, j int) float64 {
+				m, blk := math.Inf(-1), int(table.At(0, j))
+				for r := range min(page, int(lens[0])-j*page) {
+					dot := 0.0
+					for c := range d {
+						dot += q.At(0, 0, h, c) * pool.At(blk, r, c)
+					}
+					m = math.Max(m, dot*scale)
+				}
+				return m
+			}
+			within, past := 0, 0
+			for h := range tc.s.Hq {
+				m0, m1, m2 := pageMax(h, 0), pageMax(h, 1), pageMax(h, 2)
+				if m1 > m0 && m1-m0 <= maxMargin {
+					within++
+				}
+				if m2-math.Max(m0, m1) > maxMargin {
+					past++
+				}
+			}
+			if within == 0 || past == 0 {
+				t.Fatalf("%d heads' maxima grew within the margin on page 1 and %d past it on page 2; want some of each", within, past)
+			}
+			if err := interp.Run(fn, args); err != nil {
+				t.Fatal(err)
+			}
+			checkMLA(t, tc.s, args, lens)
 		})
 	}
 }
