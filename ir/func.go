@@ -32,6 +32,13 @@ type Kernel struct {
 	// producer loads its tiles, on Hopper), rather than be dealt them by
 	// block index. A hint, like Producer.
 	Draw bool
+	// Late (clock cycles, 0 for none) has the blocks of a dealt Spread walk
+	// whose last round is partial, those that walk one value fewer, start
+	// this long late: the blocks' value boundaries, where each loads its
+	// next tile and stores the last, then fall apart rather than all at
+	// once, and under a value's time the delay costs those blocks nothing.
+	// A hint.
+	Late int
 	// SplitN lets the warpgroups of a wgmma Gemm whose output has fewer
 	// 64-row tiles than there are warpgroups split its columns too (MLA's
 	// 64×512 accumulator over two), where the policy is not FullRow. A hint.

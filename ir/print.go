@@ -55,6 +55,9 @@ func (f *Func) String() string {
 		if k.Draw {
 			p.line("spread loops drawn")
 		}
+		if k.Late > 0 {
+			p.line("late start %d cycles", k.Late)
+		}
 		if k.SplitN {
 			p.line("warpgroups split N")
 		}

@@ -135,6 +135,8 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 			if !pairs { // equal tiles: dealt out by block index, or (Draw) drawn from a counter
 				if c.Draw {
 					k.Draw()
+				} else {
+					k.LateStart(lateCycles(s, c))
 				}
 				k.Spread(units, func(id tl.Expr) {
 					b, h, bx := tileVars(k)(at(id))
@@ -162,6 +164,18 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 		tile(k, b, h, bx, func() tl.Expr { return id.Add(k.NumSMs()) })
 	})
 	return f
+}
+
+// lateCycles is how late the blocks of a dealt walk that run a tile fewer
+// start (tl's LateStart): a quarter of a tile's time, counting 2160 FLOPs
+// a cycle an SM (the 512-token walks' rate on an H100), and at most 8000
+// cycles. On an H100 (docs/perf.md, twenty-third session): d256 512 with
+// 8000 cycles 0.972× the time (4000: 0.988×, 11000: 0.977×), d128 512
+// 0.969-0.970× at 2000-6000, d256 1k 0.984× at 8000 (12000-16000:
+// 0.986×).
+func lateCycles(s AttnShape, c AttnConfig) int {
+	flops := 2 * c.M * s.Skv * (s.Dqk + s.Dv)
+	return min(8000, flops/(4*2160))
 }
 
 // tileVars holds a walk iteration's tile in variables, set once an

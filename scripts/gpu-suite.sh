@@ -20,11 +20,14 @@
 # scripts/peers.py).
 # Logs go to $OUT (records and tables as files, the logs in logs.tgz).
 # TILEGO_TMA=0, TILEGO_WS=0/1, TILEGO_PINGPONG=0/1, TILEGO_WGSPLIT=0/1,
-# TILEGO_SPLITRING=0 and TILEGO_SKIPONES=0 (read by the code generator)
+# TILEGO_SPLITRING=0, TILEGO_SKIPONES=0 and TILEGO_LATE=0 (read by the code generator)
 # turn TMA loads off, or warp specialization, the consumers' ping-pong, or
 # warpgroups splitting a Gemm's N (MLA's 64 rows over two; tl's SplitN)
 # off or on, or a deferred loop's separate K and V rings off, or the
-# skipped rescales (tl's ScaleRows) off, for everything run.
+# skipped rescales (tl's ScaleRows) off, or a walk's late start (tl's
+# LateStart) off, for everything run. TILEGO_SOURCE=name=file.cu compiles
+# a hand-edited program in place of the generated one (to time an edit
+# before the compiler makes it).
 #
 # A/B: AB_REV=REV at build also builds bin/tilego-ab from git revision REV;
 # AB=1 at run then times the same suites with it right after this tree's

@@ -186,6 +186,7 @@ func (e *emitter) kernel() string {
 		}
 	}
 	e.line("(void)warp; (void)lane;")
+	e.lateStart(k)
 	if e.c.ws != nil {
 		e.wsSplit()
 	} else {

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/tilego/tilego/ir"
 )
@@ -143,4 +144,23 @@ func (e *emitter) walkLast(f *ir.For) (cond string, ok bool) {
 		return fmt.Sprintf("%s == %s - 1", spreadCount(f), e.dealtTrips(f)), true
 	}
 	return fmt.Sprintf("%s == %s - 1", f.Var.Name, e.expr(f.Stop)), true
+}
+
+// lateStart delays the blocks that walk one value fewer of the kernel's
+// dealt Spread walk (its last round partial), by the kernel's Late
+// cycles (tl's LateStart); TILEGO_LATE=0 leaves it out. A drawn walk has
+// no such blocks.
+func (e *emitter) lateStart(k *ir.Kernel) {
+	if k.Late <= 0 || os.Getenv("TILEGO_LATE") == "0" {
+		return
+	}
+	for _, s := range k.Body {
+		f, ok := s.(*ir.For)
+		if !ok || f.Kind != ir.Spread || e.c.spreadDrawn(f) {
+			continue
+		}
+		r := fmt.Sprintf("((%s - %s) %% %s)", e.expr(f.Stop), e.expr(f.Start), blockCount)
+		e.line("if (%s != 0 && %s >= %s) tl::spin_cycles(%d); // the blocks that walk a value fewer start late", r, blockLinear, r, k.Late)
+		return
+	}
 }

@@ -111,3 +111,48 @@ func inOrder(t *testing.T, what, src string, want ...string) {
 		at += i + len(w)
 	}
 }
+
+// TestLateStart: a dealt walk with Kernel.Late (FlashAttention's persistent
+// walk asks for it, kernels.lateCycles) delays the blocks past the partial
+// last round's, once, before anything else; a drawn walk, a causal walk
+// over pairs (a serial loop) and TILEGO_LATE=0 have no delay.
+func TestLateStart(t *testing.T) {
+	s := kernels.AttnShape{B: 4, H: 8, HKV: 8, Sq: 1000, Skv: 1000, Dqk: 128, Dv: 128, DType: ir.BF16} // 256 tiles
+	causal := s
+	causal.Causal, causal.Sq, causal.Skv = true, 1024, 1024
+	pp := kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true, Persistent: true}
+	draw := pp
+	draw.Draw = true
+	spin := "if (((256 - 0) % " + blockCount + ") != 0 && " + blockLinear + " >= ((256 - 0) % " + blockCount + ")) tl::spin_cycles(" // 2·128·1000·256 FLOPs / 8640
+	for _, tc := range []struct {
+		name string
+		s    kernels.AttnShape
+		c    kernels.AttnConfig
+		env  string // TILEGO_LATE
+		want string // the delay's cycles, or "" for none
+	}{
+		{"dealt", s, pp, "", "7585"},
+		{"turned off", s, pp, "0", ""},
+		{"drawn", s, draw, "", ""},
+		{"no producer", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Persistent: true}, "", "7585"},
+		{"causal pairs", causal, pp, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("TILEGO_LATE", tc.env)
+			src := compileAttn(t, tc.s, tc.c, "sm_90a").Source
+			n := strings.Count(src, "tl::spin_cycles(")
+			if tc.want == "" {
+				if n != 0 {
+					t.Errorf("%d delays, want none:\n%s", n, src)
+				}
+				return
+			}
+			if n != 1 || !strings.Contains(src, spin+tc.want+");") {
+				t.Fatalf("%d delays, want one of %s cycles (%q…):\n%s", n, tc.want, spin, src)
+			}
+			if i, j := strings.Index(src, "tl::spin_cycles("), strings.Index(src, "tl::mbar_init"); j >= 0 && i > j {
+				t.Errorf("the delay comes after the barriers' set-up")
+			}
+		})
+	}
+}

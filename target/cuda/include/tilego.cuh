@@ -343,6 +343,13 @@ __device__ __forceinline__ void st_global_b32_hint(void* p, uint32_t v, uint64_t
 __device__ __forceinline__ void st_global_v4_hint(void* p, uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint64_t pol) {
   asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(a), "r"(b), "r"(c), "r"(d), "l"(pol) : "memory");
 }
+// spin_cycles waits about n of the SM's clock cycles (a late start:
+// Kernel.Late in the compiler).
+__device__ __forceinline__ void spin_cycles(long long n) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < n) {
+  }
+}
 // quad_transpose: lane q of each quad (q = lane % 4) holds words w0..w3;
 // afterwards it holds lane j's word q as wj. Two exchanges of two words:
 // with lane q^2 the words whose index has bit 1 unlike q's, then with
