@@ -44,11 +44,11 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 
 	// A walk's query tile is read once: evict-first keeps K and V in L2
 	// (H100, d256 causal 512: 0.984-0.987× the time; docs/perf.md).
+	var qHint []tl.CacheHint
 	if c.Persistent {
-		k.Copy(Q.Sub(b, h, tl.Tile(bx, c.M), tl.All), qs, tl.EvictFirst)
-	} else {
-		k.Copy(Q.Sub(b, h, tl.Tile(bx, c.M), tl.All), qs)
+		qHint = append(qHint, tl.EvictFirst)
 	}
+	k.Copy(Q.Sub(b, h, tl.Tile(bx, c.M), tl.All), qs, qHint...)
 	if prefetch != nil {
 		prefetch()
 	}

@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/tilego/tilego/ir"
 )
@@ -151,7 +150,7 @@ func (e *emitter) walkLast(f *ir.For) (cond string, ok bool) {
 // cycles (tl's LateStart); TILEGO_LATE=0 leaves it out. A drawn walk has
 // no such blocks.
 func (e *emitter) lateStart(k *ir.Kernel) {
-	if k.Late <= 0 || os.Getenv("TILEGO_LATE") == "0" {
+	if k.Late <= 0 || !envSwitch("TILEGO_LATE", true) {
 		return
 	}
 	for _, s := range k.Body {
