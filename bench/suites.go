@@ -71,7 +71,9 @@ func AttnConfigsFor(d int, causal bool, seqQ int) []kernels.Config {
 // and V from L2 half as often, were 0.65-0.89× the best at 512-2k
 // (eighteenth session). With a causal mask a persistent block walks
 // pairs of tiles of equal total work (kernels.causalPair), so the blocks
-// stay balanced.
+// stay balanced; a causal walk that draws its tiles (Draw) won d128 causal
+// 512 (twenty-fourth session), so the d128 and d256 causal lists have
+// drawn walks too.
 func shortAttnConfigs(d int, causal bool) []kernels.Config {
 	pf := func(c kernels.AttnConfig) kernels.Config { c.Prefetch = true; return c }
 	walk := func(n, threads int, pingPong, overlap bool) kernels.Config {
@@ -80,6 +82,11 @@ func shortAttnConfigs(d int, causal bool) []kernels.Config {
 	direct := func(c kernels.Config, stages int) kernels.Config {
 		a := c.(kernels.AttnConfig)
 		a.Direct, a.Stages = true, stages
+		return a
+	}
+	drawn := func(c kernels.Config) kernels.Config {
+		a := c.(kernels.AttnConfig)
+		a.Draw = true
 		return a
 	}
 	var cs []kernels.Config
@@ -92,6 +99,9 @@ func shortAttnConfigs(d int, causal bool) []kernels.Config {
 		cs = append(cs, pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),
 			walk(128, 256, false, false), walk(128, 256, true, false), walk(128, 256, false, true), walk(128, 256, true, true), walk(96, 256, true, true))
 		cs = append(cs, direct(walk(128, 256, true, true), 2))
+		if causal {
+			cs = append(cs, drawn(walk(128, 256, true, true)), drawn(direct(walk(128, 256, true, true), 2)))
+		}
 	default:
 		cs = append(cs, pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}),
 			pf(kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true}))
@@ -101,6 +111,9 @@ func shortAttnConfigs(d int, causal bool) []kernels.Config {
 				c.Direct = true
 				cs = append(cs, c)
 			}
+		}
+		if causal {
+			cs = append(cs, drawn(direct(walk(64, 256, true, true), 2)))
 		}
 	}
 	return cs

@@ -59,7 +59,8 @@ func (p *attnSplitProblem) DefaultConfig() Config {
 
 // GPUConfig and GPUConfigFor are the single program's, with the problem's
 // rows, as a grid: the split kernels have grids of their own (Persistent,
-// Prefetch and Direct are the single program's), and no cluster (Steps).
+// Prefetch, Direct and Draw are the single program's), and no cluster
+// (Steps).
 func (p *attnSplitProblem) GPUConfig() Config {
 	c := p.attnProblem.GPUConfig().(AttnConfig)
 	c.M = p.m
@@ -71,7 +72,7 @@ func (p *attnSplitProblem) GPUConfigFor(arch string) Config {
 	if c.M != p.m {
 		return p.GPUConfig()
 	}
-	c.Persistent, c.Prefetch, c.Direct, c.Cluster = false, false, false, 0
+	c.Persistent, c.Prefetch, c.Direct, c.Draw, c.Cluster = false, false, false, false, 0
 	return c
 }
 

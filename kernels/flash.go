@@ -58,15 +58,20 @@ type AttnConfig struct {
 	// each, multicast to both (tl's Cluster): half the K/V traffic from
 	// L2. Non-causal only: a causal pair would need different tiles.
 	Cluster int `config:"omitzero"`
-	// Draw (with Persistent and WS, on Hopper) has a walk over equal tiles
-	// (non-causal, or an odd count of query tiles a head) draw each next
+	// Draw (with Persistent and WS, on Hopper) has a walk draw each next
 	// tile from a counter rather than take every grid-th (tl's Draw,
-	// target/cuda/spread.go). On an H100 at 512-2k tokens it was 0.96-1.15×
-	// the dealt walk: ahead with ping-pong and no overlap, behind at d256
-	// with the overlap (docs/perf.md, twentieth session); with both at
-	// d128 1.010× at 512 tokens timed back to back, but not the fastest
-	// in the sweep's flushed timing, and 0.989-0.998× at 1k-2k
-	// (twenty-second session); no library pick uses it.
+	// target/cuda/spread.go); a causal walk then draws single tiles,
+	// longest first (longestFirst), rather than walk pairs (causalPair).
+	// Non-causal, on an H100 at 512-2k tokens it was 0.96-1.15× the dealt
+	// walk: ahead with ping-pong and no overlap, behind at d256 with the
+	// overlap (twentieth session); with both at d128 1.010× at 512 tokens
+	// timed back to back, but not the fastest in the sweep's flushed
+	// timing, and 0.989-0.998× at 1k-2k (twenty-second session). Causal
+	// (twenty-fourth session, back to back): at d128 512 tokens
+	// 1.03-1.05× the pairs walk (the same DRAM bytes at 74% of the peak
+	// bandwidth rather than 70%: the SMs' tile ends no longer coincide),
+	// the sweep's pick there; at d256 1.00× at 512 (DRAM reads 215 MB
+	// against 207) and 0.94× at 1k.
 	Draw bool `config:"omitzero"`
 }
 
@@ -100,6 +105,9 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 	nM := (s.Sq + c.M - 1) / c.M
 	tiles := s.B * s.H * nM
 	at := func(id tl.Expr) (b, h, bx tl.Expr) { // the tile of launch-order index id
+		if s.Causal && c.Draw {
+			return headsThenLongest(id, s, c)
+		}
 		if s.Causal {
 			return longestFirst(id, s, c)
 		}
@@ -126,7 +134,7 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 		finalRows(k, r, O, LSE, s, c, b, h, bx)
 	}
 	if c.Persistent { // a block an SM, each walking every grid-th tile (causal: pair of tiles, causalWalk)
-		units, pairs := tiles, s.Causal && nM%2 == 0
+		units, pairs := tiles, s.Causal && nM%2 == 0 && !c.Draw
 		if pairs {
 			units = tiles / 2
 		}
@@ -238,6 +246,26 @@ func longestFirst(id tl.Expr, s AttnShape, c AttnConfig) (b, h, bx tl.Expr) {
 	r := id.Mod(g * nM)
 	p := first.Add(r.Mod(size)) // head of the batch, b·H + h
 	return p.Div(s.H), p.Mod(s.H), tl.Int(nM - 1).Sub(r.Div(size))
+}
+
+// headsThenLongest orders a causal walk's tiles for blocks that draw them
+// (Draw): heads in turn, each head's tiles longest first, and the last
+// causalGroup heads as longestFirst orders them, so that the walk ends on
+// short tiles. Drawn as blocks free up, a head's tiles start together
+// (its K and V are read from L2 by all but the first), while the blocks'
+// tile ends fall apart. On an H100 (twenty-fourth session, back to back)
+// against longestFirst's order for the whole walk: d256 causal 512 0.962×
+// the time (DRAM reads 215 MB against 226), 1k 0.975×, d128 causal 512
+// 0.990×.
+func headsThenLongest(id tl.Expr, s AttnShape, c AttnConfig) (b, h, bx tl.Expr) {
+	nM, heads := (s.Sq+c.M-1)/c.M, s.B*s.H
+	g := causalGroup(s, nM, heads)
+	lead := (heads - g) * nM // the tiles before the last group
+	r := id.Sub(lead)
+	inLead := id.Lt(lead)
+	p := tl.Select(inLead, id.Div(nM), tl.Int(heads-g).Add(r.Mod(g)))
+	bx = tl.Select(inLead, tl.Int(nM-1).Sub(id.Mod(nM)), tl.Int(nM-1).Sub(r.Div(g)))
+	return p.Div(s.H), p.Mod(s.H), bx
 }
 
 // causalGroup is how many heads of nM query tiles longestFirst groups:

@@ -225,3 +225,57 @@ func TestCausalWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadsThenLongest checks the drawn causal walk's order: every
+// (batch, head, query tile) once; heads in turn, each longest first, up to
+// the last causalGroup heads; those with no tile after a shorter one.
+func TestHeadsThenLongest(t *testing.T) {
+	cfg := AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Draw: true}
+	for _, s := range []AttnShape{
+		{B: 32, H: 8, Sq: 512, Skv: 512, Dqk: 256, Dv: 256},    // 256 heads, the last 32 longest first
+		{B: 32, H: 16, Sq: 512, Skv: 512, Dqk: 128, Dv: 128},   // 512 heads
+		{B: 2, H: 3, Sq: 512, Skv: 512, Dqk: 64, Dv: 64},       // one group: longestFirst's order
+		{B: 3, H: 5, Sq: 1000, Skv: 1300, Dqk: 128, Dv: 128},   // 8 tiles a head, Sq not a tile multiple
+		{B: 1, H: 3, Sq: 40000, Skv: 40000, Dqk: 128, Dv: 128}, // one head a group
+	} {
+		s.HKV, s.Causal, s.DType = s.H, true, ir.BF16
+		heads, nM := s.B*s.H, (s.Sq+cfg.M-1)/cfg.M
+		g := causalGroup(s, nM, heads)
+		var id *ir.Var
+		var out [3]ir.Expr
+		f := tl.NewFunc("order")
+		f.Kernel(tl.Grid(heads*nM), 128, func(k *tl.Block) {
+			x, _, _ := k.Idx()
+			id = x.IR().(*ir.Var)
+			b, h, bx := headsThenLongest(x, s, cfg)
+			out = [3]ir.Expr{b.IR(), h.IR(), bx.IR()}
+		})
+		seen := map[[2]int]bool{}
+		last := heads * nM // the tile after the previous one in the last group
+		for i := range heads * nM {
+			var got [3]int
+			for j, e := range out {
+				v, err := interp.EvalInt(e, map[*ir.Var]int{id: i})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[j] = v
+			}
+			head, bx := got[0]*s.H+got[1], got[2]
+			if got[0] < 0 || got[0] >= s.B || got[1] < 0 || got[1] >= s.H || bx < 0 || bx >= nM || seen[[2]int{head, bx}] {
+				t.Fatalf("%+v: tile %d is (b %d, h %d, tile %d): out of range or again", s, i, got[0], got[1], bx)
+			}
+			seen[[2]int{head, bx}] = true
+			if lead := (heads - g) * nM; i < lead {
+				if head != i/nM || bx != nM-1-i%nM {
+					t.Fatalf("%+v: tile %d is head %d tile %d, want head %d tile %d", s, i, head, bx, i/nM, nM-1-i%nM)
+				}
+				continue
+			}
+			if head < heads-g || bx > last {
+				t.Fatalf("%+v: tile %d is head %d tile %d, after tile %d of the last %d heads", s, i, head, bx, last, g)
+			}
+			last = bx
+		}
+	}
+}

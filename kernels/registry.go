@@ -510,7 +510,8 @@ func (p *attnProblem) GPUConfig() Config {
 // alike), the configs that won the FlashAttention-3 sweep on an H100 or
 // came within 7% of the winner at every point (docs/perf.md, 2026-11-24):
 // d64 one warpgroup a block (64-row tiles, causal up to 1k keys); d128 a
-// persistent walk with ping-pong and the overlap up to 2k keys, then
+// persistent walk with ping-pong and the overlap up to 2k keys (causal up
+// to 512 drawing its tiles), then
 // FlashAttention-3's 128×176 tiles; d256 up to 1k keys a walk with
 // ping-pong, the overlap and the output stored from registers (sixteenth
 // session), then the overlap with 80 keys a tile, in clusters of two from
@@ -532,6 +533,9 @@ func (p *attnProblem) GPUConfigFor(arch string) Config {
 		c = AttnConfig{M: 128, N: 176, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true}
 		if s.Skv <= 2048 {
 			c.N, c.Persistent = 128, true
+		}
+		if s.Causal && s.Skv <= 512 { // tiles drawn (headsThenLongest): 1.03-1.05× the pairs at 512 back to back, the sweep's pick (twenty-fourth session)
+			c.Draw = true
 		}
 	case 256:
 		c = AttnConfig{M: 128, N: 80, Stages: 2, Threads: 256, WS: true, Overlap: true}

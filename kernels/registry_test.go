@@ -189,6 +189,8 @@ func TestAttnGPUConfigFor(t *testing.T) {
 		want  AttnConfig
 	}{
 		{map[string]string{"dim": "128", "seq-q": "512", "batch": "32", "heads": "16"}, "sm_90a", AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true, Persistent: true}},
+		{map[string]string{"dim": "128", "seq-q": "512", "batch": "32", "heads": "16", "causal": "true"}, "sm_90a", AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true, Persistent: true, Draw: true}},
+		{map[string]string{"dim": "128", "seq-q": "1024", "causal": "true"}, "sm_90a", AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true, Persistent: true}},
 		{map[string]string{"dim": "128", "seq-q": "16384", "causal": "true"}, "sm_90a", AttnConfig{M: 128, N: 176, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true}},
 		{map[string]string{"dim": "64", "seq-q": "512", "causal": "true"}, "sm_90a", AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}},
 		{map[string]string{"dim": "64", "seq-q": "4096"}, "sm_90a", AttnConfig{M: 128, N: 128, Stages: 2, Threads: 128}},
@@ -211,15 +213,21 @@ func TestAttnGPUConfigFor(t *testing.T) {
 		}
 	}
 	// The split path takes the single program's tiles as a grid, without
-	// a cluster: d256 non-causal 16k keys (clusters), 512 keys (a walk).
-	for _, skv := range []string{"16384", "512"} {
+	// a cluster: d256 non-causal 16k keys (clusters), 512 keys (a walk),
+	// d128 causal 512 keys (a drawn walk).
+	for _, flags := range []map[string]string{
+		{"dim": "256", "seq-q": "512", "seq-kv": "16384", "heads": "8", "splits": "4"},
+		{"dim": "256", "seq-q": "512", "seq-kv": "512", "heads": "8", "splits": "4"},
+		{"dim": "128", "seq-q": "512", "seq-kv": "512", "heads": "16", "causal": "true", "splits": "4"},
+	} {
 		e, _ := Lookup("flash-attention")
-		p, err := e.Problem(map[string]string{"dim": "256", "seq-q": "512", "seq-kv": skv, "heads": "8", "splits": "4"})
+		p, err := e.Problem(flags)
 		if err != nil {
 			t.Fatal(err)
 		}
+		skv := flags["seq-kv"]
 		c := GPUConfigFor(p, "sm_90a").(AttnConfig)
-		if c.M != AttnSplitM || c.Cluster != 0 || c.Persistent || c.Direct || !c.WS {
+		if c.M != AttnSplitM || c.Cluster != 0 || c.Persistent || c.Direct || c.Draw || !c.WS {
 			t.Errorf("split path, %s keys: %+v, want %d-row tiles with a producer, no cluster, not persistent", skv, c, AttnSplitM)
 		}
 	}

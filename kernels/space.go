@@ -266,8 +266,8 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 	ws := checkWS(c.WS, tma, c.Threads)
 	e.SharedBytes += ws.shared
 	if c.Persistent && c.WS && tma > 0 && ws.reject == "" {
-		ticket := 0 // equal tiles drawn from a counter, their tickets in shared memory (FlashAttention)
-		if c.Draw && (!s.Causal || (s.Sq+c.M-1)/c.M%2 != 0) {
+		ticket := 0 // tiles drawn from a counter, their tickets in shared memory (FlashAttention)
+		if c.Draw {
 			ticket = 4
 		}
 		e.SharedBytes = walkShared(qs, ring, os, st, tma+ws.shared, ticket)

@@ -1,15 +1,16 @@
 // Does compute-sanitizer's racecheck model named barriers that only part
-// of the block meets? Every kernel here is free of races; gpu-suite.sh
-// (SAN=1) runs racecheck on each and prints its summary.
+// of the block meets, and mbarriers? Every kernel here is free of races;
+// gpu-suite.sh (SAN=1) runs racecheck on each and prints its summary.
 //
 //   nvcc -arch=sm_90a -o rc scripts/racecheck_named_barrier.cu
-//   compute-sanitizer --tool racecheck ./rc 1|2|3
+//   compute-sanitizer --tool racecheck ./rc 1|2|3|4
 //
 // On an H100 with CUDA 13.0 (2026-11-23) k1 reported 129 hazards, k2 and
 // k3 none: after warpgroup 0 alone has met a barrier of 128 threads (as a
 // warpgroup block's own barrier does, target/cuda/roles.go), racecheck
 // reports its later writes as racing with warpgroup 1's reads although
 // __syncthreads() separates them.
+#include <cstdint>
 #include <cstdio>
 
 // k1: warpgroup 0 meets a named barrier of its 128 threads, then the whole
@@ -52,6 +53,42 @@ extern "C" __global__ void k3(float* out) {
   if (tid >= 128) out[tid] = s[tid - 128];
 }
 
+__device__ void mb_init(uint32_t a, int n) { asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(a), "r"(n) : "memory"); }
+__device__ void mb_arrive(uint32_t a) { asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(a) : "memory"); }
+__device__ void mb_wait(uint32_t a, int parity) {
+  asm volatile("{\n.reg .pred p;\nW%=:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra W%=;\n}" ::"r"(a), "r"(parity) : "memory");
+}
+
+// k4: a drawn walk's ticket (target/cuda/spread.go) on a ring of one slot:
+// a producer thread waits for the slot to be empty, writes the next ticket
+// and arrives on full; the 128 consumer threads wait on full, read the
+// ticket, and each warp's lane 0 arrives on empty after __syncwarp().
+extern "C" __global__ void k4(float* out) {
+  __shared__ __align__(8) unsigned long long bars[2];
+  __shared__ int ticket;
+  int tid = threadIdx.x, lane = tid % 32;
+  uint32_t full = (uint32_t)__cvta_generic_to_shared(&bars[0]), empty = (uint32_t)__cvta_generic_to_shared(&bars[1]);
+  if (tid == 0) {
+    mb_init(full, 1);
+    mb_init(empty, 4);
+  }
+  __syncthreads();
+  int sum = 0;
+  for (int i = 0; i < 4; ++i) {
+    if (tid == 128) {
+      mb_wait(empty, (i & 1) ^ 1);
+      ticket = 100 + i;
+      mb_arrive(full);
+    } else if (tid < 128) {
+      mb_wait(full, i & 1);
+      sum += *(volatile int*)&ticket;
+      __syncwarp();
+      if (lane == 0) mb_arrive(empty);
+    }
+  }
+  if (tid < 128) out[tid] = sum;
+}
+
 int main(int argc, char** argv) {
   float* d;
   cudaMalloc(&d, 256 * sizeof(float));
@@ -59,6 +96,7 @@ int main(int argc, char** argv) {
   if (k == 1) k1<<<1, 256>>>(d);
   if (k == 2) k2<<<1, 256>>>(d);
   if (k == 3) k3<<<1, 256>>>(d);
+  if (k == 4) k4<<<1, 160>>>(d);
   cudaError_t err = cudaDeviceSynchronize();
   printf("k%d: %s\n", k, cudaGetErrorString(err));
   return err != cudaSuccess;

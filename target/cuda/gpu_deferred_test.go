@@ -102,7 +102,8 @@ func TestGPUPersistent(t *testing.T) {
 		// d256's short-sequence walk; with Overlap the query tile is freed in
 		// the main loop's last iteration (a tile of f16_causal_d64 runs none).
 		"ws_ovpp_direct": {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true, Persistent: true, Direct: true},
-		// Walks that draw their tiles (Draw; the causal pairs ignore it).
+		// Walks that draw their tiles (Draw; causal ones draw single tiles,
+		// longest first, rather than walk pairs).
 		"ws_draw":             {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true, Draw: true},
 		"ws_pf_draw":          {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true, Prefetch: true, Draw: true},
 		"ws_ovpp_draw":        {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true, Persistent: true, Draw: true},

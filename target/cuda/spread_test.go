@@ -18,8 +18,9 @@ import (
 // value zeroes the counter; the consumers read their tile after the slot's
 // wait (once), leave past the end, and there take warpgroup 1's last turn.
 // Not asked, without a producer, or with TILEGO_DRAW=0, it is dealt by
-// block index (TILEGO_DRAW=1 draws unasked); the causal walk over pairs
-// stays a serial loop.
+// block index (TILEGO_DRAW=1 draws unasked). A causal walk asked to draw
+// draws single tiles (longest first); not asked, it walks pairs of tiles in
+// a serial loop.
 func TestSpread(t *testing.T) {
 	s := kernels.AttnShape{B: 4, H: 8, HKV: 8, Sq: 1000, Skv: 1000, Dqk: 128, Dv: 128, DType: ir.BF16} // 4·8·8 = 256 tiles
 	causal := s
@@ -39,7 +40,8 @@ func TestSpread(t *testing.T) {
 		{"turned on", s, pp, "1", "drawn"},
 		{"turned off", s, draw, "0", "dealt"},
 		{"no producer", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, Persistent: true, Draw: true}, "", "dealt"},
-		{"causal pairs", causal, draw, "", "serial"},
+		{"causal drawn", causal, draw, "", "drawn"},
+		{"causal pairs", causal, pp, "", "serial"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("TILEGO_DRAW", tc.env)
