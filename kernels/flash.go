@@ -60,8 +60,8 @@ type AttnConfig struct {
 	Cluster int `config:"omitzero"`
 	// Draw (with Persistent and WS, on Hopper) has a walk draw each next
 	// tile from a counter rather than take every grid-th (tl's Draw,
-	// target/cuda/spread.go); a causal walk then draws single tiles,
-	// longest first (longestFirst), rather than walk pairs (causalPair).
+	// target/cuda/spread.go); a causal walk then draws single tiles in
+	// headsThenLongest's order rather than walk pairs (causalPair).
 	// Non-causal, on an H100 at 512-2k tokens it was 0.96-1.15× the dealt
 	// walk: ahead with ping-pong and no overlap, behind at d256 with the
 	// overlap (twentieth session); with both at d128 1.010× at 512 tokens
@@ -105,7 +105,7 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 	nM := (s.Sq + c.M - 1) / c.M
 	tiles := s.B * s.H * nM
 	at := func(id tl.Expr) (b, h, bx tl.Expr) { // the tile of launch-order index id
-		if s.Causal && c.Draw {
+		if s.Causal && c.Draw && c.Persistent {
 			return headsThenLongest(id, s, c)
 		}
 		if s.Causal {
