@@ -27,6 +27,22 @@ func TestParseFlush(t *testing.T) {
 	}
 }
 
+// Each suite is timed as its peers are: mla (and the copy it is held to)
+// on rotated inputs, the attention and GEMM suites after do_bench's flush.
+func TestSuiteFlush(t *testing.T) {
+	want := map[string]Flush{"fa-sweep": FlushL2, "fa-short": FlushL2, "extra": FlushL2, "gemm": FlushL2, "mla": FlushRotate, "fa-tail": FlushL2}
+	for name := range Suites {
+		w, ok := want[name]
+		if !ok {
+			t.Errorf("suite %s: no flush expected here; add it", name)
+			continue
+		}
+		if got := SuiteFlush(name); got != w {
+			t.Errorf("SuiteFlush(%s) = %v, want %v", name, got, w)
+		}
+	}
+}
+
 func TestResolveFlush(t *testing.T) {
 	const l2 = 50 << 20
 	tests := []struct {

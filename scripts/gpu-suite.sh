@@ -14,8 +14,9 @@
 # the FlashAttention configs at the short causal sweep points with a fresh
 # tuning cache, then tilego run picking the winner from it), BENCH=0 (skip
 # tilego bench), BENCH_FLAGS (more tilego bench flags, e.g. "--sms 132
-# --repeats 50"; tilego bench flushes the L2 before every timed launch
-# unless given --flush, as do_bench does for the peers), SHAPE (a regular expression: tilego bench's --shape, and
+# --repeats 50"; unless given --flush, tilego bench times each suite as
+# scripts/peers.py times its peers: the L2 flushed before every launch, as
+# do_bench does, or for mla on rotated copies of the inputs), SHAPE (a regular expression: tilego bench's --shape, and
 # the same points for the peers), PEERS_BUDGET_S and PEERS_IMPLS (read by
 # scripts/peers.py).
 # Logs go to $OUT (records and tables as files, the logs in logs.tgz).
@@ -140,9 +141,9 @@ run() {
 		done
 		# racecheck's model of a named barrier that part of the block meets
 		# (a warpgroup block's own) and of mbarriers (a drawn walk's
-		# ticket): four race-free kernels.
+		# ticket): nine race-free kernels.
 		nvcc -arch=sm_90a -o /tmp/racecheck_named_barrier scripts/racecheck_named_barrier.cu &&
-			for k in 1 2 3 4; do
+			for k in 1 2 3 4 5 6 7 8 9; do
 				summary+=("racecheck on scripts/racecheck_named_barrier.cu k$k (race-free): $(compute-sanitizer --tool racecheck /tmp/racecheck_named_barrier $k 2>&1 | grep -m1 'RACECHECK SUMMARY' | sed 's/=* *//')")
 			done
 	fi

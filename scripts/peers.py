@@ -15,6 +15,10 @@ path with its single program); it is accepted so that one suite list serves
 both sides. mla always adds the peak suite's device-to-device copy
 bandwidth, which issue 6 compares decoding's GB/s with.
 
+Peers are timed with triton's do_bench (an L2 flush before every launch),
+but mla's peers and the copy bandwidth, timed on rotated copies of their
+inputs with no flush (Bench.rotated), as tilego bench times the mla suite.
+
 Every peer runs in its own try/except: a failure becomes a record with an
 "error" field and the run goes on.
 """
@@ -135,6 +139,34 @@ class Bench:
             b.synchronize()
             times.append(a.elapsed_time(b))
         return statistics.median(times)
+
+    def copies(self, input_bytes):
+        """How many copies of input_bytes of inputs rotated() needs so that
+        the others, touched since a copy's last launch, fill twice the L2:
+        2 to 16, as bench.RotateCopies."""
+        l2 = self.torch.cuda.get_device_properties(0).L2_cache_size
+        n = 1 + (2 * l2 + max(input_bytes, 1) - 1) // max(input_bytes, 1)
+        return min(max(n, 2), 16)
+
+    def rotated(self, fns, warmup=5, repeats=50):
+        """Median ms of fns[i % len(fns)], each over its own copy of the
+        inputs, launched back to back with no flush between them (tilego
+        bench --flush rotate): each launch finds its inputs cold, and the L2
+        holds no dirty lines but the last launch's outputs. The mla suite
+        and the copy it is held to are timed so (bench.SuiteFlush says
+        why)."""
+        torch = self.torch
+        for _ in range(warmup):
+            for fn in fns:
+                fn()
+        torch.cuda.synchronize()
+        ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
+        for i, (a, b) in enumerate(ev):
+            a.record()
+            fns[i % len(fns)]()
+            b.record()
+        torch.cuda.synchronize()
+        return statistics.median(a.elapsed_time(b) for a, b in ev)
 
 
 # ---------------------------------------------------------------- attention
@@ -403,34 +435,39 @@ class MLA:
         shape = mla_shape_rec(s, lens)
         flops, nbytes = mla_flops(s, sum(lens)), mla_bytes(s, sum(lens))
         q, pool, table, seqlens = self.inputs(s, lens)
+        # Timed on rotated copies of the inputs, as tilego bench times the
+        # mla suite (Bench.rotated).
+        sets = [(q, pool, table, seqlens)]
+        for _ in range(self.bench.copies(q.nbytes + pool.nbytes) - 1):
+            sets.append((q.clone(), pool.clone(), table.clone(), seqlens.clone()))
         impls = [("torch", self.torch_fn)] + ([("flashmla", self.flash_fn)] if self.flash_mla else [])
         for impl, make in impls:
-            rec = {"suite": suite, "kernel": "mla-decode", "impl": impl, "shape": shape}
+            rec = {"suite": suite, "kernel": "mla-decode", "impl": impl, "shape": shape, "flush": "rotate"}
             t0 = time.time()
-            fn = out = None
+            fns = out = None
             try:
-                fn = make(q, pool, table, seqlens)
-                out = fn()
+                fns = [make(*x) for x in sets]
+                out = fns[0]()
                 torch.cuda.synchronize()
                 diff = self.reference_diff(out, q, pool, table, lens)
                 rec["max_abs_diff"] = diff
                 if not diff < CHECK_TOL:
                     rec["note"] = "mismatch: max abs diff %.3g vs f32 on request 0" % diff
                 out = None
-                ms = self.bench(fn)
+                ms = self.bench.rotated(fns)
                 rec.update(ms=ms, tflops=tflops(flops, ms), gbps=nbytes / (ms * 1e-3) / 1e9)
             except Exception as e:
                 rec["error"] = err_text(e)
                 if os.environ.get("PEERS_TRACEBACK"):
                     traceback.print_exc()
             finally:
-                fn = out = None
+                fns = out = None
                 torch.cuda.empty_cache()
             emit(rec)
             log("  %-15s %s  [%.1fs]" % (impl, ("%8.3f ms %6.1f TFLOP/s %6.0f GB/s" % (rec["ms"], rec["tflops"], rec["gbps"]))
                                          if "ms" in rec else "ERROR " + rec["error"][:150], time.time() - t0)
                 + ("  (" + rec["note"] + ")" if "note" in rec else ""))
-        del q, pool, table, seqlens
+        del q, pool, table, seqlens, sets
         torch.cuda.empty_cache()
 
 
@@ -476,23 +513,29 @@ def run_gemm(torch, bench, want_gemm, want_peak):
 
 
 def run_copy(torch, bench):
+    """The device-to-device copy bandwidth, timed as the mla suite is (on
+    rotated copies: impl d2d-copy, the one MLA's GB/s are held to) and, for
+    the record, with do_bench's flush (d2d-copy-l2)."""
     nbytes = 2 << 30
-    rec = {"suite": "peak", "impl": "d2d-copy", "bytes": nbytes}
-    try:
-        src = torch.empty(nbytes, dtype=torch.uint8, device="cuda").fill_(7)
-        dst = torch.empty_like(src)
-        fn = lambda: dst.copy_(src)
-        ms = bench(fn)
-        rec["ms"] = ms
-        rec["gbps"] = 2 * nbytes / (ms * 1e-3) / 1e9  # bytes read + written
-    except Exception as e:
-        rec["error"] = err_text(e)
-    finally:
-        src = dst = fn = None
-        torch.cuda.empty_cache()
-    emit(rec)
-    log("  d2d copy 2 GiB: " + ("%.3f ms %.0f GB/s" % (rec["ms"], rec["gbps"]) if "ms" in rec
-                                else "ERROR " + rec["error"]))
+    for impl in ("d2d-copy", "d2d-copy-l2"):
+        rec = {"suite": "peak", "impl": impl, "bytes": nbytes, "flush": "rotate" if impl == "d2d-copy" else "l2"}
+        pairs = []
+        try:
+            for _ in range(bench.copies(nbytes) if impl == "d2d-copy" else 1):
+                src = torch.empty(nbytes, dtype=torch.uint8, device="cuda").fill_(7)
+                pairs.append((src, torch.empty_like(src)))
+            fns = [lambda s=s, d=d: d.copy_(s) for s, d in pairs]
+            ms = bench.rotated(fns) if impl == "d2d-copy" else bench(fns[0])
+            rec["ms"] = ms
+            rec["gbps"] = 2 * nbytes / (ms * 1e-3) / 1e9  # bytes read + written
+        except Exception as e:
+            rec["error"] = err_text(e)
+        finally:
+            src = pairs = fns = None
+            torch.cuda.empty_cache()
+        emit(rec)
+        log("  %s 2 GiB: " % impl + ("%.3f ms %.0f GB/s" % (rec["ms"], rec["gbps"]) if "ms" in rec
+                                     else "ERROR " + rec["error"]))
 
 
 # ---------------------------------------------------------------- main

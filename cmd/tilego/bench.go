@@ -29,7 +29,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	repeats := fs.Int("repeats", 30, "timed launches; the median is reported")
 	out := fs.String("out", "", "write JSON lines here instead of stdout")
 	seed := fs.Uint64("seed", 1, "seed of the random inputs")
-	flushName := fs.String("flush", "l2", "keep the L2 cache cold between timed launches: l2 (a memset before every launch, as triton's do_bench times the peers), rotate, auto (l2 when the inputs fit in twice the L2, else none) or none")
+	flushName := fs.String("flush", "", "keep the L2 cache cold between timed launches: l2 (a memset before every launch, as triton's do_bench times the peers), rotate (cycle through copies of the inputs), auto (l2 when the inputs fit in twice the L2, else none) or none; default: each suite's (rotate for mla, l2 for the others)")
 	chartOut := fs.String("chart", "", "also draw TFLOP/s per shape as an SVG chart here (one file per suite: FILE, FILE-SUITE.svg)")
 	peers := fs.String("peers", "", "JSON lines of peers (scripts/peers.py) to draw beside tilego in --chart")
 	match := fs.String("match", "", "keep only the configs whose fields, as the results print them (\"m=64 stages=2 threads=256 ws=true\"), match this regular expression")
@@ -38,9 +38,12 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	flush, err := bench.ParseFlush(*flushName)
-	if err != nil {
-		return fmt.Errorf("--flush: %w", err)
+	var flush bench.Flush
+	var err error
+	if *flushName != "" {
+		if flush, err = bench.ParseFlush(*flushName); err != nil {
+			return fmt.Errorf("--flush: %w", err)
+		}
 	}
 	if *sms < 0 {
 		return fmt.Errorf("--sms must be at least 1 (or 0 for the device's), got %d", *sms)
@@ -91,7 +94,11 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		var werr error
-		opt := bench.Options{Warmup: *warmup, Repeats: *repeats, Seed: *seed, Flush: flush,
+		f := flush
+		if *flushName == "" {
+			f = bench.SuiteFlush(name)
+		}
+		opt := bench.Options{Warmup: *warmup, Repeats: *repeats, Seed: *seed, Flush: f,
 			Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
 		lost := bench.RunSuite(b, points, opt, func(r bench.Result) {
 			fmt.Fprintln(stderr, r.Line())
@@ -188,8 +195,11 @@ var benchCmd = &command{
 		fmt.Fprintf(w, "poisoned outputs and checked against float64, then timed (median of --repeats after\n")
 		fmt.Fprintf(w, "--warmup launches); the fastest correct config is reported as one JSON line per point.\n")
 		fmt.Fprintf(w, "Every launch is timed with the L2 flushed before it (--flush l2), as the peers are by\n")
-		fmt.Fprintf(w, "triton's do_bench; the spread (max - min) and, where the kernel declares its bytes,\n")
-		fmt.Fprintf(w, "GB/s are reported too. --chart draws TFLOP/s per shape as SVG (with --peers beside).\n")
+		fmt.Fprintf(w, "triton's do_bench, but mla's, timed on rotated copies of their inputs (--flush rotate),\n")
+		fmt.Fprintf(w, "as their peers and the copy bandwidth are: a flush leaves the L2 full of dirty lines\n")
+		fmt.Fprintf(w, "that a memory-bound launch then writes back. The spread (max - min) and, where the\n")
+		fmt.Fprintf(w, "kernel declares its bytes, GB/s are reported too. --chart draws TFLOP/s per shape as\n")
+		fmt.Fprintf(w, "SVG (with --peers beside).\n")
 		fmt.Fprintf(w, "mla (MLA decoding) and fa-tail (FlashAttention's tail split) time a split path, a split\n")
 		fmt.Fprintf(w, "kernel then its combine (impl tilego-split, timed from the first start to the last end),\n")
 		fmt.Fprintf(w, "and the single program (impl tilego) on the same inputs; --sms sets the SM count the\n")

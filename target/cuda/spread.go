@@ -18,7 +18,8 @@ import (
 // is Start + grid + n, n drawn from a counter by atomicAdd. Before its
 // tile's loads the producer writes the value into the walk slot's ticket,
 // which the slot's full mbarrier publishes (arrive has release semantics,
-// the consumers' wait acquire), and the consumers read their tile there. A
+// the consumers' wait acquire), and the consumers read their tile there
+// (each warp's lane 0, which frees the slot, for the warp: tl::lane0_read). A
 // value past the end ends the walk: the producer publishes it with a plain
 // arrival and leaves, the consumers leave on reading it. Every block draws
 // until it gets such a value, so the launch draws exactly Stop-Start
@@ -83,7 +84,7 @@ func (e *emitter) spreadOpen(f *ir.For) {
 	e.open("for (;; ++%s)", n)
 	e.walkWait(w)
 	slot, _ := e.walkSlot(w)
-	e.line("const int %s = ((volatile int*)(smem + %d))[%s];", v, w.tickets, slot)
+	e.line("const int %s = tl::lane0_read((volatile int*)(smem + %d) + %s);", v, w.tickets, slot)
 	e.line("if (%s >= %s) break;", v, e.expr(f.Stop))
 	w.waited = true
 }

@@ -88,7 +88,7 @@ func TestSpread(t *testing.T) {
 				"int k0_n = 0;",
 				"for (;; ++k0_n) {",
 				wait,
-				"const int k0 = "+ticket+";",
+				"const int k0 = tl::lane0_read((volatile int*)(smem + "+strconv.Itoa(w.tickets)+") + (k0_n % 2));",
 				"if (k0 >= 256) break;",
 				"if (tid >= 128 && k0_n == 0) tl::bar_arrive(2, 256);",
 				"if (tid < 128 && k0_n > 0) tl::bar_sync(2, 256);",

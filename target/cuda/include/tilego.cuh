@@ -343,6 +343,16 @@ __device__ __forceinline__ void st_global_b32_hint(void* p, uint32_t v, uint64_t
 __device__ __forceinline__ void st_global_v4_hint(void* p, uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint64_t pol) {
   asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(a), "r"(b), "r"(c), "r"(d), "l"(pol) : "memory");
 }
+// lane0_read: the int at p as lane 0 of the warp reads it, for every lane
+// (all must take part). A drawn walk's ticket is read so: the lane that
+// reads the slot is the one that frees it, which racecheck can follow (a
+// read by the other lanes, ordered by __syncwarp before lane 0's
+// arrival, it reported as racing with the producer's next write).
+__device__ __forceinline__ int lane0_read(const volatile int* p) {
+  int v = 0;
+  if ((threadIdx.x & 31) == 0) v = *p;
+  return __shfl_sync(0xffffffffu, v, 0);
+}
 // spin_cycles waits about n of the SM's clock cycles (a late start:
 // Kernel.Late in the compiler).
 __device__ __forceinline__ void spin_cycles(long long n) {
