@@ -64,18 +64,25 @@ __device__ void mb_wait(uint32_t a, int parity) {
   asm volatile("{\n.reg .pred p;\nW%=:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra W%=;\n}" ::"r"(a), "r"(parity) : "memory");
 }
 
-// k4: a drawn walk's ticket (target/cuda/spread.go) on a ring of one slot:
-// a producer thread waits for the slot to be empty, writes the next ticket
-// and arrives on full; the 128 consumer threads wait on full, read the
-// ticket, and each warp's lane 0 arrives on empty after __syncwarp().
-extern "C" __global__ void k4(float* out) {
+// A drawn walk's ticket (target/cuda/spread.go) on a ring of one slot: a
+// producer thread waits for the slot to be empty, writes the next ticket
+// and arrives on full; the 128 consumer threads wait on full and read the
+// ticket, and free the slot as the Read says:
+//   k4 (EveryLane): every lane reads; each warp's lane 0 arrives on empty
+//      after __syncwarp() (the walks before the twenty-fifth session);
+//   k5 (Lane0): lane 0 reads and passes the ticket to the warp by a
+//      shuffle, then arrives (tl::lane0_read, since then);
+//   k6 (EveryThread): every thread reads and arrives (a count of 128).
+enum Read { EveryLane, Lane0, EveryThread };
+template <Read R>
+__device__ void ticket_ring(float* out) {
   __shared__ __align__(8) unsigned long long bars[2];
   __shared__ int ticket;
   int tid = threadIdx.x, lane = tid % 32;
   uint32_t full = (uint32_t)__cvta_generic_to_shared(&bars[0]), empty = (uint32_t)__cvta_generic_to_shared(&bars[1]);
   if (tid == 0) {
     mb_init(full, 1);
-    mb_init(empty, 4);
+    mb_init(empty, R == EveryThread ? 128 : 4);
   }
   __syncthreads();
   int sum = 0;
@@ -86,70 +93,26 @@ extern "C" __global__ void k4(float* out) {
       mb_arrive(full);
     } else if (tid < 128) {
       mb_wait(full, i & 1);
-      sum += *(volatile int*)&ticket;
-      __syncwarp();
-      if (lane == 0) mb_arrive(empty);
+      if (R == Lane0) {
+        int t = 0;
+        if (lane == 0) t = *(volatile int*)&ticket;
+        sum += __shfl_sync(0xffffffffu, t, 0);
+      } else {
+        sum += *(volatile int*)&ticket;
+      }
+      if (R == EveryThread) {
+        mb_arrive(empty);
+      } else {
+        __syncwarp();
+        if (lane == 0) mb_arrive(empty);
+      }
     }
   }
   if (tid < 128) out[tid] = sum;
 }
-
-// k5: k4 with the ticket read by lane 0 alone and passed to the warp by a
-// shuffle, so the thread that read the slot is the one that frees it
-// (target/cuda/spread.go since the twenty-fifth session).
-extern "C" __global__ void k5(float* out) {
-  __shared__ __align__(8) unsigned long long bars[2];
-  __shared__ int ticket;
-  int tid = threadIdx.x, lane = tid % 32;
-  uint32_t full = (uint32_t)__cvta_generic_to_shared(&bars[0]), empty = (uint32_t)__cvta_generic_to_shared(&bars[1]);
-  if (tid == 0) {
-    mb_init(full, 1);
-    mb_init(empty, 4);
-  }
-  __syncthreads();
-  int sum = 0;
-  for (int i = 0; i < 4; ++i) {
-    if (tid == 128) {
-      mb_wait(empty, (i & 1) ^ 1);
-      ticket = 100 + i;
-      mb_arrive(full);
-    } else if (tid < 128) {
-      mb_wait(full, i & 1);
-      int t = 0;
-      if (lane == 0) t = *(volatile int*)&ticket;
-      sum += __shfl_sync(0xffffffffu, t, 0);
-      __syncwarp();
-      if (lane == 0) mb_arrive(empty);
-    }
-  }
-  if (tid < 128) out[tid] = sum;
-}
-
-// k6: k4 with every consumer thread arriving on empty (a count of 128).
-extern "C" __global__ void k6(float* out) {
-  __shared__ __align__(8) unsigned long long bars[2];
-  __shared__ int ticket;
-  int tid = threadIdx.x;
-  uint32_t full = (uint32_t)__cvta_generic_to_shared(&bars[0]), empty = (uint32_t)__cvta_generic_to_shared(&bars[1]);
-  if (tid == 0) {
-    mb_init(full, 1);
-    mb_init(empty, 128);
-  }
-  __syncthreads();
-  int sum = 0;
-  for (int i = 0; i < 4; ++i) {
-    if (tid == 128) {
-      mb_wait(empty, (i & 1) ^ 1);
-      ticket = 100 + i;
-      mb_arrive(full);
-    } else if (tid < 128) {
-      mb_wait(full, i & 1);
-      sum += *(volatile int*)&ticket;
-      mb_arrive(empty);
-    }
-  }
-  if (tid < 128) out[tid] = sum;
-}
+extern "C" __global__ void k4(float* out) { ticket_ring<EveryLane>(out); }
+extern "C" __global__ void k5(float* out) { ticket_ring<Lane0>(out); }
+extern "C" __global__ void k6(float* out) { ticket_ring<EveryThread>(out); }
 
 // k7: k1 with warpgroup 1 meeting a barrier of its own 128 threads too,
 // as often as warpgroup 0 meets its.
