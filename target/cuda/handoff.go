@@ -26,6 +26,19 @@ import (
 // alternate with the arrivals they pair with (A waits for the tiles back
 // before it hands them over again; B hands them back only after it has
 // taken them), so a barrier never collects two rounds of arrivals.
+//
+// Where B's last use of the tiles is its block's last statement (MLA's),
+// B hands them back by meeting the back barrier with A (bar.sync) just
+// before it waits for the next iteration's, and once after the loop: it
+// would wait there for A's hand-off anyway, which A gives only after the
+// back barrier, so neither warpgroup waits longer. The two meet there from
+// different instructions, which the non-aligned barrier.sync allows
+// (tl::bar_sync_apart; bar.sync, being aligned, does not, and synccheck
+// reports it). Both orders are
+// race-free, but compute-sanitizer's racecheck does not carry B's reads
+// through bar.arrive to A's writes after the matching bar.sync, and
+// reported every page's hand-back as a race
+// (scripts/racecheck_named_barrier.cu, k10 against k14).
 
 // handBar is the first of the hand-off's two named barriers (A to B, then
 // B to A); 4 and 5 are the warpgroup blocks' own (roleBar).
@@ -39,7 +52,10 @@ type handoff struct {
 	blocks             []*ir.Warpgroup
 	wait, arrive       []int
 	waitBar, arriveBar []int
-	entry              []roleState
+	// lateBack: B hands the tiles back by meeting the back barrier before
+	// its next wait, and after the loop, rather than arriving there.
+	lateBack bool
+	entry    []roleState
 	// rings, under a seesaw, are the loop's rings of one tile each: each
 	// warpgroup waits for a ring's slot before it first touches it in the
 	// iteration and frees it after it last does (seesaw.go). Nil: the
@@ -87,12 +103,16 @@ func planHandoff(rest []ir.Stmt, ring map[*ir.Buffer]bool) *handoff {
 	if i := last(b.Body, of(a.Body, false), false); i >= 0 {
 		bBack = max(i, bFwd)
 	}
-	return &handoff{
+	h := &handoff{
 		blocks: []*ir.Warpgroup{a, b},
 		wait:   []int{aBack, bFwd}, waitBar: []int{handBar + 1, handBar},
 		arrive: []int{aFwd, bBack}, arriveBar: []int{handBar, handBar + 1},
 		entry: make([]roleState, 2),
 	}
+	if bBack == len(b.Body)-1 {
+		h.lateBack, h.arrive[1] = true, -1
+	}
+	return h
 }
 
 // tileSets are the shared tiles some statements read and write.
@@ -199,7 +219,7 @@ func (h *handoff) next(k int) int {
 // handoffBefore: B hands the tiles back once before A first waits for them
 // (a seesaw's blocks take every arrival in the iteration).
 func (e *emitter) handoffBefore(h *handoff) {
-	if len(h.blocks) != 2 {
+	if len(h.blocks) != 2 || h.lateBack {
 		return
 	}
 	e.line("if (tid / 128 == %d) tl::bar_arrive(%d, 256); // nothing to hand back yet", h.blocks[1].Index, handBar+1)
@@ -208,7 +228,10 @@ func (e *emitter) handoffBefore(h *handoff) {
 // handoffAfter: A takes B's last hand-back, so no arrival is left over;
 // what the blocks wrote is then owed a barrier of all consumers.
 func (e *emitter) handoffAfter(h *handoff) {
-	if len(h.blocks) == 2 {
+	switch {
+	case h.lateBack:
+		e.line("tl::bar_sync(%d, 256); // the last hand-back", handBar+1)
+	case len(h.blocks) == 2:
 		e.line("if (tid / 128 == %d) tl::bar_sync(%d, 256); // the last hand-back", h.blocks[0].Index, handBar+1)
 	}
 	e.setState(syncState{dirty: true, read: true})
@@ -254,7 +277,14 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 		if e.dirty && e.c.opts.Arch == "sm_90a" {
 			e.line("tl::fence_proxy_async();")
 		}
-		e.line("tl::bar_sync(%d, 256); // the other warpgroup's hand-off", h.waitBar[k])
+		bar := "bar_sync"
+		if h.lateBack && h.waitBar[k] == handBar+1 {
+			bar = "bar_sync_apart" // met from B's own instruction
+		}
+		if h.lateBack && k == 1 {
+			e.line("tl::bar_sync_apart(%d, 256); // the last iteration's tiles back to the other warpgroup", handBar+1)
+		}
+		e.line("tl::%s(%d, 256); // the other warpgroup's hand-off", bar, h.waitBar[k])
 		e.dirty, e.read = false, false
 		clear(e.roleSeen)
 		clear(e.roleWrote)

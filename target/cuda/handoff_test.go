@@ -11,7 +11,9 @@ import (
 
 // Where a loop body of two warpgroup blocks waits and hands over: at the
 // first statement that needs the other's tiles, and after the last one the
-// other needs; the ring's buffers count within an iteration only.
+// other needs; the ring's buffers count within an iteration only. B, when
+// its last statement is the last that uses A's tiles, hands them back at
+// its next wait (lateBack) rather than arriving (-1).
 func TestPlanHandoff(t *testing.T) {
 	buf, cp, wg := planBuf, planCopy, planBlock
 	ring, p, f, g, x := buf("ring", ir.Shared), buf("p", ir.Shared), buf("f", ir.Fragment), buf("g", ir.Fragment), buf("x", ir.Shared)
@@ -21,22 +23,25 @@ func TestPlanHandoff(t *testing.T) {
 		rest         []ir.Stmt
 		nil          bool
 		wait, arrive [2]int
+		late         bool
 	}{
 		// A reads the ring, writes p; B reads p: A hands over after its
 		// write, B waits before its read, and A waits for p back only
 		// before it writes p again (after its read of the ring).
-		{"mla", []ir.Stmt{wg(0, cp(ring, f), cp(f, p), cp(ring, f)), wg(1, cp(g, g), cp(p, g))}, false, [2]int{1, 1}, [2]int{1, 1}},
+		{"mla", []ir.Stmt{wg(0, cp(ring, f), cp(f, p), cp(ring, f)), wg(1, cp(g, g), cp(p, g))}, false, [2]int{1, 1}, [2]int{1, -1}, true},
 		// A writes the ring (its slot) that B reads: handed over in the
 		// iteration, and back no earlier than that (the barriers alternate).
-		{"ring only", []ir.Stmt{wg(0, cp(f, ring), cp(f, f)), wg(1, cp(g, g), cp(ring, g))}, false, [2]int{0, 1}, [2]int{0, 1}},
+		{"ring only", []ir.Stmt{wg(0, cp(f, ring), cp(f, f)), wg(1, cp(g, g), cp(ring, g))}, false, [2]int{0, 1}, [2]int{0, -1}, true},
 		// A zeroes its slot of the ring first, then writes p: within the
 		// iteration B waits from its first statement, but A waits for p
 		// back only before its write of p (the ring's next slot is another).
-		{"zeroed ring", []ir.Stmt{wg(0, cp(f, ring), cp(f, f), cp(f, p)), wg(1, cp(ring, g), cp(p, g))}, false, [2]int{2, 0}, [2]int{2, 1}},
-		{"nothing shared", []ir.Stmt{wg(0, cp(f, p)), wg(1, cp(g, x))}, true, [2]int{}, [2]int{}},
-		{"same warpgroup", []ir.Stmt{wg(1, cp(f, p)), wg(1, cp(p, g))}, true, [2]int{}, [2]int{}},
-		{"three statements", []ir.Stmt{wg(0, cp(f, p)), wg(1, cp(p, g)), cp(f, f)}, true, [2]int{}, [2]int{}},
-		{"not a block", []ir.Stmt{wg(0, cp(f, p)), cp(p, g)}, true, [2]int{}, [2]int{}},
+		{"zeroed ring", []ir.Stmt{wg(0, cp(f, ring), cp(f, f), cp(f, p)), wg(1, cp(ring, g), cp(p, g))}, false, [2]int{2, 0}, [2]int{2, -1}, true},
+		// B works on after its read of p: it hands p back by arriving.
+		{"work after", []ir.Stmt{wg(0, cp(ring, f), cp(f, p)), wg(1, cp(p, g), cp(g, g))}, false, [2]int{1, 0}, [2]int{1, 0}, false},
+		{"nothing shared", []ir.Stmt{wg(0, cp(f, p)), wg(1, cp(g, x))}, true, [2]int{}, [2]int{}, false},
+		{"same warpgroup", []ir.Stmt{wg(1, cp(f, p)), wg(1, cp(p, g))}, true, [2]int{}, [2]int{}, false},
+		{"three statements", []ir.Stmt{wg(0, cp(f, p)), wg(1, cp(p, g)), cp(f, f)}, true, [2]int{}, [2]int{}, false},
+		{"not a block", []ir.Stmt{wg(0, cp(f, p)), cp(p, g)}, true, [2]int{}, [2]int{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := planHandoff(tc.rest, rings)
@@ -48,8 +53,8 @@ func TestPlanHandoff(t *testing.T) {
 			case h == nil:
 				t.Fatal("no plan")
 			}
-			if !slices.Equal(h.wait, tc.wait[:]) || !slices.Equal(h.arrive, tc.arrive[:]) {
-				t.Errorf("waits %v, arrivals %v; want %v, %v", h.wait, h.arrive, tc.wait, tc.arrive)
+			if !slices.Equal(h.wait, tc.wait[:]) || !slices.Equal(h.arrive, tc.arrive[:]) || h.lateBack != tc.late {
+				t.Errorf("waits %v, arrivals %v, late %v; want %v, %v, %v", h.wait, h.arrive, h.lateBack, tc.wait, tc.arrive, tc.late)
 			}
 		})
 	}
@@ -69,7 +74,9 @@ func planBlock(i int, body ...ir.Stmt) *ir.Warpgroup { return &ir.Warpgroup{Inde
 // warpgroup 0 issues its own P·V from registers, then waits for P back,
 // writes P and hands it over while the tensor cores run that multiply,
 // and only then waits for it; warpgroup 1 takes P first thing and hands
-// it back after its multiply; the halves of O share registers.
+// it back by meeting warpgroup 0 before it takes the next page's (bar.sync
+// on both sides: racecheck does not follow a read through bar.arrive); the
+// halves of O share registers.
 func TestEmitHandoff(t *testing.T) {
 	s := kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
 	c := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true}
@@ -77,21 +84,20 @@ func TestEmitHandoff(t *testing.T) {
 	order := []string{
 		"float acc0[128];",
 		"float (&acc1)[128] = acc0;",
-		"if (tid / 128 == 1) tl::bar_arrive(9, 256);", // before the loop
 		"for (int k0 = lo; k0 < hi; ++k0) {",
 		"if (tid / 128 == 0) {",
 		"for (int idx = tid % 128; idx < 36864; idx += 128) {",         // warpgroup 0 zeroes an edge page
 		"wgmma_m64n64k16_ss_bf16",                                      // its scores
 		"wgmma_m64n256k16_rs_bf16<1>(&acc0[0], P[0], P[1], P[2], P[3]", // its own P from registers
-		"tl::bar_sync(9, 256);",                                        // P back from warpgroup 1, the multiply in flight
+		"tl::bar_sync_apart(9, 256);",                                  // P back from warpgroup 1, the multiply in flight
 		"tl::bar_arrive(8, 256);",                                      // P to warpgroup 1
 		"tl::wgmma_wait<0>();",                                         // its multiply
 		"if (tid / 128 == 1) {",
+		"tl::bar_sync_apart(9, 256);", // the last page's P back to warpgroup 0
 		"tl::bar_sync(8, 256);",
 		"tl::desc(db_base + (256) * 2 / 128 * 8192 + 0, 8192, 1024, 1)", // its half of V
 		"tl::wgmma_wait<0>();",
-		"tl::bar_arrive(9, 256);",
-		"if (tid / 128 == 0) tl::bar_sync(9, 256);", // after the loop
+		"tl::bar_sync(9, 256); // the last hand-back", // after the loop, both warpgroups
 	}
 	at := 0
 	for _, want := range order {
@@ -101,12 +107,15 @@ func TestEmitHandoff(t *testing.T) {
 		}
 		at += i + len(want)
 	}
+	if strings.Contains(src, "bar_arrive(9,") {
+		t.Errorf("warpgroup 1 hands P back by bar.arrive:\n%s", src)
+	}
 	pv := src[strings.Index(src, "wgmma_m64n256k16_rs_bf16<1>(&acc0[0]"):]
 	if pv = pv[:strings.Index(pv, "tl::bar_arrive(8, 256);")]; strings.Contains(pv, "wgmma_wait") {
 		t.Errorf("warpgroup 0 waits for its P·V before handing P over:\n%s", pv)
 	}
 	loop := src[strings.Index(src, "for (int k0 = lo; k0 < hi; ++k0) {\n      tl::mbar_wait(tl::smem_addr(smem + 229632)"):]
-	loop = loop[:strings.Index(loop, "if (tid / 128 == 0) tl::bar_sync(9, 256);")]
+	loop = loop[:strings.Index(loop, "tl::bar_sync(9, 256); // the last hand-back")]
 	if strings.Contains(loop, "bar_sync(1, 256)") {
 		t.Errorf("a barrier of all consumers in the page loop:\n%s", loop)
 	}

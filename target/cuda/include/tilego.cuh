@@ -259,6 +259,12 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
 __device__ __forceinline__ void bar_sync(uint32_t id, uint32_t n) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory");
 }
+// bar_sync for threads that meet there from different barrier
+// instructions (a hand-back, handoff.go): bar.sync is barrier.sync.aligned,
+// which wants every thread at the same one.
+__device__ __forceinline__ void bar_sync_apart(uint32_t id, uint32_t n) {
+  asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(n) : "memory");
+}
 
 // Orders this thread's generic-proxy shared-memory writes before later
 // async-proxy accesses (a TMA store of what threads wrote). Same instruction
