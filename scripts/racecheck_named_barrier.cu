@@ -3,18 +3,20 @@
 // gpu-suite.sh (SAN=1) runs racecheck on each and prints its summary.
 //
 //   nvcc -arch=sm_90a -o rc scripts/racecheck_named_barrier.cu
-//   compute-sanitizer --tool racecheck ./rc 1|2|...|9
+//   compute-sanitizer --tool racecheck ./rc 1|2|...|22
 //
 // On an H100 with CUDA 13.0 (2026-11-23) k1 reported 129 hazards, k2 and
 // k3 none: after warpgroup 0 alone has met a barrier of 128 threads (as a
 // warpgroup block's own barrier does, target/cuda/roles.go), racecheck
 // reports its later writes as racing with warpgroup 1's reads although
 // __syncthreads() separates them. 2026-11-25 (one hazard each is shown):
-// k1 1, k4 3, the others none. k5 is how a drawn walk reads its ticket
-// since then (FlashAttention's racecheck has been clean with it); k7-k9
-// did not find what MLA's hand-off reports come from (a barrier of
-// warpgroup 1's own on MLA's edge page, mirroring warpgroup 0's, left its
-// 16 reports as they were).
+// k1 1, k4 3, the others up to k9 none. k5 is how a drawn walk reads its
+// ticket since then (FlashAttention's racecheck has been clean with it).
+// MLA's hand-off loop, k10-k22: handed back by bar.arrive (k10-k12) or by
+// the two warpgroups meeting at a barrier (k14-k21, the generator's form
+// since 2026-11-25, handoff.go) racecheck reports 2-16 hazards; handed
+// back on an mbarrier (k13, k22) none. synccheck reports k14 and k15
+// (bar.sync met from two instructions) and nothing else.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -190,7 +192,10 @@ extern "C" __global__ void k9(float* out) {
 //   k19: k16 with warpgroup 1 meeting a barrier of its own on the edge
 //        page too, before its hand-off wait;
 //   k20: k16 with the edge page's zeroing ordered by a barrier of all 256
-//        consumers (warpgroup 1 meets it before its hand-off wait).
+//        consumers (warpgroup 1 meets it before its hand-off wait);
+//   k21, k22: k16 and k13 with the producer warp alive until the
+//        consumers are done (it waits on an mbarrier that consumer 0
+//        arrives at last), as MLA's producer thread is while it loads.
 enum Edge { None, Own, Mirrored, All };
 enum Back { Arrive, Mbar, Meet, MeetApart };
 __device__ void mb_arrive_wait(uint32_t a) {
@@ -199,17 +204,23 @@ __device__ void mb_arrive_wait(uint32_t a) {
       "W%=:\nmbarrier.try_wait.shared::cta.b64 p, [%0], st;\n@!p bra W%=;\n}" ::"r"(a)
       : "memory");
 }
-template <int E, int Pieces, Back B, int LastPages = 4>
+template <int E, int Pieces, Back B, int LastPages = 4, bool Live = false>
 __device__ void handoff_loop(float* out) {
   __shared__ float factors[64], p[128], page[2][128];
-  __shared__ __align__(8) unsigned long long back;
+  __shared__ __align__(8) unsigned long long back, done;
   int tid = threadIdx.x;
-  uint32_t bk = (uint32_t)__cvta_generic_to_shared(&back);
+  uint32_t bk = (uint32_t)__cvta_generic_to_shared(&back), dn = (uint32_t)__cvta_generic_to_shared(&done);
   float sum = 0;
   if (tid < 128) page[0][tid] = page[1][tid] = tid;
-  if (tid == 0) mb_init(bk, 256);
+  if (tid == 0) {
+    mb_init(bk, 256);
+    mb_init(dn, 1);
+  }
   __syncthreads();
-  if (tid >= 256) return;
+  if (tid >= 256) {
+    if (Live && tid == 256) mb_wait(dn, 0);
+    return;
+  }
   auto give_back = [&] {  // warpgroup 1, after its reads
     if (B == Mbar) mb_arrive(bk);
     if (B == Arrive) asm volatile("bar.arrive 9, 256;" ::: "memory");
@@ -253,6 +264,7 @@ __device__ void handoff_loop(float* out) {
     asm volatile("bar.sync 1, 256;" ::: "memory");
   }
   out[tid] = sum;
+  if (tid == 0) mb_arrive(dn);
 }
 extern "C" __global__ void k10(float* out) { handoff_loop<None, 1, Arrive>(out); }
 extern "C" __global__ void k11(float* out) { handoff_loop<Own, 1, Arrive>(out); }
@@ -265,6 +277,8 @@ extern "C" __global__ void k17(float* out) { handoff_loop<Own, 2, MeetApart, 1>(
 extern "C" __global__ void k18(float* out) { handoff_loop<None, 2, MeetApart>(out); }
 extern "C" __global__ void k19(float* out) { handoff_loop<Mirrored, 2, MeetApart>(out); }
 extern "C" __global__ void k20(float* out) { handoff_loop<All, 2, MeetApart>(out); }
+extern "C" __global__ void k21(float* out) { handoff_loop<Own, 2, MeetApart, 4, true>(out); }
+extern "C" __global__ void k22(float* out) { handoff_loop<Own, 2, Mbar, 4, true>(out); }
 
 int main(int argc, char** argv) {
   float* d;
@@ -290,6 +304,8 @@ int main(int argc, char** argv) {
   if (k == 18) k18<<<1, 288>>>(d);
   if (k == 19) k19<<<1, 288>>>(d);
   if (k == 20) k20<<<1, 288>>>(d);
+  if (k == 21) k21<<<1, 288>>>(d);
+  if (k == 22) k22<<<1, 288>>>(d);
   cudaError_t err = cudaDeviceSynchronize();
   printf("k%d: %s\n", k, cudaGetErrorString(err));
   return err != cudaSuccess;

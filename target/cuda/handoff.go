@@ -28,17 +28,16 @@ import (
 // taken them), so a barrier never collects two rounds of arrivals.
 //
 // Where B's last use of the tiles is its block's last statement (MLA's),
-// B hands them back by meeting the back barrier with A (bar.sync) just
-// before it waits for the next iteration's, and once after the loop: it
-// would wait there for A's hand-off anyway, which A gives only after the
-// back barrier, so neither warpgroup waits longer. The two meet there from
+// B hands them back by meeting A at the back barrier (a sync, not an
+// arrival) just before it waits for the next iteration's, and once after
+// the loop: it would wait there for A's hand-off anyway, which A gives
+// only after the back barrier, so neither warpgroup waits longer. The two meet there from
 // different instructions, which the non-aligned barrier.sync allows
 // (tl::bar_sync_apart; bar.sync, being aligned, does not, and synccheck
-// reports it). Both orders are
-// race-free, but compute-sanitizer's racecheck does not carry B's reads
-// through bar.arrive to A's writes after the matching bar.sync, and
-// reported every page's hand-back as a race
-// (scripts/racecheck_named_barrier.cu, k10 against k14).
+// reports it). It was 1.0-1.4% faster on MLA (H100, 2026-11-25). Both
+// forms are race-free; compute-sanitizer's racecheck reports hazards in
+// both (scripts/racecheck_named_barrier.cu k10-k21), fewer in MLA with
+// the meeting (docs/perf.md, twenty-sixth session).
 
 // handBar is the first of the hand-off's two named barriers (A to B, then
 // B to A); 4 and 5 are the warpgroup blocks' own (roleBar).
