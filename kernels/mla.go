@@ -275,8 +275,11 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 		edge := key0.Add(s.Page).Gt(L.Val().Sub(s.Sq - 1))
 		zero := func() {
 			k.If(edge, func() { // slots past the length may hold anything, NaN too: zero them
+				// Only those: a Select rewriting every slot read and wrote
+				// the whole 72 KB page on warpgroup 0's chain (1.14× at b64
+				// kv1k, 1.035× at kv8k; H100, 2026-11-25, docs/perf.md).
 				k.Parallel(func(r, d tl.Expr) {
-					kvs.Set(tl.Select(key0.Add(r).Ge(L), 0, kvs.At(r, d)), r, d)
+					k.If(key0.Add(r).Ge(L), func() { kvs.Set(0, r, d) })
 				}, s.Page, s.Dqk)
 			})
 		}
