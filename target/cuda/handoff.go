@@ -31,13 +31,13 @@ import (
 // B hands them back by meeting A at the back barrier (a sync, not an
 // arrival) just before it waits for the next iteration's, and once after
 // the loop: it would wait there for A's hand-off anyway, which A gives
-// only after the back barrier, so neither warpgroup waits longer. The two meet there from
-// different instructions, which the non-aligned barrier.sync allows
-// (tl::bar_sync_apart; bar.sync, being aligned, does not, and synccheck
-// reports it). It was 1.0-1.4% faster on MLA (H100, 2026-11-25). Both
-// forms are race-free; compute-sanitizer's racecheck reports hazards in
-// both (scripts/racecheck_named_barrier.cu k10-k21), fewer in MLA with
-// the meeting (docs/perf.md, twenty-sixth session).
+// only after the back barrier, so neither warpgroup waits longer. The two
+// meet there from different instructions, which the non-aligned
+// barrier.sync allows (tl::bar_sync_apart; bar.sync, being aligned, does
+// not, and synccheck reports it). It was 1.0-1.4% faster on MLA (H100,
+// 2026-11-25). Both forms are race-free; compute-sanitizer's racecheck
+// reports hazards in both (scripts/racecheck_named_barrier.cu k10-k21),
+// fewer in MLA with the meeting (docs/perf.md, twenty-sixth session).
 
 // handBar is the first of the hand-off's two named barriers (A to B, then
 // B to A); 4 and 5 are the warpgroup blocks' own (roleBar).
@@ -277,11 +277,13 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 			e.line("tl::fence_proxy_async();")
 		}
 		bar := "bar_sync"
-		if h.lateBack && h.waitBar[k] == handBar+1 {
-			bar = "bar_sync_apart" // met from B's own instruction
-		}
-		if h.lateBack && k == 1 {
-			e.line("tl::bar_sync_apart(%d, 256); // the last iteration's tiles back to the other warpgroup", handBar+1)
+		if h.lateBack { // the back barrier is met from two instructions, A's wait and B's
+			if k == 1 {
+				e.line("tl::bar_sync_apart(%d, 256); // the last iteration's tiles back to the other warpgroup", handBar+1)
+			}
+			if h.waitBar[k] == handBar+1 {
+				bar = "bar_sync_apart"
+			}
 		}
 		e.line("tl::%s(%d, 256); // the other warpgroup's hand-off", bar, h.waitBar[k])
 		e.dirty, e.read = false, false

@@ -74,9 +74,9 @@ func planBlock(i int, body ...ir.Stmt) *ir.Warpgroup { return &ir.Warpgroup{Inde
 // warpgroup 0 issues its own P·V from registers, then waits for P back,
 // writes P and hands it over while the tensor cores run that multiply,
 // and only then waits for it; warpgroup 1 takes P first thing and hands
-// it back by meeting warpgroup 0 before it takes the next page's (bar.sync
-// on both sides: racecheck does not follow a read through bar.arrive); the
-// halves of O share registers.
+// it back by meeting warpgroup 0 before it takes the next page's (a
+// non-aligned barrier.sync on both sides); the halves of O share
+// registers.
 func TestEmitHandoff(t *testing.T) {
 	s := kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
 	c := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true}
