@@ -128,11 +128,12 @@ run() {
 		small='^(TestGPUFlashAttention|TestGPUGemm|TestGPUTMA|TestGPUDeferred|TestGPUPersistent|TestGPUCluster)$/^(sm_90a?|wstrue|pingpong|gemm_ws|short_kv)$/^(mha_cfg0|mha_cfg4|mha_cfg5|causal_sq<skv_cfg0|77x130x40_tafalse_tbtrue_bf16_cfg0|200x136x96_tafalse_tbfalse_bf16|san_d64|tail_causal_d128|small_d128|ws_ov)$/^(ws_ovpp|ws_pf|noprod|ws_direct|ws_ovpp_direct|ws_ovpp_draw|ws_ovpp_direct_draw)$'
 		# MLA: the single program on mma.sync, and the split path (the
 		# scheduler's parts, the combine) with the wgmma/TMA/producer block.
-		# With hand-offs (named barriers between the warpgroups) too, and
-		# pages loaded evict-first (one block a request: h_q 16-32 padded),
-		# and two tokens a block with hand-offs, and the last piece merging
-		# (Merge: a ticket drawn from a counter).
-		mla='^TestGPUMLADecode$/^sm_90a/(sq1_m16|split_sched_hq128_splitn_ws|split_sched_hq128_handoff|split_sched_hq32_padded_splitn_ws|split_uniform3_sq2_f16_handoff|split_sched_hq64_splitn_merge)$'
+		# With hand-offs (an mbarrier one way, a meeting at a named barrier
+		# back; single, split, parts of several pieces), pages loaded
+		# evict-first (one block a request: h_q 16-32 padded), two tokens
+		# a block with hand-offs, the last piece merging (Merge: a ticket
+		# drawn from a counter), and the opt-in seesaw.
+		mla='^TestGPUMLADecode$/^sm_90a/(sq1_m16|split_sched_hq128_splitn_ws|split_sched_hq128_handoff|split_3parts_hq128_handoff|hq128_handoff_long|split_sched_hq32_padded_splitn_ws|split_uniform3_sq2_f16_handoff|split_sched_hq64_splitn_merge|split_sched_hq128_seesaw)$'
 		for tool in memcheck racecheck synccheck; do
 			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.v -test.run "$small" >"$OUT/san-$tool.log" 2>&1
 			summary+=("compute-sanitizer $tool: exit $?, $(grep -c -- '--- PASS' "$OUT/san-$tool.log") tests passed ($(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.log" | sed 's/=* *//'))")

@@ -16,7 +16,10 @@
 // the two warpgroups meeting at a barrier (k14-k21, the generator's form
 // since 2026-11-25, handoff.go) racecheck reports 2-16 hazards; handed
 // back on an mbarrier (k13, k22) none. synccheck reports k14 and k15
-// (bar.sync met from two instructions) and nothing else.
+// (bar.sync met from two instructions) and nothing else. MLA's kernels
+// themselves are racecheck-clean since the generator hands over (bar 8
+// here) on an mbarrier and a warpgroup's own barrier (bar 4 here) is one
+// too (handoff.go's planHandBars; docs/perf.md, twenty-seventh session).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -8,14 +8,21 @@ import (
 
 // Hand-offs: a warp-specialized loop whose body is two Warpgroup blocks of
 // different warpgroups (A, then B) runs without a barrier of all
-// consumers. What B needs of A's shared tiles, A hands over with a named
-// barrier of 256 threads that A arrives at (bar.arrive, no wait) once its
-// last write B depends on is done, and B waits at (bar.sync) before its
-// first statement that depends on it; a second barrier hands the tiles
+// consumers. What B needs of A's shared tiles, A hands over once its last
+// write B depends on is done (every thread of A arrives at an mbarrier,
+// without waiting), and B waits for it (the iteration's phase) before its
+// first statement that depends on it; a named barrier hands the tiles
 // back the other way, B arriving once done with them and A waiting before
 // it first overwrites them in the next iteration. Each warpgroup therefore
 // runs up to the next point where it needs the other: in MLA, warpgroup 0
 // scores page j+1 while warpgroup 1 multiplies page j by V.
+//
+// The forward hand-off was a named barrier too (A's bar.arrive, B's
+// bar.sync). Both forms are race-free, but compute-sanitizer's racecheck
+// reported hazards between A's writes and B's reads with it, and with a
+// warpgroup's own barrier as a named barrier of 128 threads: MLA's split
+// kernel drew 8 reports, and none with the hand-off and those barriers
+// on mbarriers (H100, 2026-11-25, docs/perf.md; 0.1-1.3% slower).
 //
 // The ring's own buffers (the loop's TMA destinations) are left out of the
 // back hand-off: iteration j+1 uses another slot than j, and a slot is
@@ -34,14 +41,52 @@ import (
 // only after the back barrier, so neither warpgroup waits longer. The two
 // meet there from different instructions, which the non-aligned
 // barrier.sync allows (tl::bar_sync_apart; bar.sync, being aligned, does
-// not, and synccheck reports it). It was 1.0-1.4% faster on MLA (H100,
-// 2026-11-25). Both forms are race-free; compute-sanitizer's racecheck
-// reports hazards in both (scripts/racecheck_named_barrier.cu k10-k21),
-// fewer in MLA with the meeting (docs/perf.md, twenty-sixth session).
+// not, and synccheck reports it). It was 1.0-1.4% faster on MLA than B's
+// arrival (H100, 2026-11-25).
 
 // handBar is the first of the hand-off's two named barriers (A to B, then
-// B to A); 4 and 5 are the warpgroup blocks' own (roleBar).
+// B to A); 4 and 5 are the warpgroup blocks' own (roleBar). With the
+// mbarriers of planHandBars, A to B is an mbarrier (and under a seesaw
+// B to A2 too).
 const handBar = 8
+
+// planHandBars gives a warp-specialized kernel with warpgroup blocks
+// mbarriers for its hand-offs (two) and for each consumer warpgroup's own
+// barrier (roleSync), after the other barriers, where shared memory has
+// room.
+func planHandBars(c *compilation) {
+	w := c.ws
+	w.hand = -1
+	found := false
+	ir.Walk(c.f.Kernel.Body, func(s ir.Stmt) {
+		if _, ok := s.(*ir.Warpgroup); ok {
+			found = true
+		}
+	})
+	at, n := align(c.smem.total, 8), 2+w.consumers/128
+	if !found || at+8*n > ir.DefaultLimits.MaxSharedBytes {
+		return
+	}
+	w.hand, c.smem.total = at, at+8*n
+}
+
+// handMbar is the shared offset of the mbarrier that stands for h's
+// named barrier bar, or -1 where bar stays a named barrier (no room for
+// the mbarriers; or B's hand-back, which B may give before the loop, and
+// meets A at under lateBack). Each stands for a hand-off made once an
+// iteration, one way: a phase an iteration.
+func (e *emitter) handMbar(h *handoff, bar int) int {
+	w := e.c.ws
+	switch {
+	case w == nil || w.hand < 0:
+		return -1
+	case bar == handBar:
+		return w.hand
+	case bar == handBar+1 && len(h.blocks) == 3: // a seesaw's B to A2
+		return w.hand + 8
+	}
+	return -1
+}
 
 // handoff is the plan of a loop body of warpgroup blocks (A, B; or A1,
 // B, A2 under a seesaw): for each block, the statement its wait goes
@@ -285,7 +330,12 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 				bar = "bar_sync_apart"
 			}
 		}
-		e.line("tl::%s(%d, 256); // the other warpgroup's hand-off", bar, h.waitBar[k])
+		if at := e.handMbar(h, h.waitBar[k]); at >= 0 {
+			w := e.c.ws
+			e.line("tl::mbar_wait(tl::smem_addr(smem + %d), %s & 1); // the other warpgroup's hand-off", at, e.ringPos(e.c.tma[w.loop], w.loop.Var.Name))
+		} else {
+			e.line("tl::%s(%d, 256); // the other warpgroup's hand-off", bar, h.waitBar[k])
+		}
 		e.dirty, e.read = false, false
 		clear(e.roleSeen)
 		clear(e.roleWrote)
@@ -316,7 +366,11 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 			if e.dirty && e.c.opts.Arch == "sm_90a" { // its writes since its last fence, for the other's wgmma
 				e.line("tl::fence_proxy_async();")
 			}
-			e.line("tl::bar_arrive(%d, 256); // hand-off to the other warpgroup", h.arriveBar[k])
+			if at := e.handMbar(h, h.arriveBar[k]); at >= 0 {
+				e.line("tl::mbar_arrive(tl::smem_addr(smem + %d)); // hand-off to the other warpgroup", at)
+			} else {
+				e.line("tl::bar_arrive(%d, 256); // hand-off to the other warpgroup", h.arriveBar[k])
+			}
 		}
 		for j, r := range h.rings { // free a slot once no multiply in flight may read it
 			if r.free[k] >= 0 && i >= r.free[k] && !freed[j] && len(e.lazy.pending) == 0 {

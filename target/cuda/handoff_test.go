@@ -1,7 +1,10 @@
 package cuda
 
 import (
+	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,30 +75,37 @@ func planBlock(i int, body ...ir.Stmt) *ir.Warpgroup { return &ir.Warpgroup{Inde
 
 // MLA under Handoff: the page loop has no barrier of all consumers;
 // warpgroup 0 issues its own P·V from registers, then waits for P back,
-// writes P and hands it over while the tensor cores run that multiply,
-// and only then waits for it; warpgroup 1 takes P first thing and hands
-// it back by meeting warpgroup 0 before it takes the next page's (a
-// non-aligned barrier.sync on both sides); the halves of O share
-// registers.
+// writes P and hands it over (an mbarrier) while the tensor cores run
+// that multiply, and only then waits for it; warpgroup 1 takes P first
+// thing and hands it back by meeting warpgroup 0 before it takes the next
+// page's (a non-aligned barrier.sync on both sides); the halves of O
+// share registers. Warpgroup 0's own barrier is an mbarrier too.
 func TestEmitHandoff(t *testing.T) {
 	s := kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
 	c := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true}
 	src := compileMLA(t, s, c, "sm_90a").Source
+	// The hand-offs' mbarriers and the warpgroups' own, 128 arrivals each.
+	bars := regexp.MustCompile(`for \(int s = 0; s < 4; \+\+s\) tl::mbar_init\(tl::smem_addr\(smem \+ (\d+)\) \+ 8 \* s, 128\);`).FindStringSubmatch(src)
+	if bars == nil {
+		t.Fatalf("no hand-off and warpgroup barriers of 128 arrivals:\n%s", src)
+	}
+	hand, _ := strconv.Atoi(bars[1])
+	own := fmt.Sprintf("tl::mbar_arrive_wait(tl::smem_addr(smem + %d)); // warpgroup 0's own", hand+16)
 	order := []string{
 		"float acc0[128];",
 		"float (&acc1)[128] = acc0;",
 		"for (int k0 = lo; k0 < hi; ++k0) {",
 		"if (tid / 128 == 0) {",
-		"for (int idx = tid % 128; idx < 36864; idx += 128) {",         // warpgroup 0 zeroes an edge page
-		"wgmma_m64n64k16_ss_bf16",                                      // its scores
-		"wgmma_m64n256k16_rs_bf16<1>(&acc0[0], P[0], P[1], P[2], P[3]", // its own P from registers
-		"tl::bar_sync_apart(9, 256);",                                  // P back from warpgroup 1, the multiply in flight
-		"tl::bar_arrive(8, 256);",                                      // P to warpgroup 1
-		"tl::wgmma_wait<0>();",                                         // its multiply
+		"for (int idx = tid % 128; idx < 36864; idx += 128) {",                      // warpgroup 0 zeroes an edge page
+		"wgmma_m64n64k16_ss_bf16",                                                   // its scores
+		"wgmma_m64n256k16_rs_bf16<1>(&acc0[0], P[0], P[1], P[2], P[3]",              // its own P from registers
+		"tl::bar_sync_apart(9, 256);",                                               // P back from warpgroup 1, the multiply in flight
+		fmt.Sprintf("tl::mbar_arrive(tl::smem_addr(smem + %d)); // hand-off", hand), // P to warpgroup 1
+		"tl::wgmma_wait<0>();",                                                      // its multiply
 		"if (tid / 128 == 1) {",
-		"tl::bar_sync_apart(9, 256);", // the last page's P back to warpgroup 0
-		"tl::bar_sync(8, 256);",
-		"tl::desc(db_base + (256) * 2 / 128 * 8192 + 0, 8192, 1024, 1)", // its half of V
+		"tl::bar_sync_apart(9, 256);",                                                // the last page's P back to warpgroup 0
+		fmt.Sprintf("tl::mbar_wait(tl::smem_addr(smem + %d), (k0 - lo) & 1);", hand), // the page's P, one phase a page
+		"tl::desc(db_base + (256) * 2 / 128 * 8192 + 0, 8192, 1024, 1)",              // its half of V
 		"tl::wgmma_wait<0>();",
 		"tl::bar_sync(9, 256); // the last hand-back", // after the loop, both warpgroups
 	}
@@ -110,8 +120,11 @@ func TestEmitHandoff(t *testing.T) {
 	if strings.Contains(src, "bar_arrive(9,") {
 		t.Errorf("warpgroup 1 hands P back by bar.arrive:\n%s", src)
 	}
+	if strings.Contains(src, "bar_arrive(8,") || strings.Contains(src, "bar_sync(8,") || strings.Contains(src, "bar_sync(4, 128)") {
+		t.Errorf("a named barrier where the hand-off or warpgroup 0's own barrier is an mbarrier:\n%s", src)
+	}
 	pv := src[strings.Index(src, "wgmma_m64n256k16_rs_bf16<1>(&acc0[0]"):]
-	if pv = pv[:strings.Index(pv, "tl::bar_arrive(8, 256);")]; strings.Contains(pv, "wgmma_wait") {
+	if pv = pv[:strings.Index(pv, "// hand-off to the other warpgroup")]; strings.Contains(pv, "wgmma_wait") {
 		t.Errorf("warpgroup 0 waits for its P·V before handing P over:\n%s", pv)
 	}
 	loop := src[strings.Index(src, "for (int k0 = lo; k0 < hi; ++k0) {\n      tl::mbar_wait(tl::smem_addr(smem + 229632)"):]
@@ -122,7 +135,7 @@ func TestEmitHandoff(t *testing.T) {
 	// Warpgroup 0's own barrier only on an edge page (around its zeroing).
 	edge := loop[strings.Index(loop, "if ((((k0 * 64) + 64) > L[(0)])) {"):]
 	edge = edge[:strings.Index(edge, "const int wg = 0;")]
-	if n, m := strings.Count(loop, "bar_sync(4, 128)"), strings.Count(edge, "bar_sync(4, 128)"); n != m {
+	if n, m := strings.Count(loop, own), strings.Count(edge, own); n != m || m == 0 {
 		t.Errorf("%d of warpgroup 0's %d barriers outside the edge page's branch:\n%s", n-m, n, loop)
 	}
 }

@@ -72,12 +72,18 @@ func (e *emitter) warpgroup(s *ir.Warpgroup) {
 }
 
 // roleSync is a barrier of the warpgroup block being emitted: its own 128
-// threads alone (the others are not in the block).
+// threads alone (the others are not in the block). With a producer it is
+// an mbarrier the warpgroup arrives at and waits on (planHandBars says
+// why), else a named barrier.
 func (e *emitter) roleSync() {
 	if e.dirty && e.c.opts.Arch == "sm_90a" {
 		e.line("tl::fence_proxy_async();")
 	}
-	e.line("tl::bar_sync(%d, 128);", roleBar+e.role.Index)
+	if w := e.c.ws; w != nil && w.hand >= 0 {
+		e.line("tl::mbar_arrive_wait(tl::smem_addr(smem + %d)); // warpgroup %d's own", w.hand+8*(2+e.role.Index), e.role.Index)
+	} else {
+		e.line("tl::bar_sync(%d, 128);", roleBar+e.role.Index)
+	}
 	e.dirty, e.read = false, false
 	clear(e.roleSeen)
 	clear(e.roleWrote)

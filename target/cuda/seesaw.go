@@ -15,9 +15,10 @@ import (
 //	B  (wg 1): scores tile b, multiplies by a, hands over its P → A2
 //	A2 (wg 0): multiplies by b
 //
-// The hand-offs are two named barriers, A1 → B and B → A2, each arrived at
-// and waited for once an iteration, in that order, so neither collects two
-// rounds of arrivals: A1 of the next iteration comes after A2's wait, and
+// The hand-offs, A1 → B and B → A2, are two mbarriers with a producer
+// (handMbar; else named barriers 8 and 9), each arrived at and waited for
+// once an iteration, in that order, so neither collects two rounds of
+// arrivals (nor runs a phase ahead of its waiter): A1 of the next iteration comes after A2's wait, and
 // B's arrival after its own wait. Of the back edges, what A2 of iteration
 // j still uses B of j+1 waits for (A1 of j+1 hands over only after A2 of
 // j), and what B of j still uses A1 of j+1 waits for (A2 of j takes it

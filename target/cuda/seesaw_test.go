@@ -1,7 +1,10 @@
 package cuda
 
 import (
+	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,8 +78,8 @@ func TestPlanSeesaw(t *testing.T) {
 // MLA's seesaw on sm_90a: a producer fills a one-slot ring for each page of
 // a pair; each warpgroup waits for a page's slot before it first touches it
 // and frees it after its multiplies by it are done; the blocks hand over
-// by barriers 8 (A1 to B) and 9 (B to A2) and meet no barrier of all
-// consumers in the loop.
+// on two mbarriers (A1 to B, then B to A2), a phase an iteration each,
+// and meet no barrier of all consumers in the loop.
 func TestEmitSeesaw(t *testing.T) {
 	s := kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
 	c := kernels.MLAConfig{M: 64, Stages: 1, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true, Seesaw: true}
@@ -85,27 +88,34 @@ func TestEmitSeesaw(t *testing.T) {
 	if at < 0 {
 		t.Fatalf("no producer warpgroup:\n%s", src)
 	}
+	bars := regexp.MustCompile(`for \(int s = 0; s < 4; \+\+s\) tl::mbar_init\(tl::smem_addr\(smem \+ (\d+)\) \+ 8 \* s, 128\);`).FindStringSubmatch(src)
+	if bars == nil {
+		t.Fatalf("no hand-off and warpgroup mbarriers of 128 arrivals:\n%s", src)
+	}
+	ab, _ := strconv.Atoi(bars[1]) // A1 to B; B to A2 is the next
+	arrive := func(at int) string { return fmt.Sprintf("tl::mbar_arrive(tl::smem_addr(smem + %d));", at) }
+	wait := func(at int) string { return fmt.Sprintf("tl::mbar_wait(tl::smem_addr(smem + %d), (k0 - lo) & 1);", at) }
 	order := []string{
 		"for (int k0 = lo; k0 < hi; ++k0) {",
 		"if (tid / 128 == 0) {", // A1
 		"// [kvs]",              // its page's slot
 		"wgmma_m64n64k16_ss_bf16",
-		"tl::bar_arrive(8, 256);",
+		arrive(ab),
 		"wgmma_m64n256k16_rs_bf16<1>(&acc0[0]",
 		"tl::wgmma_wait<0>();",
 		"// done with [kvs]",
 		"if (tid / 128 == 1) {", // B
 		"// [kvs_b]",
 		"wgmma_m64n64k16_ss_bf16",
-		"tl::bar_sync(8, 256);",
+		wait(ab),
 		"// [kvs]",
 		"wgmma_m64n256k16_ss_bf16<0, 1>(&acc1[0]", // A's P from shared memory
-		"tl::bar_arrive(9, 256);",
+		arrive(ab + 8),
 		"// done with [kvs]", // once A's multiply is waited for
 		"wgmma_m64n256k16_rs_bf16<1>(&acc1[0]",
 		"// done with [kvs_b]",
 		"if (tid / 128 == 0) {", // A2
-		"tl::bar_sync(9, 256);",
+		wait(ab + 8),
 		"// [kvs_b]",
 		"wgmma_m64n256k16_ss_bf16<0, 1>(&acc0[0]",
 		"// done with [kvs_b]",

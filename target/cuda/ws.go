@@ -32,6 +32,9 @@ type wsPlan struct {
 	lateEmpty int       // with split rings (split.go), the late ring's
 	regs      [2]int    // setmaxnreg of the producer and the consumers (0: none)
 	walk      *walkLoad // the walk's tile loads the producer issues (walk.go), or nil
+	// hand is the shared offset of the warpgroup blocks' mbarriers
+	// (planHandBars: a hand-off's, then each warpgroup's own), or -1.
+	hand int
 }
 
 // wsWanted: the program asks (ir.Kernel.Producer, a config's WS) or
@@ -99,6 +102,7 @@ func planWS(c *compilation) {
 	}
 	c.ws = w
 	planWalk(c)
+	planHandBars(c)
 }
 
 // wsLoopAhead is, before shared memory is placed, the loop planWS will
@@ -185,6 +189,9 @@ func (e *emitter) wsSplit() {
 	}
 	if wl := w.walk; wl != nil {
 		rings = append(rings, barRing{wl.full, wl.stages, 1}, barRing{wl.empty, wl.stages, T / 32})
+	}
+	if w.hand >= 0 { // every thread of the warpgroup that signals, or meets
+		rings = append(rings, barRing{w.hand, 2 + T/128, 128})
 	}
 	e.initBars(rings...)
 	e.open("if (tid >= %d)", T)

@@ -252,6 +252,15 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   while (!mbar_try_wait(bar, parity)) {
   }
 }
+// Arrives and waits for the phase it arrived in (by its state, not a
+// parity): a barrier of the threads that expect each other, as bar_sync,
+// for a group that meets no other barrier in step (a warpgroup's own).
+__device__ __forceinline__ void mbar_arrive_wait(uint32_t bar) {
+  asm volatile(
+      "{ .reg .b64 st; .reg .pred p; mbarrier.arrive.shared::cta.b64 st, [%0];\n"
+      "W%=: mbarrier.try_wait.shared::cta.b64 p, [%0], st; @!p bra W%=; }" ::"r"(bar)
+      : "memory");
+}
 
 // Synchronizes the n threads (a multiple of 32) that reach named barrier id
 // (1-15; 0 is __syncthreads'): a warp-specialized kernel's consumer
