@@ -139,3 +139,57 @@ func TestEmitHandoff(t *testing.T) {
 		t.Errorf("%d of warpgroup 0's %d barriers outside the edge page's branch:\n%s", n-m, n, loop)
 	}
 }
+
+// The warpgroup blocks' mbarriers go after everything else in shared
+// memory, two for hand-offs and one a consumer warpgroup, only where a
+// kernel has warpgroup blocks and the bytes fit; else (or for B's
+// hand-back) the hand-offs stay on named barriers.
+func TestPlanHandBars(t *testing.T) {
+	limit := ir.DefaultLimits.MaxSharedBytes
+	block := []ir.Stmt{planBlock(0, planCopy(planBuf("f", ir.Fragment), planBuf("p", ir.Shared)))}
+	for _, tc := range []struct {
+		name      string
+		body      []ir.Stmt
+		total     int
+		consumers int
+		hand      int // want: the offset, or -1
+		newTotal  int
+	}{
+		{"two warpgroups", block, 1000, 256, 1000, 1032},
+		{"aligned to 8", block, 1001, 256, 1008, 1040},
+		{"three warpgroups", block, 1000, 384, 1000, 1040},
+		{"no warpgroup blocks", []ir.Stmt{planCopy(planBuf("f", ir.Fragment), planBuf("p", ir.Shared))}, 1000, 256, -1, 1000},
+		{"fits exactly", block, limit - 32, 256, limit - 32, limit},
+		{"no room", block, limit - 24, 256, -1, limit - 24},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &compilation{
+				f:    &ir.Func{Kernel: &ir.Kernel{Body: tc.body}},
+				ws:   &wsPlan{consumers: tc.consumers},
+				smem: &smemPlan{total: tc.total},
+			}
+			planHandBars(c)
+			if c.ws.hand != tc.hand || c.smem.total != tc.newTotal {
+				t.Fatalf("hand %d, total %d; want %d, %d", c.ws.hand, c.smem.total, tc.hand, tc.newTotal)
+			}
+			e := &emitter{c: c}
+			two := &handoff{blocks: make([]*ir.Warpgroup, 2)}
+			three := &handoff{blocks: make([]*ir.Warpgroup, 3)}
+			want := func(at int) int {
+				if tc.hand < 0 {
+					return -1
+				}
+				return tc.hand + at
+			}
+			for _, x := range []struct {
+				h    *handoff
+				bar  int
+				want int
+			}{{two, handBar, want(0)}, {two, handBar + 1, -1}, {three, handBar, want(0)}, {three, handBar + 1, want(8)}} {
+				if got := e.handMbar(x.h, x.bar); got != x.want {
+					t.Errorf("%d blocks, barrier %d: mbarrier at %d, want %d", len(x.h.blocks), x.bar, got, x.want)
+				}
+			}
+		})
+	}
+}
