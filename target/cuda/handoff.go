@@ -63,12 +63,19 @@ func planHandBars(c *compilation) {
 			found = true
 		}
 	})
-	at, n := align(c.smem.total, 8), 2+w.consumers/128
-	if !found || at+8*n > ir.DefaultLimits.MaxSharedBytes {
+	at := align(c.smem.total, 8)
+	if !found || at+8*w.handBars() > ir.DefaultLimits.MaxSharedBytes {
 		return
 	}
-	w.hand, c.smem.total = at, at+8*n
+	w.hand, c.smem.total = at, at+8*w.handBars()
 }
+
+// handBars is how many mbarriers planHandBars places: two for hand-offs
+// (A to B, and a seesaw's B to A2), then one a consumer warpgroup.
+func (w *wsPlan) handBars() int { return 2 + w.consumers/128 }
+
+// roleMbar is the shared offset of warpgroup i's own mbarrier.
+func (w *wsPlan) roleMbar(i int) int { return w.hand + 8*(2+i) }
 
 // handMbar is the shared offset of the mbarrier that stands for h's
 // named barrier bar, or -1 where bar stays a named barrier (no room for

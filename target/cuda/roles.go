@@ -80,7 +80,7 @@ func (e *emitter) roleSync() {
 		e.line("tl::fence_proxy_async();")
 	}
 	if w := e.c.ws; w != nil && w.hand >= 0 {
-		e.line("tl::mbar_arrive_wait(tl::smem_addr(smem + %d)); // warpgroup %d's own", w.hand+8*(2+e.role.Index), e.role.Index)
+		e.line("tl::mbar_arrive_wait(tl::smem_addr(smem + %d)); // warpgroup %d's own", w.roleMbar(e.role.Index), e.role.Index)
 	} else {
 		e.line("tl::bar_sync(%d, 128);", roleBar+e.role.Index)
 	}

@@ -33,7 +33,7 @@ type wsPlan struct {
 	regs      [2]int    // setmaxnreg of the producer and the consumers (0: none)
 	walk      *walkLoad // the walk's tile loads the producer issues (walk.go), or nil
 	// hand is the shared offset of the warpgroup blocks' mbarriers
-	// (planHandBars: a hand-off's, then each warpgroup's own), or -1.
+	// (planHandBars: handBars of them), or -1.
 	hand int
 }
 
@@ -191,7 +191,7 @@ func (e *emitter) wsSplit() {
 		rings = append(rings, barRing{wl.full, wl.stages, 1}, barRing{wl.empty, wl.stages, T / 32})
 	}
 	if w.hand >= 0 { // every thread of the warpgroup that signals, or meets
-		rings = append(rings, barRing{w.hand, 2 + T/128, 128})
+		rings = append(rings, barRing{w.hand, w.handBars(), 128})
 	}
 	e.initBars(rings...)
 	e.open("if (tid >= %d)", T)
