@@ -101,7 +101,7 @@ func TestSplitSuites(t *testing.T) {
 		split, one [][]int // the steps' tensors when the split path splits, and of the single program
 		check      func(t *testing.T, sh kernels.Fields, n int, split Point)
 	}{
-		{"mla", 132, [][]int{{0, 1, 2, 3, 6, 7, 9, 10}, {8, 9, 10, 4, 5}}, [][]int{{0, 1, 2, 3, 4, 5}}, func(t *testing.T, sh kernels.Fields, n int, _ Point) {
+		{"mla", 132, [][]int{{0, 1, 2, 3, 6, 7, 9, 10, 8, 4, 5}, {8, 9, 10, 4, 5}}, [][]int{{0, 1, 2, 3, 4, 5}}, func(t *testing.T, sh kernels.Fields, n int, _ Point) {
 			b, m, hq := field(sh, "batch").(int), field(sh, "mean_kv").(int), field(sh, "heads").(int)
 			memBound := hq == 16 || hq == 32 || hq == 64 // h_q·s_q < 128, at 8k
 			if (hq != 128 && !(memBound && m == 8192)) || field(sh, "dtype") != "bf16" || (b != 64 && b != 128) || m < 1024 || m > 32768 {

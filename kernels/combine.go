@@ -31,7 +31,8 @@ func CheckCombine(s MLAShape, c CombineConfig) error {
 }
 
 // MLACombine merges the partial results of MLADecodeSplit: the first
-// num_splits[b] splits of request b (the rest are not written). For each
+// num_splits[b] splits of request b (the rest are not written); a request
+// of one split it leaves alone, as MLADecodeSplit wrote its O and LSE. For each
 // query row, with lse_i the base-2 LSE of split i and O_i its output:
 //
 //	m   = max_i lse_i
@@ -55,11 +56,14 @@ func MLACombine(s MLAShape, c CombineConfig) *tl.Func {
 	R := c.Rows
 	f.Kernel(tl.Grid(s.Hq/R, s.Sq, B), c.Threads, func(k *tl.Block) {
 		hx, t, b := k.Idx()
-		acc, lse := mergeSplits(k, NS.At(b), combineStages, R, s.Dv, s.partialDType(),
-			func(i tl.Expr) tl.Region { return LP.Sub(b, i, t, tl.Tile(hx, R)) },
-			func(i tl.Expr) tl.Region { return OP.Sub(b, i, t, tl.Tile(hx, R), tl.All) })
-		k.Copy(acc, O.Sub(b, t, tl.Tile(hx, R), tl.All))
-		k.Copy(lse, LSE.Sub(b, t, tl.Tile(hx, R)))
+		n := k.Var(tl.I32, NS.At(b)).Named("n").Val()
+		k.If(n.Ne(1), func() { // a request of one split: the split kernel wrote its O and LSE
+			acc, lse := mergeSplits(k, n, combineStages, R, s.Dv, s.partialDType(),
+				func(i tl.Expr) tl.Region { return LP.Sub(b, i, t, tl.Tile(hx, R)) },
+				func(i tl.Expr) tl.Region { return OP.Sub(b, i, t, tl.Tile(hx, R), tl.All) })
+			k.Copy(acc, O.Sub(b, t, tl.Tile(hx, R), tl.All))
+			k.Copy(lse, LSE.Sub(b, t, tl.Tile(hx, R)))
+		})
 	})
 	return f
 }

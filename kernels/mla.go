@@ -170,9 +170,13 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 	}
 	a.O = f.Out("O"+sfx, a.odt, append(lead, s.Sq, s.Hq, s.Dv)...)
 	a.LSE = f.Out("LSE"+sfx, tl.F32, append(lead, s.Sq, s.Hq)...)
-	if split && c.Merge {
+	if split {
+		// The split kernel writes O and LSE too: a request the schedule
+		// leaves whole (num_splits 1), or under Merge the merged rows.
 		a.ns = f.In("num_splits", tl.I32, B)
-		a.count = f.Scratch("merge_count", tl.I32, B, f.Sym("count_cols"))
+		if c.Merge {
+			a.count = f.Scratch("merge_count", tl.I32, B, f.Sym("count_cols"))
+		}
 		a.oFinal = f.Out("O", s.DType, B, s.Sq, s.Hq, s.Dv)
 		a.lseFinal = f.Out("LSE", tl.F32, B, s.Sq, s.Hq)
 	}
@@ -189,14 +193,18 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 				// they made its unrolled loop too big for nvcc.
 				req := k.Var(tl.I32, b).Named("req").Val()
 				sp := k.Var(tl.I32, Chunks.At(ch, 3)).Named("split").Val()
-				mlaPiece(k, s, c, a, bx, b, req, []any{req, sp}, Chunks.At(ch, 1), Chunks.At(ch, 2))
+				var solo tl.Expr // the request's only piece: it writes O and LSE, not a partial (epilogue)
+				if !c.Merge {
+					solo = k.Var(tl.I32, a.ns.At(req)).Named("req_splits").Val().Eq(1)
+				}
+				mlaPiece(k, s, c, a, bx, b, req, []any{req, sp}, solo, Chunks.At(ch, 1), Chunks.At(ch, 2))
 			})
 		})
 		return f
 	}
 	f.Kernel(tl.Grid(nM, 1, B), c.Threads, func(k *tl.Block) {
 		bx, _, b := k.Idx()
-		mlaPiece(k, s, c, a, bx, b, b, []any{b}, tl.Int(0), tl.CeilDiv(Lens.At(b), s.Page))
+		mlaPiece(k, s, c, a, bx, b, b, []any{b}, tl.Expr{}, tl.Int(0), tl.CeilDiv(Lens.At(b), s.Page))
 	})
 	return f
 }
@@ -208,17 +216,19 @@ type mlaArgs struct {
 	odt                        tl.DType
 	lseScale                   float64
 	oHint                      []tl.CacheHint // O's stores (Copy's hint)
-	// Under Merge: the requests' split counts, the tickets' counters (a
-	// request's M-blocks apart), and the merged O and LSE.
+	// Split: the requests' split counts and the final O and LSE; under
+	// Merge the tickets' counters (a request's M-blocks apart) too.
 	ns, count, oFinal, lseFinal *tl.Tensor
 }
 
 // mlaPiece is one block's work on cache blocks [lo, hi) of request b (its
 // M-block bx of query rows), written to O and LSE at at (request b, and
 // in the split kernel its split). b, lo and hi come from inputs, which a
-// producer warpgroup can read too; req is b as the consumers read it.
-func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Expr, at []any, lo, hi tl.Expr) {
-	t := &mlaBlock{k: k, s: s, c: c, a: a, bx: bx}
+// producer warpgroup can read too; req is b as the consumers read it. A
+// split kernel's piece writes O and LSE at req instead when solo holds
+// (no expression: never).
+func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Expr, at []any, solo, lo, hi tl.Expr) {
+	t := &mlaBlock{k: k, s: s, c: c, a: a, bx: bx, solo: solo}
 	t.qs = k.Shared(s.DType, c.M, s.Dqk).Named("qs")
 	kvs := k.Shared(s.DType, s.Page, s.Dqk).Named("kvs")
 	var ps *tl.Tensor // P for the other warpgroup (under Seesaw, in each page's columns past V)
@@ -306,6 +316,7 @@ type mlaBlock struct {
 	S, m, mOld, l, lse *tl.Tensor
 	P                  *tl.Tensor   // under Handoff, warpgroup 0's P in registers
 	accs               []*tl.Tensor // O's columns in equal parts
+	solo               tl.Expr      // see mlaPiece
 }
 
 // eachAcc runs f on each part of acc and the first column it holds: under
@@ -414,12 +425,20 @@ func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr, zero func()) 
 // epilogue normalizes the rows and writes O and LSE at at: a block of
 // one token's heads straight from the fragments, of several tokens
 // through shared tiles a token at a time, padded only the first h_q rows.
+// A split kernel's piece that is its request's only one (not under Merge)
+// writes the final O and natural-log LSE instead of a partial: the
+// combine would only copy it (H100 bench shapes: 68 of 128 requests at
+// b128 kv8k, 101 of 128 at s_q 2 kv4k).
 func (t *mlaBlock) epilogue(at []any) {
 	k, s, c, a := t.k, t.s, t.c, t.a
-	lse, rowS, rows := t.lse, t.rowS, t.rows()
+	lse, rowS, solo := t.lse, t.rowS, t.solo
+	lseScale, hasSolo := tl.Float(a.lseScale), solo.IR() != nil
+	if hasSolo {
+		lseScale = tl.Select(solo, math.Ln2, a.lseScale)
+	}
 	t.wg0(func() {
 		k.Parallel(func(i tl.Expr) { // -inf for a row with no keys
-			v := t.m.At(i).Mul(s.SoftmaxScale() * math.Log2E).Add(tl.Log2(t.l.At(i))).Mul(a.lseScale)
+			v := t.m.At(i).Mul(s.SoftmaxScale() * math.Log2E).Add(tl.Log2(t.l.At(i))).Mul(lseScale)
 			lse.Set(tl.Select(t.l.At(i).Eq(0), tl.NegInf(), v), i)
 		}, c.M)
 		// The rows' factors 1/l (0 for a row with no keys, whose acc is 0):
@@ -431,42 +450,60 @@ func (t *mlaBlock) epilogue(at []any) {
 		k.Copy(t.l, rowS)
 	})
 	w := s.Dv / len(t.accs)
-	cols := func(col int) any { // acc's columns of O
-		if len(t.accs) == 1 {
-			return tl.All
-		}
-		return tl.Range(col, w)
-	}
-	t.eachAcc(func(acc *tl.Tensor, col int) {
+	t.eachAcc(func(acc *tl.Tensor, _ int) {
 		k.Parallel(func(i, d tl.Expr) {
 			acc.Set(acc.At(i, d).Mul(rowS.At(i)), i, d)
 		}, c.M, w)
-		if s.padded(c) {
-			k.Copy(acc, a.O.Sub(append(at, 0, tl.Tile(0, c.M), cols(col))...), a.oHint...)
-		}
 	})
-	if s.padded(c) {
-		t.wg0(func() { k.Copy(lse, a.LSE.Sub(append(at, 0, tl.Tile(0, c.M))...)) })
-		return
-	}
 	var oT *tl.Tensor // nil: straight from the fragments
 	lT := lse
-	if c.M > s.Hq {
+	if !s.padded(c) && c.M > s.Hq {
 		oT, lT = k.Shared(a.odt, c.M, s.Dv).Named("os"), rowS
-		t.eachAcc(func(acc *tl.Tensor, col int) { k.Copy(acc, oT.Sub(tl.All, cols(col))) })
+		t.eachAcc(func(acc *tl.Tensor, col int) { k.Copy(acc, oT.Sub(tl.All, t.cols(col))) })
 		t.wg0(func() { k.Copy(lse, lT) })
 	}
+	if !hasSolo {
+		t.store(a.O, a.LSE, at, a.oHint, oT, lT)
+		return
+	}
+	k.If(solo, func() {
+		t.store(a.oFinal, a.lseFinal, at[:1], nil, oT, lT)
+	}).Else(func() {
+		t.store(a.O, a.LSE, at, a.oHint, oT, lT)
+	})
+}
+
+// cols are the columns of O that acc part col holds.
+func (t *mlaBlock) cols(col int) any {
+	if len(t.accs) == 1 {
+		return tl.All
+	}
+	return tl.Range(col, t.s.Dv/len(t.accs))
+}
+
+// store writes the block's normalized rows to O and its LSE to LSE at at,
+// from the fragments or (oT) the shared tiles the epilogue staged.
+func (t *mlaBlock) store(O, LSE *tl.Tensor, at []any, hint []tl.CacheHint, oT, lT *tl.Tensor) {
+	k, s, c := t.k, t.s, t.c
+	if s.padded(c) {
+		t.eachAcc(func(acc *tl.Tensor, col int) {
+			k.Copy(acc, O.Sub(append(at, 0, tl.Tile(0, c.M), t.cols(col))...), hint...)
+		})
+		t.wg0(func() { k.Copy(t.lse, LSE.Sub(append(at, 0, tl.Tile(0, c.M))...)) })
+		return
+	}
+	rows := t.rows()
 	for i := range c.M / rows {
 		tok, h0 := t.piece(i)
 		if oT != nil {
-			k.Copy(oT.Sub(tl.Range(i*rows, rows), tl.All), a.O.Sub(append(at, tok, tl.Range(h0, rows), tl.All)...), a.oHint...)
+			k.Copy(oT.Sub(tl.Range(i*rows, rows), tl.All), O.Sub(append(at, tok, tl.Range(h0, rows), tl.All)...), hint...)
 		} else {
 			t.eachAcc(func(acc *tl.Tensor, col int) {
-				k.Copy(acc.Sub(tl.Range(i*rows, rows), tl.All), a.O.Sub(append(at, tok, tl.Range(h0, rows), cols(col))...), a.oHint...)
+				k.Copy(acc.Sub(tl.Range(i*rows, rows), tl.All), O.Sub(append(at, tok, tl.Range(h0, rows), t.cols(col))...), hint...)
 			})
 		}
-		lseOut := func() { k.Copy(lT.Sub(tl.Range(i*rows, rows)), a.LSE.Sub(append(at, tok, tl.Range(h0, rows))...)) }
-		if lT == lse { // the fragment: warpgroup 0's under Roles
+		lseOut := func() { k.Copy(lT.Sub(tl.Range(i*rows, rows)), LSE.Sub(append(at, tok, tl.Range(h0, rows))...)) }
+		if lT == t.lse { // the fragment: warpgroup 0's under Roles
 			t.wg0(lseOut)
 		} else {
 			lseOut()

@@ -279,16 +279,17 @@ func (p *mlaProblem) Steps(c Config) ([]Step, error) {
 }
 
 // MLASplitSteps is the split path over MLAInputs and then MLAPartials: the
-// split kernel over Q, KV, table, lengths, parts, chunks, O_partial
-// and LSE_partial, then the combine from num_splits and the partials into
-// O and LSE; under Merge the split kernel alone, which also takes
-// num_splits, the counters, O and LSE.
+// split kernel over Q, KV, table, lengths, parts, chunks, O_partial,
+// LSE_partial, num_splits, O and LSE (the requests it leaves whole), then
+// the combine from num_splits and the partials into the other requests' O
+// and LSE; under Merge the split kernel alone, which also takes the
+// counters.
 func MLASplitSteps(s MLAShape, c MLAConfig) []Step {
 	if c.Merge {
 		return []Step{{MLADecodeSplit(s, c), []int{0, 1, 2, 3, 6, 7, 9, 10, 8, 11, 4, 5}}}
 	}
 	return []Step{
-		{MLADecodeSplit(s, c), []int{0, 1, 2, 3, 6, 7, 9, 10}},
+		{MLADecodeSplit(s, c), []int{0, 1, 2, 3, 6, 7, 9, 10, 8, 4, 5}},
 		{MLACombine(s, DefaultCombineConfig(s)), []int{8, 9, 10, 4, 5}},
 	}
 }

@@ -255,6 +255,19 @@ func TestMLACombine(t *testing.T) {
 	if !math.IsInf(lse.At(0, 0, 2), -1) || o.At(0, 0, 2, 5) != 0 {
 		t.Errorf("the row no split saw: LSE %g, O %g; want -inf and 0", lse.At(0, 0, 2), o.At(0, 0, 2, 5))
 	}
+	// A request of one split is the split kernel's to write: the combine
+	// leaves its O and LSE as they were.
+	ns.Fill(1)
+	o.Fill(7)
+	lse.Fill(7)
+	if err := interp.Run(fn, []*tensor.Tensor{ns, op, lp, o, lse}); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range append(o.Data, lse.Data...) {
+		if v != 7 {
+			t.Fatalf("one split: the combine wrote %g at %d", v, i)
+		}
+	}
 }
 
 // Small head dims make a fast sweep of what the full-size tests sample:
