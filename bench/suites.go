@@ -290,6 +290,7 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		add(128, 64, 256, 2)
 		add(128, 128, 128, 2)
 		add(64, 64, 128, 2)
+		add(64, 128, 128, 2) // causal 1k: 0.995× the time of 64-key tiles (H100, twenty-eighth session)
 		addWS(128, 128, 256, 2)
 		addPP(128, 128, 2)
 		addPP(128, 64, 2)
