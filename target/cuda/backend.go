@@ -115,24 +115,31 @@ func (b *Backend) function(p *Program) (*drv.Function, error) {
 }
 
 // sourceFor is what NVRTC compiles for p: its source, or, where
-// TILEGO_SOURCE names p ("name=file.cu"), that file (a hand-edited
-// program, to measure a change before the compiler makes it; it must take
-// p's parameters). Reported on stderr, since its results are not the
-// compiler's.
+// TILEGO_SOURCE names p ("name=file.cu", several comma-separated), that
+// file (a hand-edited program, to measure a change before the compiler
+// makes it; it must take p's parameters). Reported on stderr, since its
+// results are not the compiler's.
 func sourceFor(p *Program) (string, error) {
-	name, file, ok := strings.Cut(os.Getenv("TILEGO_SOURCE"), "=")
-	if !ok || name != p.Name {
+	file := ""
+	for _, pair := range strings.Split(os.Getenv("TILEGO_SOURCE"), ",") {
+		if name, f, ok := strings.Cut(pair, "="); ok && name == p.Name {
+			file = f
+		}
+	}
+	if file == "" {
 		return p.fullSource(), nil
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return "", fmt.Errorf("TILEGO_SOURCE: %w", err)
 	}
-	overrideOnce.Do(func() { fmt.Fprintf(os.Stderr, "tilego: %s compiled from %s (TILEGO_SOURCE)\n", p.Name, file) })
+	if _, seen := overridden.LoadOrStore(p.Name, true); !seen {
+		fmt.Fprintf(os.Stderr, "tilego: %s compiled from %s (TILEGO_SOURCE)\n", p.Name, file)
+	}
 	return strings.Replace(string(b), "#include \"tilego.cuh\"", header, 1), nil
 }
 
-var overrideOnce sync.Once
+var overridden sync.Map // the programs sourceFor has reported
 
 // Precompile compiles programs in parallel (NVRTC is slow and the
 // machine has cores); errors are reported per program by later calls.

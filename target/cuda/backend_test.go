@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestSourceFor: TILEGO_SOURCE replaces only the program it names, with
+// TestSourceFor: TILEGO_SOURCE replaces only the programs it names, with
 // the device library inlined as for a generated one; a missing file is
 // an error, not a silent fallback to the generated source.
 func TestSourceFor(t *testing.T) {
@@ -23,6 +23,8 @@ func TestSourceFor(t *testing.T) {
 		{"other=" + file, "// generated", ""},
 		{"k", "// generated", ""}, // no file given
 		{"k=" + file, "// edited", ""},
+		{"other=x.cu,k=" + file, "// edited", ""}, // several, comma-separated
+		{"k=" + file + ",other=x.cu", "// edited", ""},
 		{"k=" + file + ".missing", "", "TILEGO_SOURCE"},
 	} {
 		t.Setenv("TILEGO_SOURCE", tc.env)
