@@ -66,8 +66,9 @@ type MLAConfig struct {
 	// through shared memory, and both multiply both pages by their half
 	// of V (docs/mla.md).
 	Seesaw bool `config:"omitzero"`
-	// Merge (split path; as fast as the combine, not faster, docs/mla.md):
-	// the piece of a request that finishes last merges
+	// Merge (split path; slower than the combine: 1.09-1.17× the time at
+	// h_q 128 on an H100, docs/mla.md): one program, no combine. The piece
+	// of a request that finishes last merges
 	// its splits into O and LSE at the end of the split kernel, so there
 	// is no combine program (each piece draws a ticket from a counter of
 	// its request's M-block; the one that finds the request's split count
