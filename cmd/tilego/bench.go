@@ -48,6 +48,19 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if *sms < 0 {
 		return fmt.Errorf("--sms must be at least 1 (or 0 for the device's), got %d", *sms)
 	}
+	// Mistyped suites and expressions are reported before the GPU is
+	// opened, so that they show on a machine without one too.
+	names := strings.Split(*suites, ",")
+	for _, name := range names {
+		if _, ok := bench.Suites[name]; !ok {
+			return fmt.Errorf("unknown suite %q (have %s)", name, suiteNames())
+		}
+	}
+	for _, f := range [][2]string{{"shape", *shape}, {"match", *match}} {
+		if _, err := flagRegexp(f[0], f[1]); err != nil {
+			return err
+		}
+	}
 	var peerRecs []chart.Record
 	if *peers != "" {
 		if peerRecs, err = chart.ReadFiles(*peers); err != nil {
@@ -75,12 +88,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	}
 	var records bytes.Buffer // for --chart
 	var ran []string
-	for _, name := range strings.Split(*suites, ",") {
-		mk, ok := bench.Suites[name]
-		if !ok {
-			return fmt.Errorf("unknown suite %q (have %s)", name, suiteNames())
-		}
-		points, err := mk(bench.SuiteOptions{Quick: *quick, SMs: *sms})
+	for _, name := range names {
+		points, err := bench.Suites[name](bench.SuiteOptions{Quick: *quick, SMs: *sms})
 		if err != nil {
 			return err
 		}
