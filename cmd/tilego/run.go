@@ -155,7 +155,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	inputs := p.Inputs(rf.seed)
 	res, err := runProblem(be, p, cfg, inputs, opt)
 	if err != nil {
-		return fmt.Errorf("%s on %s: %w", p.Kernel(), be.Name(), err)
+		return fmt.Errorf("%s on %s: %w", p.Kernel(), be.Name(), withConfig(err, cfg))
 	}
 	out := runResult{
 		Kernel: p.Kernel(), Shape: p.Shape(), Backend: be.Name(), Device: be.Device(),

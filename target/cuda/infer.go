@@ -175,12 +175,18 @@ func chooseWarps(p ir.Policy, m, n, warps int, aInRegs bool) (layout.Warps, erro
 		if w := (layout.Warps{M: warps, N: 1}); fits(w) {
 			return w, nil
 		}
-		return layout.Warps{}, fmt.Errorf("policy fullrow: %d warps cannot each own 16-row slices of %d rows", warps, m)
+		if m%(16*warps) != 0 {
+			return layout.Warps{}, fmt.Errorf("policy fullrow: %d warps cannot each own 16-row slices of %d rows", warps, m)
+		}
+		return layout.Warps{}, fmt.Errorf("policy fullrow: %d columns cannot be cut in 8-column pieces", n)
 	case ir.FullCol:
 		if w := (layout.Warps{M: 1, N: warps}); fits(w) {
 			return w, nil
 		}
-		return layout.Warps{}, fmt.Errorf("policy fullcol: %d warps cannot each own 8-column slices of %d columns", warps, n)
+		if n%(8*warps) != 0 {
+			return layout.Warps{}, fmt.Errorf("policy fullcol: %d warps cannot each own 8-column slices of %d columns", warps, n)
+		}
+		return layout.Warps{}, fmt.Errorf("policy fullcol: %d rows cannot be cut in 16-row pieces", m)
 	}
 	best, found := layout.Warps{}, false
 	for wm := 1; wm <= warps; wm++ {
