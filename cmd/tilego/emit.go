@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
@@ -121,15 +120,4 @@ func emitProgram(p kernels.Problem, cfg kernels.Config, step int, be target.Back
 		return nil, usageErr(fmt.Errorf("--step %d: this shape runs as %d program(s); want 1 to %d", step, len(steps), len(steps)))
 	}
 	return steps[step-1].Func.Build(be.Limits())
-}
-
-// withConfig names the config in an error that does not already (a
-// lowering's error points at the kernel's source line, not at the config
-// that made it fail).
-func withConfig(err error, cfg kernels.Config) error {
-	fields := kernels.ConfigFields(cfg).String()
-	if strings.Contains(err.Error(), fields) {
-		return err
-	}
-	return fmt.Errorf("config %s: %w", fields, err)
 }

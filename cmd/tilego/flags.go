@@ -142,3 +142,14 @@ func report(stderr io.Writer, cmd string, err error) int {
 }
 
 func usageErr(err error) error { return &exitErr{code: 2, err: err} }
+
+// withConfig names the config in an error that does not already (a
+// lowering's error points at the kernel's source line, not at the config
+// that made it fail).
+func withConfig(err error, cfg kernels.Config) error {
+	fields := kernels.ConfigFields(cfg).String()
+	if strings.Contains(err.Error(), fields) {
+		return err
+	}
+	return fmt.Errorf("config %s: %w", fields, err)
+}
