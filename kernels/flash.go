@@ -237,7 +237,7 @@ func shortFirst(s AttnShape) bool { return s.Dqk >= 256 }
 // and a group's K and V, read by all its tiles, stay in L2.
 func longestFirst(id tl.Expr, s AttnShape, c AttnConfig) (b, h, bx tl.Expr) {
 	nM, heads := (s.Sq+c.M-1)/c.M, s.B*s.H
-	g := causalGroup(s, nM, heads)
+	g := causalGroup(s, c, nM, heads)
 	first := id.Div(g * nM).Mul(g) // the group's first head
 	size := tl.Int(g)
 	if heads%g != 0 { // the last group is smaller
@@ -262,7 +262,7 @@ func longestFirst(id tl.Expr, s AttnShape, c AttnConfig) (b, h, bx tl.Expr) {
 // apart: L2 misses).
 func headsThenLongest(id tl.Expr, s AttnShape, c AttnConfig) (b, h, bx tl.Expr) {
 	nM, heads := (s.Sq+c.M-1)/c.M, s.B*s.H
-	g := causalGroup(s, nM, heads)
+	g := causalGroup(s, c, nM, heads)
 	lead := (heads - g) * nM // the tiles before the last group
 	r := id.Sub(lead)
 	inLead := id.Lt(lead)
@@ -277,8 +277,20 @@ func headsThenLongest(id tl.Expr, s AttnShape, c AttnConfig) (b, h, bx tl.Expr) 
 // (a third of the H100's); at least one. Larger groups lost 3% at 512
 // causal tokens with d64 and d128 on an H100 (docs/perf.md): each group
 // starts with its heads' first tiles, all reading K and V from HBM at once.
-func causalGroup(s AttnShape, nM, heads int) int {
+// In BSHD layout, blocks of fewer than 128 rows, which run several an SM,
+// take at least a batch entry's H heads, whose K and V rows lie side by
+// side: d64 causal 1k-4k at 64 rows (three blocks an SM) ran 0.974-0.994×
+// the time with groups of 32 heads on an H200 and 0.980-0.993× on an H100
+// (512, and 1k with 128-key tiles: within 0.1%), while 128-row blocks at
+// 4k ran 1.011-1.016× (H200;
+// docs/perf.md, twenty-ninth and thirtieth sessions). BHSD was not
+// measured.
+func causalGroup(s AttnShape, c AttnConfig, nM, heads int) int {
 	kv := s.Skv * (s.Dqk + s.Dv) * s.DType.Bytes()
 	wave := (128 + nM - 1) / max(1, nM) // no query tiles (Sq = 0): no blocks either
-	return max(1, min(heads, wave, (16<<20)/max(1, kv)))
+	g := max(1, min(heads, wave, (16<<20)/max(1, kv)))
+	if c.M < 128 && s.BSHD {
+		g = max(g, min(heads, s.H))
+	}
+	return g
 }

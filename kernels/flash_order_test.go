@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"cmp"
 	"strings"
 	"testing"
 
@@ -13,25 +14,30 @@ import (
 // (batch, head, query tile) once and that, within a group of heads, no
 // query tile starts before a later (longer) one of its group.
 func TestLongestFirst(t *testing.T) {
-	cfg := AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}
 	cases := []struct {
 		name    string
 		s       AttnShape
 		wantGrp int
+		m       int // query rows a block; 0: 128
 	}{
-		{"d256_512_one_group", AttnShape{B: 4, H: 8, Sq: 512, Skv: 512, Dqk: 256, Dv: 256}, 32},
-		{"d256_512_groups", AttnShape{B: 32, H: 8, Sq: 512, Skv: 512, Dqk: 256, Dv: 256}, 32},
-		{"d64_512_a_wave", AttnShape{B: 32, H: 32, Sq: 512, Skv: 512, Dqk: 64, Dv: 64}, 32}, // L2 would take 128
-		{"uneven_last_group", AttnShape{B: 5, H: 7, Sq: 4096, Skv: 4096, Dqk: 128, Dv: 128}, 4},
-		{"sq_not_tile_multiple", AttnShape{B: 3, H: 3, Sq: 300, Skv: 700, Dqk: 64, Dv: 64}, 9},
-		{"long_one_head_a_group", AttnShape{B: 1, H: 3, Sq: 40000, Skv: 40000, Dqk: 128, Dv: 128}, 1},
+		{"d256_512_one_group", AttnShape{B: 4, H: 8, Sq: 512, Skv: 512, Dqk: 256, Dv: 256}, 32, 0},
+		{"d256_512_groups", AttnShape{B: 32, H: 8, Sq: 512, Skv: 512, Dqk: 256, Dv: 256}, 32, 0},
+		{"d64_512_a_wave", AttnShape{B: 32, H: 32, Sq: 512, Skv: 512, Dqk: 64, Dv: 64}, 32, 0}, // L2 would take 128
+		{"uneven_last_group", AttnShape{B: 5, H: 7, Sq: 4096, Skv: 4096, Dqk: 128, Dv: 128}, 4, 0},
+		{"sq_not_tile_multiple", AttnShape{B: 3, H: 3, Sq: 300, Skv: 700, Dqk: 64, Dv: 64}, 9, 0},
+		{"long_one_head_a_group", AttnShape{B: 1, H: 3, Sq: 40000, Skv: 40000, Dqk: 128, Dv: 128}, 1, 0},
+		{"rows64_a_batch_entry", AttnShape{B: 16, H: 32, Sq: 1024, Skv: 1024, Dqk: 64, Dv: 64, BSHD: true}, 32, 64}, // a wave would take 8
+		{"rows64_bhsd_a_wave", AttnShape{B: 16, H: 32, Sq: 1024, Skv: 1024, Dqk: 64, Dv: 64}, 8, 64},
+		{"rows64_uneven", AttnShape{B: 5, H: 7, Sq: 4096, Skv: 4096, Dqk: 64, Dv: 64, BSHD: true}, 7, 64},     // a wave would take 2
+		{"rows64_wave_over_h", AttnShape{B: 8, H: 2, Sq: 512, Skv: 512, Dqk: 64, Dv: 64, BSHD: true}, 16, 64}, // the wave's 16 > H
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			cfg := AttnConfig{M: cmp.Or(tc.m, 128), N: 64, Stages: 2, Threads: 256}
 			s := tc.s
 			s.HKV, s.Causal, s.DType = s.H, true, ir.BF16
 			heads, nM := s.B*s.H, (s.Sq+cfg.M-1)/cfg.M
-			if g := causalGroup(s, nM, heads); g != tc.wantGrp {
+			if g := causalGroup(s, cfg, nM, heads); g != tc.wantGrp {
 				t.Fatalf("group %d heads, want %d", g, tc.wantGrp)
 			}
 			var vars [3]*ir.Var
@@ -65,7 +71,7 @@ func TestLongestFirst(t *testing.T) {
 					t.Fatalf("block %d runs (b %d, h %d, tile %d) again", id, b, h, bx)
 				}
 				seen[got] = true
-				grp := (b*s.H + h) / causalGroup(s, nM, heads)
+				grp := (b*s.H + h) / causalGroup(s, cfg, nM, heads)
 				if prev, ok := lastTile[grp]; ok && bx > prev {
 					t.Fatalf("block %d starts tile %d of group %d after its tile %d", id, bx, grp, prev)
 				}
@@ -240,7 +246,7 @@ func TestHeadsThenLongest(t *testing.T) {
 	} {
 		s.HKV, s.Causal, s.DType = s.H, true, ir.BF16
 		heads, nM := s.B*s.H, (s.Sq+cfg.M-1)/cfg.M
-		g := causalGroup(s, nM, heads)
+		g := causalGroup(s, cfg, nM, heads)
 		var id *ir.Var
 		var out [3]ir.Expr
 		f := tl.NewFunc("order")
