@@ -279,12 +279,11 @@ func headsThenLongest(id tl.Expr, s AttnShape, c AttnConfig) (b, h, bx tl.Expr) 
 // starts with its heads' first tiles, all reading K and V from HBM at once.
 // In BSHD layout, blocks of fewer than 128 rows, which run several an SM,
 // take at least a batch entry's H heads, whose K and V rows lie side by
-// side: d64 causal 1k-4k at 64 rows (three blocks an SM) ran 0.974-0.994×
-// the time with groups of 32 heads on an H200 and 0.980-0.993× on an H100
-// (512, and 1k with 128-key tiles: within 0.1%), while 128-row blocks at
-// 4k ran 1.011-1.016× (H200;
-// docs/perf.md, twenty-ninth and thirtieth sessions). BHSD was not
-// measured.
+// side: d64 causal 512-4k at 64 rows (three blocks an SM) ran 0.974-0.999×
+// the time with groups of 32 heads on an H200 and 0.980-0.999× on an H100
+// (1k with 128-key tiles: within 0.1%), while 128-row blocks at 4k ran
+// 1.011-1.016× (H200; docs/perf.md, twenty-ninth and thirtieth sessions).
+// BHSD was not measured.
 func causalGroup(s AttnShape, c AttnConfig, nM, heads int) int {
 	kv := s.Skv * (s.Dqk + s.Dv) * s.DType.Bytes()
 	wave := (128 + nM - 1) / max(1, nM) // no query tiles (Sq = 0): no blocks either
