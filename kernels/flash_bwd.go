@@ -1,0 +1,206 @@
+package kernels
+
+import (
+	"math"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/ref"
+	"github.com/tilego/tilego/tensor"
+	"github.com/tilego/tilego/tl"
+)
+
+// FlashAttention's backward, in FlashAttention-2's order, as three
+// programs over one list of tensors (AttnBwdInputs'):
+//
+//  1. prep: Delta = rowsum(dO∘O) for each query row, and dQacc cleared;
+//  2. main: a block per N keys of a KV head keeps K and V in shared
+//     memory while the query tiles of the head's query heads stream past,
+//     recomputes P from the forward's LSE, accumulates dK and dV in
+//     registers (no atomics: a GQA group's heads run in one block), and
+//     adds each tile's share of dQ into dQacc (f32) atomically;
+//  3. post: dQ = scale·dQacc in the inputs' type.
+//
+// With S = Q·Kᵀ and P = exp(scale·S − LSE): dV = Pᵀ·dO, dP = dO·Vᵀ,
+// dS = P∘(dP − Delta), dK = scale·dSᵀ·Q, dQ = scale·dS·K. The main loop
+// works on the transposes (Sᵀ = K·Qᵀ, N × M), so that P and dS are
+// already the A operands of dV's and dK's GEMMs.
+
+// The tensors of the backward, in AttnBwdInputs' order.
+const (
+	bwdQ = iota
+	bwdK
+	bwdV
+	bwdO
+	bwdDO
+	bwdLSE
+	bwdDelta // f32 [B, H, Sq]: rowsum(dO∘O)
+	bwdDQAcc // f32 [B, H, Sq, Dqk]: dQ / scale, summed over the key tiles
+	bwdDQ
+	bwdDK
+	bwdDV
+	bwdArgs
+)
+
+// AttnBwdPrep is step 1: Delta and a cleared dQacc, a block per M query rows.
+func AttnBwdPrep(s AttnShape, c AttnConfig) *tl.Func {
+	f := tl.NewFunc("flash_attention_bwd_prep")
+	O := f.In("O", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
+	dO := f.In("dO", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
+	Delta := f.Out("Delta", tl.F32, s.B, s.H, s.Sq)
+	dQAcc := f.Out("dQacc", tl.F32, s.B, s.H, s.Sq, s.Dqk)
+	f.Kernel(tl.Grid(tl.CeilDiv(s.Sq, c.M), s.H, s.B), c.Threads, func(k *tl.Block) {
+		bx, h, b := k.Idx()
+		os := k.Shared(s.DType, c.M, s.Dv).Named("os")
+		dos := k.Shared(s.DType, c.M, s.Dv).Named("dos")
+		prod := k.Fragment(tl.F32, c.M, s.Dv).Named("prod")
+		delta := k.Fragment(tl.F32, c.M).Named("delta")
+		zero := k.Fragment(tl.F32, c.M, s.Dqk).Named("zero")
+		k.Copy(O.Sub(b, h, tl.Tile(bx, c.M), tl.All), os)
+		k.Copy(dO.Sub(b, h, tl.Tile(bx, c.M), tl.All), dos)
+		k.Parallel(func(i, d tl.Expr) {
+			prod.Set(os.At(i, d).Mul(dos.At(i, d)), i, d)
+		}, c.M, s.Dv)
+		k.ReduceSum(prod, delta, 1)
+		k.Copy(delta, Delta.Sub(b, h, tl.Tile(bx, c.M)))
+		k.Clear(zero)
+		k.Copy(zero, dQAcc.Sub(b, h, tl.Tile(bx, c.M), tl.All))
+	})
+	return f
+}
+
+// AttnBwd is step 2: dK, dV and dQacc, a block per N keys of a KV head.
+func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
+	f := tl.NewFunc("flash_attention_bwd")
+	Q := f.In("Q", s.DType, s.B, s.H, s.Sq, s.Dqk).WithStrides(s.strides(s.H, s.Sq, s.Dqk)...)
+	K := f.In("K", s.DType, s.B, s.HKV, s.Skv, s.Dqk).WithStrides(s.strides(s.HKV, s.Skv, s.Dqk)...)
+	V := f.In("V", s.DType, s.B, s.HKV, s.Skv, s.Dv).WithStrides(s.strides(s.HKV, s.Skv, s.Dv)...)
+	dO := f.In("dO", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
+	LSE := f.In("LSE", tl.F32, s.B, s.H, s.Sq)
+	Delta := f.In("Delta", tl.F32, s.B, s.H, s.Sq)
+	dQAcc := f.Out("dQacc", tl.F32, s.B, s.H, s.Sq, s.Dqk)
+	dK := f.Out("dK", s.DType, s.B, s.HKV, s.Skv, s.Dqk).WithStrides(s.strides(s.HKV, s.Skv, s.Dqk)...)
+	dV := f.Out("dV", s.DType, s.B, s.HKV, s.Skv, s.Dv).WithStrides(s.strides(s.HKV, s.Skv, s.Dv)...)
+	scale := s.SoftmaxScale()
+	nM, group := (s.Sq+c.M-1)/c.M, s.H/s.HKV
+	// A warp owns whole rows of Sᵀ and dPᵀ, so that P and dS, made from
+	// them element by element, are already laid out as the A operands of
+	// dV's and dK's GEMMs (as the forward's S and P).
+	rows := tl.WithPolicy(tl.FullRow)
+	f.Kernel(tl.Grid(tl.CeilDiv(s.Skv, c.N), s.HKV, s.B), c.Threads, func(k *tl.Block) {
+		j, hk, b := k.Idx()
+		ks := k.Shared(s.DType, c.N, s.Dqk).Named("ks")
+		vs := k.Shared(s.DType, c.N, s.Dv).Named("vs")
+		qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
+		dos := k.Shared(s.DType, c.M, s.Dv).Named("dos")
+		lse := k.Shared(tl.F32, c.M).Named("lse")
+		delta := k.Shared(tl.F32, c.M).Named("delta")
+		dSs := k.Shared(s.DType, c.N, c.M).Named("dSs") // dSᵀ, dQ's A operand (transposed)
+		St := k.Fragment(tl.F32, c.N, c.M).Named("St")
+		dPt := k.Fragment(tl.F32, c.N, c.M).Named("dPt")
+		Pt := k.Fragment(s.DType, c.N, c.M).Named("Pt")
+		dSt := k.Fragment(s.DType, c.N, c.M).Named("dSt")
+		dk := k.Fragment(tl.F32, c.N, s.Dqk).Named("dk")
+		dv := k.Fragment(tl.F32, c.N, s.Dv).Named("dv")
+		dq := k.Fragment(tl.F32, c.M, s.Dqk).Named("dq")
+
+		k.Copy(K.Sub(b, hk, tl.Tile(j, c.N), tl.All), ks)
+		k.Copy(V.Sub(b, hk, tl.Tile(j, c.N), tl.All), vs)
+		k.Clear(dk)
+		k.Clear(dv)
+		// Causal: key t is visible to query i when t <= i + Skv - Sq, so
+		// the tile's first key is first seen by query j·N - (Skv - Sq).
+		first := tl.Int(0)
+		if s.Causal {
+			first = tl.Max(0, j.Mul(c.N).Sub(s.Skv-s.Sq)).Div(c.M)
+		}
+		k.Serial(group, func(g tl.Expr) {
+			h := hk.Mul(group).Add(g)
+			k.SerialRange(first, nM, func(i tl.Expr) {
+				k.Copy(Q.Sub(b, h, tl.Tile(i, c.M), tl.All), qs)
+				k.Copy(dO.Sub(b, h, tl.Tile(i, c.M), tl.All), dos)
+				k.Copy(LSE.Sub(b, h, tl.Tile(i, c.M)), lse)
+				k.Copy(Delta.Sub(b, h, tl.Tile(i, c.M)), delta)
+				k.Gemm(ks, qs, St, tl.TransB, tl.ClearAccum, rows)   // Sᵀ = K·Qᵀ
+				k.Gemm(vs, dos, dPt, tl.TransB, tl.ClearAccum, rows) // dPᵀ = V·dOᵀ
+				k.Parallel(func(t, r tl.Expr) {
+					key, row := j.Mul(c.N).Add(t), i.Mul(c.M).Add(r)
+					hide := key.Ge(s.Skv).Or(row.Ge(s.Sq))
+					if s.Causal {
+						hide = hide.Or(key.Gt(row.Add(s.Skv - s.Sq)))
+					}
+					// exp(scale·S − LSE) in base 2; a row that sees no key
+					// has LSE −inf and every key hidden.
+					p := tl.Select(hide, 0, tl.Exp2(St.At(t, r).Mul(scale*math.Log2E).Sub(lse.At(r).Mul(math.Log2E))))
+					Pt.Set(p, t, r)
+					dSt.Set(p.Mul(dPt.At(t, r).Sub(delta.At(r))), t, r)
+				}, c.N, c.M)
+				k.Gemm(Pt, dos, dv, rows)                     // dV += Pᵀ·dO
+				k.Gemm(dSt, qs, dk, rows)                     // dK += dSᵀ·Q (scaled at the end)
+				k.Copy(dSt, dSs)                              // dQ's GEMM reads dSᵀ transposed
+				k.Gemm(dSs, ks, dq, tl.TransA, tl.ClearAccum) // dQ_i = dS·K
+				k.AtomicAdd(dq, dQAcc.Sub(b, h, tl.Tile(i, c.M), tl.All))
+			})
+		})
+		k.Parallel(func(t, d tl.Expr) { dk.Set(dk.At(t, d).Mul(scale), t, d) }, c.N, s.Dqk)
+		k.Copy(dk, dK.Sub(b, hk, tl.Tile(j, c.N), tl.All))
+		k.Copy(dv, dV.Sub(b, hk, tl.Tile(j, c.N), tl.All))
+	})
+	return f
+}
+
+// AttnBwdPost is step 3: dQ = scale·dQacc in the inputs' type.
+func AttnBwdPost(s AttnShape, c AttnConfig) *tl.Func {
+	f := tl.NewFunc("flash_attention_bwd_post")
+	dQAcc := f.In("dQacc", tl.F32, s.B, s.H, s.Sq, s.Dqk)
+	dQ := f.Out("dQ", s.DType, s.B, s.H, s.Sq, s.Dqk).WithStrides(s.strides(s.H, s.Sq, s.Dqk)...)
+	scale := s.SoftmaxScale()
+	f.Kernel(tl.Grid(tl.CeilDiv(s.Sq, c.M), s.H, s.B), c.Threads, func(k *tl.Block) {
+		bx, h, b := k.Idx()
+		acc := k.Fragment(tl.F32, c.M, s.Dqk).Named("acc")
+		k.Copy(dQAcc.Sub(b, h, tl.Tile(bx, c.M), tl.All), acc)
+		k.Parallel(func(i, d tl.Expr) { acc.Set(acc.At(i, d).Mul(scale), i, d) }, c.M, s.Dqk)
+		k.Copy(acc, dQ.Sub(b, h, tl.Tile(bx, c.M), tl.All))
+	})
+	return f
+}
+
+// AttnBwdSteps are the three programs and the indices of their tensors in
+// AttnBwdInputs' list.
+func AttnBwdSteps(s AttnShape, c AttnConfig) []Step {
+	return []Step{
+		{AttnBwdPrep(s, c), []int{bwdO, bwdDO, bwdDelta, bwdDQAcc}},
+		{AttnBwd(s, c), []int{bwdQ, bwdK, bwdV, bwdDO, bwdLSE, bwdDelta, bwdDQAcc, bwdDK, bwdDV}},
+		{AttnBwdPost(s, c), []int{bwdDQAcc, bwdDQ}},
+	}
+}
+
+// AttnBwdInputs are the backward's tensors in its order: seeded random Q,
+// K, V and dO (laid out as the shape says); O and LSE from the float64
+// forward (O rounded to the inputs' type), as the forward kernel leaves
+// them; Delta, dQacc, dQ, dK and dV poisoned with NaN.
+func AttnBwdInputs(s AttnShape, seed uint64) []*tensor.Tensor {
+	fwd := AttentionInputs(s, seed)
+	q, k, v, o, lse := fwd[0], fwd[1], fwd[2], fwd[3], fwd[4]
+	p := ref.Attn{Causal: s.Causal, Scale: s.SoftmaxScale()}
+	rows := AllRows(s)
+	parallelFor(len(rows), func(n int) {
+		r := rows[n]
+		out, l := p.AttentionRow(q, k, v, r.B, r.H, r.I)
+		for x, ox := range out {
+			o.Set(ox, r.B, r.H, r.I, x)
+		}
+		lse.Set(l, r.B, r.H, r.I)
+	})
+	like := func(t *tensor.Tensor) *tensor.Tensor {
+		return tensor.NewStrided(t.DType, t.Shape, t.Strides).Fill(nan)
+	}
+	do := like(o).Rand(seed+3, 1)
+	args := make([]*tensor.Tensor, bwdArgs)
+	args[bwdQ], args[bwdK], args[bwdV], args[bwdO], args[bwdDO], args[bwdLSE] = q, k, v, o, do, lse
+	args[bwdDelta] = tensor.New(ir.F32, s.B, s.H, s.Sq).Fill(nan)
+	args[bwdDQAcc] = tensor.New(ir.F32, s.B, s.H, s.Sq, s.Dqk).Fill(nan)
+	args[bwdDQ] = like(q)
+	args[bwdDK] = like(k)
+	args[bwdDV] = like(v)
+	return args
+}
