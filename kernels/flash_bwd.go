@@ -204,3 +204,9 @@ func AttnBwdInputs(s AttnShape, seed uint64) []*tensor.Tensor {
 	args[bwdDV] = like(v)
 	return args
 }
+
+// AttnBwdTensors picks, from AttnBwdInputs' list, the tensors a caller
+// reads: the inputs a reference needs and the three gradients.
+func AttnBwdTensors(args []*tensor.Tensor) (q, k, v, do, dq, dk, dv *tensor.Tensor) {
+	return args[bwdQ], args[bwdK], args[bwdV], args[bwdDO], args[bwdDQ], args[bwdDK], args[bwdDV]
+}

@@ -1,0 +1,58 @@
+//go:build gpu
+
+package cuda
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+	"github.com/tilego/tilego/ref"
+	"github.com/tilego/tilego/tensor"
+)
+
+// FlashAttention's backward (kernels.AttnBwdSteps) on the GPU, both code
+// paths, every element of dQ, dK and dV against ref.AttentionGrads, the
+// outputs and the intermediates (Delta, dQacc) NaN-poisoned before each
+// run.
+func TestGPUAttnBwd(t *testing.T) {
+	b := openGPU(t)
+	base := kernels.AttnShape{B: 2, H: 4, HKV: 4, Sq: 200, Skv: 200, Dqk: 64, Dv: 64, DType: ir.BF16}
+	cases := []struct {
+		name string
+		mod  func(*kernels.AttnShape)
+		c    kernels.AttnConfig
+	}{
+		{"mha", func(*kernels.AttnShape) {}, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}},
+		{"causal", func(s *kernels.AttnShape) { s.Causal = true }, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}},
+		{"gqa_bshd_n128", func(s *kernels.AttnShape) { s.HKV, s.BSHD = 2, true }, kernels.AttnConfig{M: 64, N: 128, Stages: 1, Threads: 256}},
+		{"causal_sq<skv_dv32", func(s *kernels.AttnShape) { s.Sq, s.Skv, s.Dv, s.Causal = 130, 300, 32, true }, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}},
+		{"causal_sq>skv", func(s *kernels.AttnShape) { s.Sq, s.Skv, s.Causal = 300, 130, true }, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}},
+		{"d128_f16", func(s *kernels.AttnShape) { s.Dqk, s.Dv, s.DType = 128, 128, ir.F16 }, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}},
+	}
+	for _, tc := range cases {
+		s := base
+		tc.mod(&s)
+		for _, arch := range archs(b) {
+			t.Run(fmt.Sprintf("%s/%s", arch, tc.name), func(t *testing.T) {
+				args := kernels.AttnBwdInputs(s, 23)
+				runChainPoisoned(t, b, arch, kernels.AttnBwdSteps(s, tc.c), args)
+				q, k, v, do, dq, dk, dv := kernels.AttnBwdTensors(args)
+				want := ref.Attn{Causal: s.Causal, Scale: s.SoftmaxScale()}.AttentionGrads(q, k, v, do)
+				got := []*tensor.Tensor{dq, dk, dv}
+				for i, w := range [][]float64{want.DQ, want.DK, want.DV} {
+					var d ref.Diff
+					n := 0
+					got[i].Each(func(idx []int) {
+						d.Add(got[i].At(idx...), w[n])
+						n++
+					})
+					if d.Bad > 0 || d.Rel() > kernels.Tolerance(s.DType) {
+						t.Errorf("%s: %s", []string{"dQ", "dK", "dV"}[i], &d)
+					}
+				}
+			})
+		}
+	}
+}
