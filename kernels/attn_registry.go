@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/tilego/tilego/ir"
@@ -12,28 +13,50 @@ import (
 
 // ---- flash-attention ----
 
+// attnShapeFlags are the shape flags of the attention kernels (forward
+// and backward).
+var attnShapeFlags = []Flag{
+	{Name: "batch", Default: "1", Help: "batch size"},
+	{Name: "heads", Default: "4", Help: "query heads"},
+	{Name: "heads-kv", Help: "key/value heads; must divide --heads (GQA/MQA) (default: --heads)"},
+	{Name: "seq-q", Default: "256", Help: "query sequence length"},
+	{Name: "seq-kv", Help: "key/value sequence length (default: --seq-q)"},
+	{Name: "dim", Default: "64", Help: "head dimension of Q and K"},
+	{Name: "dim-v", Help: "head dimension of V and O (default: --dim)"},
+	{Name: "causal", Default: "false", Help: "causal mask, bottom-right aligned: query i sees keys j <= i + seq-kv - seq-q", Bool: true},
+	{Name: "dtype", Default: "bf16", Help: "element type of Q, K, V and O: bf16 or f16"},
+	{Name: "layout", Default: "bhsd", Help: "memory layout of Q, K, V and O: bhsd or bshd"},
+	{Name: "scale", Default: "0", Arg: "X", Help: "softmax scale; 0 means 1/sqrt(dim)"},
+}
+
 var attentionEntry = &Entry{
 	Name: "flash-attention",
 	Doc:  "FlashAttention forward: O = softmax(scale·Q·Kᵀ)·V and the LSE of each query row (MHA/GQA/MQA, causal)",
-	Flags: []Flag{
-		{Name: "batch", Default: "1", Help: "batch size"},
-		{Name: "heads", Default: "4", Help: "query heads"},
-		{Name: "heads-kv", Help: "key/value heads; must divide --heads (GQA/MQA) (default: --heads)"},
-		{Name: "seq-q", Default: "256", Help: "query sequence length"},
-		{Name: "seq-kv", Help: "key/value sequence length (default: --seq-q)"},
-		{Name: "dim", Default: "64", Help: "head dimension of Q and K"},
-		{Name: "dim-v", Help: "head dimension of V and O (default: --dim)"},
-		{Name: "causal", Default: "false", Help: "causal mask, bottom-right aligned: query i sees keys j <= i + seq-kv - seq-q", Bool: true},
-		{Name: "dtype", Default: "bf16", Help: "element type of Q, K, V and O: bf16 or f16"},
-		{Name: "layout", Default: "bhsd", Help: "memory layout of Q, K, V and O: bhsd or bshd"},
-		{Name: "scale", Default: "0", Arg: "X", Help: "softmax scale; 0 means 1/sqrt(dim)"},
-		{Name: "splits", Default: "1", Arg: "N", Help: "KV splits: 1 runs the single program; 0 lets the cost model (kernels.TailSplits) decide for --sms, N >= 2 cuts the keys of the last wave's blocks (of every block, when the grid fills at most one wave) in N; more than one split is two programs (split kernel, then combine), with 128-row tiles: run runs and times them together, emit prints one (--step), tune takes one program"},
-		{Name: "sms", Default: "132", Help: "SM count the split is planned for (--splits other than 1)"},
-	},
+	Flags: append(slices.Clip(attnShapeFlags),
+		Flag{Name: "splits", Default: "1", Arg: "N", Help: "KV splits: 1 runs the single program; 0 lets the cost model (kernels.TailSplits) decide for --sms, N >= 2 cuts the keys of the last wave's blocks (of every block, when the grid fills at most one wave) in N; more than one split is two programs (split kernel, then combine), with 128-row tiles: run runs and times them together, emit prints one (--step), tune takes one program"},
+		Flag{Name: "sms", Default: "132", Help: "SM count the split is planned for (--splits other than 1)"},
+	),
 	parse: parseAttention,
 }
 
 func parseAttention(v values) (Problem, error) {
+	s, err := parseAttnShape(v)
+	if err != nil {
+		return nil, err
+	}
+	splits, err := strconv.Atoi(v.str("splits"))
+	if err != nil || splits < 0 || splits > 1<<16 {
+		return nil, fmt.Errorf("--splits: %q is not 0 (the cost model) or a count of splits", v.str("splits"))
+	}
+	sms, err := v.int("sms", 0)
+	if err != nil {
+		return nil, err
+	}
+	return attnSplits(s, splits, sms), nil
+}
+
+// parseAttnShape reads attnShapeFlags.
+func parseAttnShape(v values) (AttnShape, error) {
 	var s AttnShape
 	var err error
 	get := func(dst *int, name string, def int) {
@@ -49,41 +72,33 @@ func parseAttention(v values) (Problem, error) {
 	get(&s.Dqk, "dim", 0)
 	get(&s.Dv, "dim-v", s.Dqk)
 	if err != nil {
-		return nil, err
+		return s, err
 	}
 	if s.H%s.HKV != 0 {
-		return nil, fmt.Errorf("--heads %d is not a multiple of --heads-kv %d", s.H, s.HKV)
+		return s, fmt.Errorf("--heads %d is not a multiple of --heads-kv %d", s.H, s.HKV)
 	}
 	if s.Causal, err = v.bool("causal"); err != nil {
-		return nil, err
+		return s, err
 	}
 	if s.DType, err = v.dtype("dtype", ir.BF16, ir.F16); err != nil {
-		return nil, err
+		return s, err
 	}
 	switch l := v.str("layout"); l {
 	case "bhsd":
 	case "bshd":
 		s.BSHD = true
 	default:
-		return nil, fmt.Errorf("--layout: unknown layout %q (want bhsd or bshd)", l)
+		return s, fmt.Errorf("--layout: unknown layout %q (want bhsd or bshd)", l)
 	}
 	if s.Scale, err = v.scale(); err != nil {
-		return nil, err
+		return s, err
 	}
 	for _, t := range [][]int{{s.B, s.H, s.Sq, max(s.Dqk, s.Dv)}, {s.B, s.HKV, s.Skv, max(s.Dqk, s.Dv)}} {
 		if _, err := elems("a tensor", t...); err != nil {
-			return nil, err
+			return s, err
 		}
 	}
-	splits, err := strconv.Atoi(v.str("splits"))
-	if err != nil || splits < 0 || splits > 1<<16 {
-		return nil, fmt.Errorf("--splits: %q is not 0 (the cost model) or a count of splits", v.str("splits"))
-	}
-	sms, err := v.int("sms", 0)
-	if err != nil {
-		return nil, err
-	}
-	return attnSplits(s, splits, sms), nil
+	return s, nil
 }
 
 type attnProblem struct {

@@ -77,3 +77,40 @@ func TestAttnBwdInterpCatchesError(t *testing.T) {
 		t.Errorf("a 5%% wrong scale passed: %s", fmt.Sprint(&d))
 	}
 }
+
+// The registry's flash-attention-bwd runs its steps on the interpreter and
+// passes its own check, whole and sampled; a dK off by 3% fails both.
+func TestAttnBwdProblemCheck(t *testing.T) {
+	p := mustProblem(t, "flash-attention-bwd", map[string]string{"heads": "4", "heads-kv": "2", "seq-q": "70", "seq-kv": "90", "causal": "true", "layout": "bshd"})
+	ch := p.(Chain)
+	steps, err := ch.Steps(p.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := p.Inputs(3)
+	if err := RunSteps(steps, args, ir.DefaultLimits, interp.Run); err != nil {
+		t.Fatal(err)
+	}
+	bp := p.(*attnBwdProblem)
+	checks := map[string]func() Report{
+		"whole":   func() Report { return p.Check(args, 1) },
+		"sampled": func() Report { return bp.checkSampled(args, 1) },
+	}
+	for name, check := range checks {
+		if r := check(); !r.OK() {
+			t.Errorf("%s: %s", name, r)
+		}
+	}
+	_, _, _, _, _, dk, _ := AttnBwdTensors(args)
+	for i := range dk.Data {
+		dk.Data[i] *= 1.03
+	}
+	for name, check := range checks {
+		if r := check(); r.OK() {
+			t.Errorf("%s passed a dK off by 3%%: %s", name, r)
+		}
+	}
+	if got := p.FLOPs(); got != 2*4*70*90*(3*64+2*64)/2 {
+		t.Errorf("FLOPs %g", got)
+	}
+}

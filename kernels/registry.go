@@ -40,7 +40,7 @@ type Entry struct {
 }
 
 // Entries lists the kernels in the order `tilego list` shows them.
-var Entries = []*Entry{attentionEntry, gemmEntry, mlaEntry}
+var Entries = []*Entry{attentionEntry, attentionBwdEntry, gemmEntry, mlaEntry}
 
 // Lookup finds a kernel by name.
 func Lookup(name string) (*Entry, error) {

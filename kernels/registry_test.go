@@ -137,6 +137,8 @@ func TestBadFlags(t *testing.T) {
 		{"flash-attention", map[string]string{"heads": "99999999"}, "too large"},
 		{"flash-attention", map[string]string{"seq-q": "16777216", "batch": "16777216"}, "more than 2^40 elements"},
 		{"flash-attention", map[string]string{"m": "8"}, "unknown flag --m"},
+		{"flash-attention-bwd", map[string]string{"heads": "6", "heads-kv": "4"}, "--heads 6 is not a multiple of --heads-kv 4"},
+		{"flash-attention-bwd", map[string]string{"splits": "2"}, "unknown flag --splits"},
 		{"gemm", map[string]string{"k": "0"}, "--k must be at least 1"},
 		{"gemm", map[string]string{"dtype": "f32"}, `--dtype: unknown dtype "f32"`},
 		{"gemm", map[string]string{"out-dtype": "i32"}, `--out-dtype: unknown dtype "i32"`},
@@ -148,7 +150,7 @@ func TestBadFlags(t *testing.T) {
 			t.Errorf("%s %v: error %v; want %q", c.kernel, c.vals, err, c.want)
 		}
 	}
-	if _, err := Lookup("flash"); err == nil || !strings.Contains(err.Error(), "have flash-attention, gemm") {
+	if _, err := Lookup("flash"); err == nil || !strings.Contains(err.Error(), "have flash-attention, flash-attention-bwd, gemm") {
 		t.Errorf("Lookup(flash): %v", err)
 	}
 }

@@ -1,6 +1,10 @@
 package ref
 
-import "github.com/tilego/tilego/tensor"
+import (
+	"math"
+
+	"github.com/tilego/tilego/tensor"
+)
 
 // Grads are attention's gradients in float64, laid out [B, heads, S, D]
 // row-major: dQ over the query heads, dK and dV over the KV heads (a GQA
@@ -81,4 +85,78 @@ func (p Attn) AttentionGrads(q, k, v, do *tensor.Tensor) Grads {
 		}
 	}
 	return g
+}
+
+// GradQRow is row i of head h of dQ (length D), from that row's P and dP
+// alone: about 2·Skv·(D + Dv) multiply-adds, for a sampled check.
+func (p Attn) GradQRow(q, k, v, do *tensor.Tensor, b, h, i int) []float64 {
+	H, Sq, D := q.Shape[1], q.Shape[2], q.Shape[3]
+	hk := h / (H / k.Shape[1])
+	Skv, Dv := k.Shape[2], v.Shape[3]
+	dq := make([]float64, D)
+	last := Skv - 1
+	if p.Causal {
+		last = min(last, i+Skv-Sq)
+	}
+	if last < 0 {
+		return dq
+	}
+	P := make([]float64, last+1)
+	for j := range P {
+		var d float64
+		for x := range D {
+			d += q.At(b, h, i, x) * k.At(b, hk, j, x)
+		}
+		P[j] = d * p.Scale
+	}
+	Softmax(P)
+	dP := make([]float64, len(P))
+	var delta float64
+	for j := range dP {
+		for x := range Dv {
+			dP[j] += do.At(b, h, i, x) * v.At(b, hk, j, x)
+		}
+		delta += P[j] * dP[j]
+	}
+	for j := range P {
+		ds := P[j] * (dP[j] - delta) * p.Scale
+		for x := range D {
+			dq[x] += ds * k.At(b, hk, j, x)
+		}
+	}
+	return dq
+}
+
+// GradKVRow is row j of KV head hk of dK and of dV (lengths D and Dv),
+// summed over the head's query heads, given each query row's
+// log-sum-exp and Delta = rowsum(dO∘O): what the forward leaves, so
+// that a row costs about 2·G·Sq·(D + Dv) multiply-adds (G query heads a
+// KV head), for a sampled check.
+func (p Attn) GradKVRow(q, k, v, do *tensor.Tensor, lse, delta func(b, h, i int) float64, b, hk, j int) (dk, dv []float64) {
+	H, Sq, D := q.Shape[1], q.Shape[2], q.Shape[3]
+	G, Skv, Dv := H/k.Shape[1], k.Shape[2], v.Shape[3]
+	dk, dv = make([]float64, D), make([]float64, Dv)
+	for h := hk * G; h < (hk+1)*G; h++ {
+		for i := range Sq {
+			if p.Causal && j > i+Skv-Sq {
+				continue
+			}
+			var s, dp float64
+			for x := range D {
+				s += q.At(b, h, i, x) * k.At(b, hk, j, x)
+			}
+			for x := range Dv {
+				dp += do.At(b, h, i, x) * v.At(b, hk, j, x)
+			}
+			pij := math.Exp(s*p.Scale - lse(b, h, i))
+			ds := pij * (dp - delta(b, h, i)) * p.Scale
+			for x := range D {
+				dk[x] += ds * q.At(b, h, i, x)
+			}
+			for x := range Dv {
+				dv[x] += pij * do.At(b, h, i, x)
+			}
+		}
+	}
+	return dk, dv
 }

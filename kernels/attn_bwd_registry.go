@@ -1,0 +1,162 @@
+package kernels
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/tilego/tilego/ref"
+	"github.com/tilego/tilego/tensor"
+	"github.com/tilego/tilego/tl"
+)
+
+// ---- flash-attention-bwd ----
+
+var attentionBwdEntry = &Entry{
+	Name: "flash-attention-bwd",
+	Doc: "FlashAttention backward: dQ, dK and dV of O = softmax(scale·Q·Kᵀ)·V for a given dO, from the forward's O and LSE " +
+		"(MHA/GQA/MQA, causal); three programs (Delta, the main loop, dQ), run and timed together",
+	Flags: attnShapeFlags,
+	parse: func(v values) (Problem, error) {
+		s, err := parseAttnShape(v)
+		if err != nil {
+			return nil, err
+		}
+		return &attnBwdProblem{s: s}, nil
+	},
+}
+
+// attnBwdProblem is FlashAttention's backward at s as a Chain
+// (AttnBwdSteps over AttnBwdInputs' tensors).
+type attnBwdProblem struct{ s AttnShape }
+
+func (p *attnBwdProblem) Kernel() string { return attentionBwdEntry.Name }
+
+func (p *attnBwdProblem) Shape() Fields { return (&attnProblem{s: p.s}).Shape() }
+
+// DefaultConfig: 32×32 tiles (fewer for short sequences, rounded up to
+// 16), one stage, 128 threads: small for the interpreter.
+func (p *attnBwdProblem) DefaultConfig() Config {
+	return AttnConfig{M: min(32, roundUp(p.s.Sq, 16)), N: min(32, roundUp(p.s.Skv, 16)), Stages: 1, Threads: 128}
+}
+
+// GPUConfig: 64 query rows by 64 keys over one warpgroup. Not tuned: the
+// backward has not run on a GPU yet.
+func (p *attnBwdProblem) GPUConfig() Config { return AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128} }
+
+func (p *attnBwdProblem) Program(Config) (*tl.Func, error) {
+	return nil, fmt.Errorf("%s runs as three programs (Delta, the main loop, dQ), and tune takes one: "+
+		"use emit --step 1, 2 or 3, or kernels.Chain's Steps from Go (tilego run runs all three)", p.Kernel())
+}
+
+func (p *attnBwdProblem) Steps(c Config) ([]Step, error) {
+	cfg, ok := c.(AttnConfig)
+	if !ok {
+		return nil, fmt.Errorf("%s: config is %T, want kernels.AttnConfig", p.Kernel(), c)
+	}
+	if cfg.M < 1 || cfg.N < 1 || cfg.Threads < 1 {
+		return nil, fmt.Errorf("%s: bad config %+v", p.Kernel(), cfg)
+	}
+	if cfg.WS || cfg.PingPong || cfg.Overlap || cfg.Prefetch || cfg.Direct || cfg.Persistent || cfg.Draw || cfg.Cluster > 1 {
+		return nil, fmt.Errorf("%s: the forward's schedules (ws, pingpong, overlap, prefetch, direct, persistent, draw, cluster) "+
+			"are not the backward's; config %s", p.Kernel(), ConfigFields(cfg))
+	}
+	return AttnBwdSteps(p.s, cfg), nil
+}
+
+// Inputs runs the float64 forward for O and LSE: about B·H·Sq·Skv·(Dqk+Dv)
+// multiply-adds spread over the cores.
+func (p *attnBwdProblem) Inputs(seed uint64) []*tensor.Tensor { return AttnBwdInputs(p.s, seed) }
+
+// Check compares dQ, dK and dV with float64: whole (ref.AttentionGrads)
+// when that costs at most fullCheckMACs, else a seeded sample of rows
+// (checkSampled).
+func (p *attnBwdProblem) Check(args []*tensor.Tensor, seed uint64) Report {
+	s := p.s
+	if 2*float64(s.B*s.H)*float64(s.Sq)*float64(s.Skv)*float64(s.Dqk+s.Dv) > fullCheckMACs {
+		return p.checkSampled(args, seed)
+	}
+	q, k, v, do, dq, dk, dv := AttnBwdTensors(args)
+	g := ref.Attn{Causal: s.Causal, Scale: s.SoftmaxScale()}.AttentionGrads(q, k, v, do)
+	ms := p.measures()
+	for i, x := range []struct {
+		t    *tensor.Tensor
+		want []float64
+	}{{dq, g.DQ}, {dk, g.DK}, {dv, g.DV}} {
+		n := 0
+		x.t.Each(func(idx []int) {
+			ms[i].Diff.Add(x.t.At(idx...), x.want[n])
+			n++
+		})
+	}
+	return Report{Measures: ms, Checked: "all"}
+}
+
+func (p *attnBwdProblem) measures() []Measure {
+	tol := Tolerance(p.s.DType)
+	return []Measure{{Name: "dq", Tol: tol}, {Name: "dk", Tol: tol}, {Name: "dv", Tol: tol}}
+}
+
+// checkSampled compares a seeded sample of dQ's rows (ref.GradQRow) and of
+// dK's and dV's (ref.GradKVRow, from the inputs' LSE and O: the float64
+// forward's, as Inputs made them), each sample costing about sampleMACs.
+func (p *attnBwdProblem) checkSampled(args []*tensor.Tensor, seed uint64) Report {
+	s := p.s
+	q, k, v, do, dq, dk, dv := AttnBwdTensors(args)
+	ra := ref.Attn{Causal: s.Causal, Scale: s.SoftmaxScale()}
+	width := float64(s.Dqk + s.Dv)
+	r := rand.New(rand.NewPCG(seed, 77))
+	nq := int(min(max(sampleMACs/(2*float64(s.Skv)*width), 16), 1024))
+	nk := int(min(max(sampleMACs/(2*float64(s.H/s.HKV*s.Sq)*width), 16), 1024))
+	qRows := make([]Row, nq)
+	for i := range qRows {
+		qRows[i] = Row{r.IntN(s.B), r.IntN(s.H), r.IntN(s.Sq)}
+	}
+	kRows := make([]Row, nk) // H is the KV head, I the key
+	for i := range kRows {
+		kRows[i] = Row{r.IntN(s.B), r.IntN(s.HKV), r.IntN(s.Skv)}
+	}
+	lseT, o := args[bwdLSE], args[bwdO]
+	lse := func(b, h, i int) float64 { return lseT.At(b, h, i) }
+	delta := func(b, h, i int) float64 {
+		var d float64
+		for x := range s.Dv {
+			d += do.At(b, h, i, x) * o.At(b, h, i, x)
+		}
+		return d
+	}
+	wantQ := make([][]float64, nq)
+	parallelFor(nq, func(i int) { wantQ[i] = ra.GradQRow(q, k, v, do, qRows[i].B, qRows[i].H, qRows[i].I) })
+	wantK, wantV := make([][]float64, nk), make([][]float64, nk)
+	parallelFor(nk, func(i int) {
+		wantK[i], wantV[i] = ra.GradKVRow(q, k, v, do, lse, delta, kRows[i].B, kRows[i].H, kRows[i].I)
+	})
+	ms := p.measures()
+	for i, row := range qRows {
+		for x, w := range wantQ[i] {
+			ms[0].Diff.Add(dq.At(row.B, row.H, row.I, x), w)
+		}
+	}
+	for i, row := range kRows {
+		for x, w := range wantK[i] {
+			ms[1].Diff.Add(dk.At(row.B, row.H, row.I, x), w)
+		}
+		for x, w := range wantV[i] {
+			ms[2].Diff.Add(dv.At(row.B, row.H, row.I, x), w)
+		}
+	}
+	return Report{Measures: ms, Checked: fmt.Sprintf("sampled %d rows of dQ, %d of dK and dV", nq, nk)}
+}
+
+// FLOPs counts the five matrix multiplies, Q·Kᵀ again, dP, dV, dK and dQ:
+// 2·B·H·Sq·Skv·(3·Dqk + 2·Dv), halved when causal; 2.5 times the
+// forward's when Dqk = Dv, as FlashAttention counts its backward.
+func (p *attnBwdProblem) FLOPs() float64 {
+	s := p.s
+	f := 2 * float64(s.B) * float64(s.H) * float64(s.Sq) * float64(s.Skv) * float64(3*s.Dqk+2*s.Dv)
+	if s.Causal {
+		f /= 2
+	}
+	return f
+}
+
+var _ Chain = (*attnBwdProblem)(nil)
