@@ -14,7 +14,9 @@ import (
 //
 //  1. prep: Delta = rowsum(dO∘O) for each query row, and dQacc cleared;
 //  2. main: a block per N keys of a KV head keeps K and V in shared
-//     memory while the query tiles of the head's query heads stream past,
+//     memory while the query tiles of the head's query heads stream past
+//     (a Pipelined loop: the next tile's Q, dO, LSE and Delta load under
+//     this one's GEMMs),
 //     recomputes P from the forward's LSE, accumulates dK and dV in
 //     registers (no atomics: a GQA group's heads run in one block), and
 //     adds each tile's share of dQ into dQacc (f32) atomically;
@@ -115,7 +117,7 @@ func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
 		}
 		k.Serial(group, func(g tl.Expr) {
 			h := hk.Mul(group).Add(g)
-			k.SerialRange(first, nM, func(i tl.Expr) {
+			k.PipelinedRange(first, nM, c.Stages, func(i tl.Expr) {
 				k.Copy(Q.Sub(b, h, tl.Tile(i, c.M), tl.All), qs)
 				k.Copy(dO.Sub(b, h, tl.Tile(i, c.M), tl.All), dos)
 				k.Copy(LSE.Sub(b, h, tl.Tile(i, c.M)), lse)

@@ -15,9 +15,9 @@ import (
 // wgmma for sm_90a and on mma.sync for sm_80, and dQ added atomically.
 func TestAttnBwdEmitCUDA(t *testing.T) {
 	s := kernels.AttnShape{B: 2, H: 8, HKV: 4, Sq: 1000, Skv: 1024, Dqk: 128, Dv: 128, DType: ir.BF16, Causal: true}
-	for _, c := range []kernels.AttnConfig{{M: 64, N: 128, Stages: 1, Threads: 256}, {M: 64, N: 64, Stages: 1, Threads: 128}} {
+	for _, c := range []kernels.AttnConfig{{M: 64, N: 128, Stages: 2, Threads: 256}, {M: 64, N: 64, Stages: 1, Threads: 128}} {
 		for _, arch := range []string{"sm_80", "sm_90a"} {
-			t.Run(fmt.Sprintf("m%d_n%d_%s", c.M, c.N, arch), func(t *testing.T) {
+			t.Run(fmt.Sprintf("m%d_n%d_st%d_%s", c.M, c.N, c.Stages, arch), func(t *testing.T) {
 				for i, st := range kernels.AttnBwdSteps(s, c) {
 					fn, err := st.Func.Build(ir.DefaultLimits)
 					if err != nil {

@@ -26,13 +26,18 @@ func TestAttnBwdInterp(t *testing.T) {
 		{"causal_sq<skv_dv", func(s *AttnShape) { s.Sq, s.Skv, s.Dv, s.Causal = 50, 97, 16, true }},
 		{"causal_sq>skv", func(s *AttnShape) { s.Sq, s.Skv, s.Causal = 97, 50, true }}, // rows that see no key
 		{"f16_scale", func(s *AttnShape) { s.DType, s.Scale = ir.F16, 0.3 }},
+		{"stages2", func(s *AttnShape) { s.Causal, s.H, s.HKV = true, 4, 1 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := base
 			tc.edit(&s)
 			args := AttnBwdInputs(s, 5)
-			steps := AttnBwdSteps(s, cfg)
+			c := cfg
+			if tc.name == "stages2" {
+				c.Stages = 2
+			}
+			steps := AttnBwdSteps(s, c)
 			if err := RunSteps(steps, args, ir.DefaultLimits, interp.Run); err != nil {
 				t.Fatal(err)
 			}

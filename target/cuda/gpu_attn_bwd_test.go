@@ -25,10 +25,10 @@ func TestGPUAttnBwd(t *testing.T) {
 		c    kernels.AttnConfig
 	}{
 		{"mha", func(*kernels.AttnShape) {}, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}},
-		{"causal", func(s *kernels.AttnShape) { s.Causal = true }, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}},
-		{"gqa_bshd_n128", func(s *kernels.AttnShape) { s.HKV, s.BSHD = 2, true }, kernels.AttnConfig{M: 64, N: 128, Stages: 1, Threads: 256}},
+		{"causal", func(s *kernels.AttnShape) { s.Causal = true }, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}},
+		{"gqa_bshd_n128", func(s *kernels.AttnShape) { s.HKV, s.BSHD = 2, true }, kernels.AttnConfig{M: 64, N: 128, Stages: 2, Threads: 256}},
 		{"causal_sq<skv_dv32", func(s *kernels.AttnShape) { s.Sq, s.Skv, s.Dv, s.Causal = 130, 300, 32, true }, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}},
-		{"causal_sq>skv", func(s *kernels.AttnShape) { s.Sq, s.Skv, s.Causal = 300, 130, true }, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}},
+		{"causal_sq>skv", func(s *kernels.AttnShape) { s.Sq, s.Skv, s.Causal = 300, 130, true }, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}},
 		{"d128_f16", func(s *kernels.AttnShape) { s.Dqk, s.Dv, s.DType = 128, 128, ir.F16 }, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}},
 	}
 	for _, tc := range cases {
