@@ -32,24 +32,10 @@ func (p Attn) AttentionGrads(q, k, v, do *tensor.Tensor) Grads {
 		for h := range H {
 			hk := h / (H / HKV)
 			for i := range Sq {
-				last := Skv - 1
-				if p.Causal {
-					last = min(last, i+Skv-Sq)
-				}
 				row := P[i*Skv : (i+1)*Skv]
 				clear(row)
-				if last < 0 {
-					continue
-				}
-				s := row[:last+1]
-				for j := range s {
-					var d float64
-					for x := range D {
-						d += q.At(b, h, i, x) * k.At(b, hk, j, x)
-					}
-					s[j] = d * p.Scale
-				}
-				Softmax(s)
+				s, _ := p.probs(q, k, b, h, i)
+				copy(row, s)
 			}
 			for i := range Sq {
 				var delta float64
@@ -90,26 +76,10 @@ func (p Attn) AttentionGrads(q, k, v, do *tensor.Tensor) Grads {
 // GradQRow is row i of head h of dQ (length D), from that row's P and dP
 // alone: about 2·Skv·(D + Dv) multiply-adds, for a sampled check.
 func (p Attn) GradQRow(q, k, v, do *tensor.Tensor, b, h, i int) []float64 {
-	H, Sq, D := q.Shape[1], q.Shape[2], q.Shape[3]
-	hk := h / (H / k.Shape[1])
-	Skv, Dv := k.Shape[2], v.Shape[3]
+	D, Dv := q.Shape[3], v.Shape[3]
+	hk := h / (q.Shape[1] / k.Shape[1])
 	dq := make([]float64, D)
-	last := Skv - 1
-	if p.Causal {
-		last = min(last, i+Skv-Sq)
-	}
-	if last < 0 {
-		return dq
-	}
-	P := make([]float64, last+1)
-	for j := range P {
-		var d float64
-		for x := range D {
-			d += q.At(b, h, i, x) * k.At(b, hk, j, x)
-		}
-		P[j] = d * p.Scale
-	}
-	Softmax(P)
+	P, _ := p.probs(q, k, b, h, i)
 	dP := make([]float64, len(P))
 	var delta float64
 	for j := range dP {

@@ -54,16 +54,30 @@ type Attn struct {
 // log-sum-exp (natural log). A row that sees no key gets zeros and -inf.
 // Query heads map to KV heads in groups of H/Hkv (GQA).
 func (p Attn) AttentionRow(q, k, v *tensor.Tensor, b, h, i int) ([]float64, float64) {
+	hkv := h / (q.Shape[1] / k.Shape[1])
+	out := make([]float64, v.Shape[3])
+	s, lse := p.probs(q, k, b, h, i)
+	for j, w := range s {
+		for x := range out {
+			out[x] += w * v.At(b, hkv, j, x)
+		}
+	}
+	return out, lse
+}
+
+// probs is one query row's softmax weights over the keys it sees (none,
+// and a log-sum-exp of -inf, for a row that sees no key) and their
+// log-sum-exp.
+func (p Attn) probs(q, k *tensor.Tensor, b, h, i int) ([]float64, float64) {
 	H, Sq, D := q.Shape[1], q.Shape[2], q.Shape[3]
 	hkv := h / (H / k.Shape[1])
-	Skv, Dv := k.Shape[2], v.Shape[3]
+	Skv := k.Shape[2]
 	last := Skv - 1
 	if p.Causal {
 		last = min(last, i+Skv-Sq)
 	}
-	out := make([]float64, Dv)
 	if last < 0 {
-		return out, math.Inf(-1)
+		return nil, math.Inf(-1)
 	}
 	s := make([]float64, last+1)
 	for j := range s {
@@ -73,13 +87,7 @@ func (p Attn) AttentionRow(q, k, v *tensor.Tensor, b, h, i int) ([]float64, floa
 		}
 		s[j] = d * p.Scale
 	}
-	lse := Softmax(s)
-	for j, w := range s {
-		for x := range Dv {
-			out[x] += w * v.At(b, hkv, j, x)
-		}
-	}
-	return out, lse
+	return s, Softmax(s)
 }
 
 // Softmax turns scores into softmax weights in place and returns their
