@@ -91,16 +91,25 @@ func (s AttnShape) strides(heads, seq, d int) []any {
 	return []any{heads * seq * d, seq * d, d, 1}
 }
 
+// qkv declares the inputs Q, K and V of f in s's type and layout.
+func (s AttnShape) qkv(f *tl.Func) (Q, K, V *tl.Tensor) {
+	return s.rows(f.In, "Q", s.H, s.Sq, s.Dqk), s.rows(f.In, "K", s.HKV, s.Skv, s.Dqk), s.rows(f.In, "V", s.HKV, s.Skv, s.Dv)
+}
+
+// rows declares (with f.In or f.Out) a [B, heads, seq, d] tensor of s's
+// type and layout.
+func (s AttnShape) rows(decl func(string, tl.DType, ...any) *tl.Tensor, name string, heads, seq, d int) *tl.Tensor {
+	return decl(name, s.DType, s.B, heads, seq, d).WithStrides(s.strides(heads, seq, d)...)
+}
+
 // FlashAttention computes O = softmax(scale·Q·Kᵀ)·V and the log-sum-exp of
 // each query row, one block per M query rows (or, Persistent, a block an
 // SM walking those tiles), streaming K and V in tiles of N rows with the
 // online softmax.
 func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 	f := tl.NewFunc("flash_attention")
-	Q := f.In("Q", s.DType, s.B, s.H, s.Sq, s.Dqk).WithStrides(s.strides(s.H, s.Sq, s.Dqk)...)
-	K := f.In("K", s.DType, s.B, s.HKV, s.Skv, s.Dqk).WithStrides(s.strides(s.HKV, s.Skv, s.Dqk)...)
-	V := f.In("V", s.DType, s.B, s.HKV, s.Skv, s.Dv).WithStrides(s.strides(s.HKV, s.Skv, s.Dv)...)
-	O := f.Out("O", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
+	Q, K, V := s.qkv(f)
+	O := s.rows(f.Out, "O", s.H, s.Sq, s.Dv)
 	LSE := f.Out("LSE", tl.F32, s.B, s.H, s.Sq)
 	nM := (s.Sq + c.M - 1) / c.M
 	tiles := s.B * s.H * nM

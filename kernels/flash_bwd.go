@@ -46,8 +46,8 @@ const (
 // AttnBwdPrep is step 1: Delta and a cleared dQacc, a block per M query rows.
 func AttnBwdPrep(s AttnShape, c AttnConfig) *tl.Func {
 	f := tl.NewFunc("flash_attention_bwd_prep")
-	O := f.In("O", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
-	dO := f.In("dO", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
+	O := s.rows(f.In, "O", s.H, s.Sq, s.Dv)
+	dO := s.rows(f.In, "dO", s.H, s.Sq, s.Dv)
 	Delta := f.Out("Delta", tl.F32, s.B, s.H, s.Sq)
 	dQAcc := f.Out("dQacc", tl.F32, s.B, s.H, s.Sq, s.Dqk)
 	f.Kernel(tl.Grid(tl.CeilDiv(s.Sq, c.M), s.H, s.B), c.Threads, func(k *tl.Block) {
@@ -73,15 +73,13 @@ func AttnBwdPrep(s AttnShape, c AttnConfig) *tl.Func {
 // AttnBwd is step 2: dK, dV and dQacc, a block per N keys of a KV head.
 func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
 	f := tl.NewFunc("flash_attention_bwd")
-	Q := f.In("Q", s.DType, s.B, s.H, s.Sq, s.Dqk).WithStrides(s.strides(s.H, s.Sq, s.Dqk)...)
-	K := f.In("K", s.DType, s.B, s.HKV, s.Skv, s.Dqk).WithStrides(s.strides(s.HKV, s.Skv, s.Dqk)...)
-	V := f.In("V", s.DType, s.B, s.HKV, s.Skv, s.Dv).WithStrides(s.strides(s.HKV, s.Skv, s.Dv)...)
-	dO := f.In("dO", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
+	Q, K, V := s.qkv(f)
+	dO := s.rows(f.In, "dO", s.H, s.Sq, s.Dv)
 	LSE := f.In("LSE", tl.F32, s.B, s.H, s.Sq)
 	Delta := f.In("Delta", tl.F32, s.B, s.H, s.Sq)
 	dQAcc := f.Out("dQacc", tl.F32, s.B, s.H, s.Sq, s.Dqk)
-	dK := f.Out("dK", s.DType, s.B, s.HKV, s.Skv, s.Dqk).WithStrides(s.strides(s.HKV, s.Skv, s.Dqk)...)
-	dV := f.Out("dV", s.DType, s.B, s.HKV, s.Skv, s.Dv).WithStrides(s.strides(s.HKV, s.Skv, s.Dv)...)
+	dK := s.rows(f.Out, "dK", s.HKV, s.Skv, s.Dqk)
+	dV := s.rows(f.Out, "dV", s.HKV, s.Skv, s.Dv)
 	scale := s.SoftmaxScale()
 	nM, group := (s.Sq+c.M-1)/c.M, s.H/s.HKV
 	// A warp owns whole rows of Sᵀ and dPᵀ, so that P and dS, made from
@@ -154,7 +152,7 @@ func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
 func AttnBwdPost(s AttnShape, c AttnConfig) *tl.Func {
 	f := tl.NewFunc("flash_attention_bwd_post")
 	dQAcc := f.In("dQacc", tl.F32, s.B, s.H, s.Sq, s.Dqk)
-	dQ := f.Out("dQ", s.DType, s.B, s.H, s.Sq, s.Dqk).WithStrides(s.strides(s.H, s.Sq, s.Dqk)...)
+	dQ := s.rows(f.Out, "dQ", s.H, s.Sq, s.Dqk)
 	scale := s.SoftmaxScale()
 	f.Kernel(tl.Grid(tl.CeilDiv(s.Sq, c.M), s.H, s.B), c.Threads, func(k *tl.Block) {
 		bx, h, b := k.Idx()

@@ -29,9 +29,7 @@ import (
 // per = ceil(nKV/splits), nKV the block's tile count (causal included).
 func FlashAttentionSplit(s AttnShape, c AttnConfig, splits int) *tl.Func {
 	f := tl.NewFunc("flash_attention_split")
-	Q := f.In("Q", s.DType, s.B, s.H, s.Sq, s.Dqk).WithStrides(s.strides(s.H, s.Sq, s.Dqk)...)
-	K := f.In("K", s.DType, s.B, s.HKV, s.Skv, s.Dqk).WithStrides(s.strides(s.HKV, s.Skv, s.Dqk)...)
-	V := f.In("V", s.DType, s.B, s.HKV, s.Skv, s.Dv).WithStrides(s.strides(s.HKV, s.Skv, s.Dv)...)
+	Q, K, V := s.qkv(f)
 	OP := f.Out("O_partial", tl.F32, splits, s.B, s.H, s.Sq, s.Dv)
 	LP := f.Out("LSE_partial", tl.F32, splits, s.B, s.H, s.Sq)
 	f.Kernel(tl.Grid(tl.CeilDiv(s.Sq, c.M), s.H, s.B*splits), c.Threads, func(k *tl.Block) {
@@ -76,7 +74,7 @@ func AttnCombine(s AttnShape, c AttnCombineConfig, splits int) *tl.Func {
 	f := tl.NewFunc("flash_attention_combine")
 	OP := f.In("O_partial", tl.F32, splits, s.B, s.H, s.Sq, s.Dv)
 	LP := f.In("LSE_partial", tl.F32, splits, s.B, s.H, s.Sq)
-	O := f.Out("O", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
+	O := s.rows(f.Out, "O", s.H, s.Sq, s.Dv)
 	LSE := f.Out("LSE", tl.F32, s.B, s.H, s.Sq)
 	R := c.Rows
 	f.Kernel(tl.Grid(tl.CeilDiv(s.Sq, R), s.H, s.B), c.Threads, func(k *tl.Block) {

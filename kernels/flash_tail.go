@@ -60,10 +60,8 @@ func (a attnTail) tile(s AttnShape, t tl.Expr) (b, h, bx tl.Expr) {
 func FlashAttentionTail(s AttnShape, c AttnConfig, sms, splits int) *tl.Func {
 	a := tailOf(s, c, sms)
 	f := tl.NewFunc("flash_attention_tail")
-	Q := f.In("Q", s.DType, s.B, s.H, s.Sq, s.Dqk).WithStrides(s.strides(s.H, s.Sq, s.Dqk)...)
-	K := f.In("K", s.DType, s.B, s.HKV, s.Skv, s.Dqk).WithStrides(s.strides(s.HKV, s.Skv, s.Dqk)...)
-	V := f.In("V", s.DType, s.B, s.HKV, s.Skv, s.Dv).WithStrides(s.strides(s.HKV, s.Skv, s.Dv)...)
-	O := f.Out("O", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
+	Q, K, V := s.qkv(f)
+	O := s.rows(f.Out, "O", s.H, s.Sq, s.Dv)
 	LSE := f.Out("LSE", tl.F32, s.B, s.H, s.Sq)
 	OP := f.Out("O_partial", tl.F32, splits, a.tail, c.M, s.Dv)
 	LP := f.Out("LSE_partial", tl.F32, splits, a.tail, c.M)
@@ -96,7 +94,7 @@ func AttnCombineTail(s AttnShape, c AttnConfig, cc AttnCombineConfig, sms, split
 	f := tl.NewFunc("flash_attention_combine_tail")
 	OP := f.In("O_partial", tl.F32, splits, a.tail, c.M, s.Dv)
 	LP := f.In("LSE_partial", tl.F32, splits, a.tail, c.M)
-	O := f.Out("O", s.DType, s.B, s.H, s.Sq, s.Dv).WithStrides(s.strides(s.H, s.Sq, s.Dv)...)
+	O := s.rows(f.Out, "O", s.H, s.Sq, s.Dv)
 	LSE := f.Out("LSE", tl.F32, s.B, s.H, s.Sq)
 	f.Kernel(tl.Grid(c.M/R, a.tail), cc.Threads, func(k *tl.Block) {
 		rx, q, _ := k.Idx()

@@ -14,10 +14,9 @@ type Grads struct {
 }
 
 // AttentionGrads is the backward of O = softmax(scale·Q·Kᵀ)·V given dO,
-// straight from its definition: per query head, P (masked as
-// AttentionRow), dP = dO·Vᵀ, dS = P∘(dP − rowsum(P∘dP)), dQ = scale·dS·K,
-// dK = scale·dSᵀ·Q, dV = Pᵀ·dO. It costs about 4·B·H·Sq·Skv·D
-// multiply-adds: small shapes only.
+// straight from its definition, a query row at a time (rowGrads): dQ =
+// scale·dS·K, dK = scale·dSᵀ·Q, dV = Pᵀ·dO. It costs about
+// 4·B·H·Sq·Skv·D multiply-adds: small shapes only.
 func (p Attn) AttentionGrads(q, k, v, do *tensor.Tensor) Grads {
 	B, H, Sq, D := q.Shape[0], q.Shape[1], q.Shape[2], q.Shape[3]
 	HKV, Skv, Dv := k.Shape[1], k.Shape[2], v.Shape[3]
@@ -26,39 +25,13 @@ func (p Attn) AttentionGrads(q, k, v, do *tensor.Tensor) Grads {
 		DK: make([]float64, B*HKV*Skv*D),
 		DV: make([]float64, B*HKV*Skv*Dv),
 	}
-	P := make([]float64, Sq*Skv)
-	dS := make([]float64, Sq*Skv)
 	for b := range B {
 		for h := range H {
 			hk := h / (H / HKV)
 			for i := range Sq {
-				row := P[i*Skv : (i+1)*Skv]
-				clear(row)
-				s, _ := p.probs(q, k, b, h, i)
-				copy(row, s)
-			}
-			for i := range Sq {
-				var delta float64
-				for j := range Skv {
-					dp := 0.0
-					if pij := P[i*Skv+j]; pij != 0 {
-						for x := range Dv {
-							dp += do.At(b, h, i, x) * v.At(b, hk, j, x)
-						}
-						delta += pij * dp
-					}
-					dS[i*Skv+j] = dp
-				}
-				for j := range Skv {
-					dS[i*Skv+j] = P[i*Skv+j] * (dS[i*Skv+j] - delta)
-				}
-			}
-			for i := range Sq {
-				for j := range Skv {
-					ds, pij := dS[i*Skv+j]*p.Scale, P[i*Skv+j]
-					if ds == 0 && pij == 0 {
-						continue
-					}
+				P, dS := p.rowGrads(q, k, v, do, b, h, i)
+				for j, pij := range P {
+					ds := dS[j] * p.Scale
 					for x := range D {
 						g.DQ[((b*H+h)*Sq+i)*D+x] += ds * k.At(b, hk, j, x)
 						g.DK[((b*HKV+hk)*Skv+j)*D+x] += ds * q.At(b, h, i, x)
@@ -73,25 +46,34 @@ func (p Attn) AttentionGrads(q, k, v, do *tensor.Tensor) Grads {
 	return g
 }
 
+// rowGrads is query row i of head h's softmax weights P over the keys it
+// sees (as AttentionRow) and dS = P∘(dP − rowsum(P∘dP)), dP = dO·Vᵀ.
+func (p Attn) rowGrads(q, k, v, do *tensor.Tensor, b, h, i int) (P, dS []float64) {
+	hk := h / (q.Shape[1] / k.Shape[1])
+	P, _ = p.probs(q, k, b, h, i)
+	dS = make([]float64, len(P))
+	var delta float64
+	for j := range P {
+		for x := range v.Shape[3] {
+			dS[j] += do.At(b, h, i, x) * v.At(b, hk, j, x)
+		}
+		delta += P[j] * dS[j]
+	}
+	for j := range dS {
+		dS[j] = P[j] * (dS[j] - delta)
+	}
+	return P, dS
+}
+
 // GradQRow is row i of head h of dQ (length D), from that row's P and dP
 // alone: about 2·Skv·(D + Dv) multiply-adds, for a sampled check.
 func (p Attn) GradQRow(q, k, v, do *tensor.Tensor, b, h, i int) []float64 {
-	D, Dv := q.Shape[3], v.Shape[3]
 	hk := h / (q.Shape[1] / k.Shape[1])
-	dq := make([]float64, D)
-	P, _ := p.probs(q, k, b, h, i)
-	dP := make([]float64, len(P))
-	var delta float64
-	for j := range dP {
-		for x := range Dv {
-			dP[j] += do.At(b, h, i, x) * v.At(b, hk, j, x)
-		}
-		delta += P[j] * dP[j]
-	}
-	for j := range P {
-		ds := P[j] * (dP[j] - delta) * p.Scale
-		for x := range D {
-			dq[x] += ds * k.At(b, hk, j, x)
+	dq := make([]float64, q.Shape[3])
+	_, dS := p.rowGrads(q, k, v, do, b, h, i)
+	for j, ds := range dS {
+		for x := range dq {
+			dq[x] += ds * p.Scale * k.At(b, hk, j, x)
 		}
 	}
 	return dq
