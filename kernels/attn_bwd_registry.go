@@ -67,6 +67,12 @@ func (p *attnBwdProblem) Steps(c Config) ([]Step, error) {
 // multiply-adds spread over the cores.
 func (p *attnBwdProblem) Inputs(seed uint64) []*tensor.Tensor { return AttnBwdInputs(p.s, seed) }
 
+// AttnBwdCheck is flash-attention-bwd's check of AttnBwdInputs' list
+// after AttnBwdSteps ran on it (attnBwdProblem.Check).
+func AttnBwdCheck(s AttnShape, args []*tensor.Tensor, seed uint64) Report {
+	return (&attnBwdProblem{s: s}).Check(args, seed)
+}
+
 // Check compares dQ, dK and dV with float64: whole (ref.AttentionGrads)
 // when that costs at most fullCheckMACs, else a seeded sample of rows
 // (checkSampled).
