@@ -54,7 +54,7 @@ func (p *attnBwdProblem) Steps(c Config) ([]Step, error) {
 		return nil, fmt.Errorf("%s: config is %T, want kernels.AttnConfig", p.Kernel(), c)
 	}
 	if cfg.M < 1 || cfg.N < 1 || cfg.Threads < 1 {
-		return nil, fmt.Errorf("%s: bad config %+v", p.Kernel(), cfg)
+		return nil, fmt.Errorf("%s: config %s: m, n and threads must be at least 1", p.Kernel(), ConfigFields(cfg))
 	}
 	if cfg.WS || cfg.PingPong || cfg.Overlap || cfg.Prefetch || cfg.Direct || cfg.Persistent || cfg.Draw || cfg.Cluster > 1 {
 		return nil, fmt.Errorf("%s: the forward's schedules (ws, pingpong, overlap, prefetch, direct, persistent, draw, cluster) "+
