@@ -289,9 +289,11 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 				// Only those: a Select rewriting every slot read and wrote
 				// the whole 72 KB page on warpgroup 0's chain (1.14× at b64
 				// kv1k, 1.035× at kv8k; H100, 2026-11-25, docs/perf.md).
+				// And only V's columns: the rope columns feed scores that
+				// the mask replaces (a Select, so NaN goes too).
 				k.Parallel(func(r, d tl.Expr) {
 					k.If(key0.Add(r).Ge(L), func() { kvs.Set(0, r, d) })
-				}, s.Page, s.Dqk)
+				}, s.Page, s.Dv)
 			})
 		}
 		if !c.Handoff { // else warpgroup 0 zeroes them, before both read the page

@@ -134,7 +134,11 @@ run() {
 		# a block with hand-offs, the last piece merging (Merge: a ticket
 		# drawn from a counter), and the opt-in seesaw.
 		mla='^TestGPUMLADecode$/^sm_90a/(sq1_m16|split_sched_hq128_splitn_ws|split_sched_hq128_handoff|split_3parts_hq128_handoff|hq128_handoff_long|split_sched_hq32_padded_splitn_ws|split_uniform3_sq2_f16_handoff|split_sched_hq64_splitn_merge|split_sched_hq128_seesaw)$'
+		# The FlashAttention backward: dQ added atomically, GQA heads sharing a block.
+		bwd='^TestGPUAttnBwd$/^sm_90a$/^(causal|gqa_bshd_n128|causal_sq<skv_dv32)$'
 		for tool in memcheck racecheck synccheck; do
+			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.v -test.run "$bwd" >"$OUT/san-bwd-$tool.log" 2>&1
+			summary+=("compute-sanitizer $tool, backward: exit $?, $(grep -c -- '--- PASS' "$OUT/san-bwd-$tool.log") tests passed ($(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-bwd-$tool.log" | sed 's/=* *//'))")
 			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.v -test.run "$small" >"$OUT/san-$tool.log" 2>&1
 			summary+=("compute-sanitizer $tool: exit $?, $(grep -c -- '--- PASS' "$OUT/san-$tool.log") tests passed ($(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.log" | sed 's/=* *//'))")
 			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/cuda_backend.test -test.v -test.run "$mla" >"$OUT/san-mla-$tool.log" 2>&1

@@ -96,7 +96,7 @@ func TestEmitHandoff(t *testing.T) {
 		"float (&acc1)[128] = acc0;",
 		"for (int k0 = lo; k0 < hi; ++k0) {",
 		"if (tid / 128 == 0) {",
-		"for (int idx = tid % 128; idx < 36864; idx += 128) {",                      // warpgroup 0 zeroes an edge page
+		"for (int idx = tid % 128; idx < 32768; idx += 128) {",                      // warpgroup 0 zeroes an edge page's V columns
 		"wgmma_m64n64k16_ss_bf16",                                                   // its scores
 		"wgmma_m64n256k16_rs_bf16<1>(&acc0[0], P[0], P[1], P[2], P[3]",              // its own P from registers
 		"tl::bar_sync_apart(9, 256);",                                               // P back from warpgroup 1, the multiply in flight

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Prepared for the next device run (not yet run): time torch SDPA's
-backward (flash = FlashAttention-2, cuDNN) at the shapes given, to set
-beside `tilego run flash-attention-bwd` at the same shapes.
+"""Time torch SDPA's backward (flash = FlashAttention-2, cuDNN) at one
+attention shape, to set beside `tilego run flash-attention-bwd` at the
+same shape in the same device run.
 
-    python3 prepared-bwd-peers.py --batch 1 --heads 16 --seq 4096 --dim 128 --causal
+    python3 scripts/bwd_peers.py --batch 1 --heads 16 --seq 4096 --dim 128 --causal
 
 Only the backward is timed: one forward builds the graph, then
 torch.autograd.grad(out, (q, k, v), dO, retain_graph=True) runs under
