@@ -274,7 +274,7 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 			e.syncIfDirty(true)
 		}
 	}
-	if out && other.Buf.Scope == ir.Global && !atomic && e.copyPairsToGlobal(frag, other, l, s.Cache) {
+	if out && other.Buf.Scope == ir.Global && e.copyPairsToGlobal(frag, other, l, s.Cache, atomic) {
 		return
 	}
 	half := e.c.halves != nil && e.c.halves.write == s
@@ -461,9 +461,15 @@ func packFunc(dt ir.DType) string {
 // (kernel parameters are whole allocations, 256-byte aligned).
 //
 // A cache hint (sm_90a) goes on each store as an L2 policy made once.
-func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment, hint ir.CacheHint) bool {
-	hinted := hint != ir.CacheNormal && e.c.opts.Arch == "sm_90a"
+func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment, hint ir.CacheHint, atomic bool) bool {
+	hinted := hint != ir.CacheNormal && e.c.opts.Arch == "sm_90a" && !atomic
 	store, ok := e.pairStore(l, dst.Buf.DType, hinted)
+	if atomic {
+		// One vector reduction a pair on sm_90 (two atomics before it), its
+		// address from one pointer: per element, the backward's dQ spent a
+		// third of its warps' time on atomics' addresses and branches.
+		store, ok = "tl::red_add_f32x2(%s, %s, %s);", ok && dst.Buf.DType == ir.F32
+	}
 	n := len(dst.Start)
 	if !ok || !dst.Keep[n-1] || multipleOf(dst.Start[n-1])%2 != 0 || multipleOf(dst.Buf.Shape[n-1])%2 != 0 {
 		return false
@@ -480,7 +486,7 @@ func (e *emitter) copyPairsToGlobal(frag, dst ir.Region, l *layout.Fragment, hin
 		e.line("const uint64_t pol = tl::l2_%s();", hint)
 		defer e.close()
 	}
-	if e.storeQuadsFrom(frag, dst, l, hinted) || e.storePairsFrom(frag, dst, l, store) {
+	if !atomic && e.storeQuadsFrom(frag, dst, l, hinted) || e.storePairsFrom(frag, dst, l, store) {
 		return true
 	}
 	e.storePairs(frag, l, store, nil, func(names []string) (string, string) {
