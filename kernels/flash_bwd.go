@@ -88,6 +88,7 @@ func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
 	rows := tl.WithPolicy(tl.FullRow)
 	f.Kernel(tl.Grid(tl.CeilDiv(s.Skv, c.N), s.HKV, s.B), c.Threads, func(k *tl.Block) {
 		j, hk, b := k.Idx()
+		k.SplitN() // dQ's 64 rows over two warpgroups: wgmma, half the columns each
 		ks := k.Shared(s.DType, c.N, s.Dqk).Named("ks")
 		vs := k.Shared(s.DType, c.N, s.Dv).Named("vs")
 		qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")
