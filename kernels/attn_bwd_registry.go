@@ -131,9 +131,10 @@ func (p *attnBwdProblem) checkSampled(args []*tensor.Tensor, seed uint64) Report
 	lseT, o := args[bwdLSE], args[bwdO]
 	lse := func(b, h, i int) float64 { return lseT.At(b, h, i) }
 	delta := func(b, h, i int) float64 {
+		doi, oi := ref.Vec(do, b, h, i), ref.Vec(o, b, h, i)
 		var d float64
 		for x := range s.Dv {
-			d += do.At(b, h, i, x) * o.At(b, h, i, x)
+			d += doi[x] * oi[x]
 		}
 		return d
 	}

@@ -30,14 +30,16 @@ func (p Attn) AttentionGrads(q, k, v, do *tensor.Tensor) Grads {
 			hk := h / (H / HKV)
 			for i := range Sq {
 				P, dS := p.rowGrads(q, k, v, do, b, h, i)
+				qi, doi := Vec(q, b, h, i), Vec(do, b, h, i)
 				for j, pij := range P {
 					ds := dS[j] * p.Scale
+					kj := Vec(k, b, hk, j)
 					for x := range D {
-						g.DQ[((b*H+h)*Sq+i)*D+x] += ds * k.At(b, hk, j, x)
-						g.DK[((b*HKV+hk)*Skv+j)*D+x] += ds * q.At(b, h, i, x)
+						g.DQ[((b*H+h)*Sq+i)*D+x] += ds * kj[x]
+						g.DK[((b*HKV+hk)*Skv+j)*D+x] += ds * qi[x]
 					}
 					for x := range Dv {
-						g.DV[((b*HKV+hk)*Skv+j)*Dv+x] += pij * do.At(b, h, i, x)
+						g.DV[((b*HKV+hk)*Skv+j)*Dv+x] += pij * doi[x]
 					}
 				}
 			}
@@ -53,9 +55,11 @@ func (p Attn) rowGrads(q, k, v, do *tensor.Tensor, b, h, i int) (P, dS []float64
 	P, _ = p.probs(q, k, b, h, i)
 	dS = make([]float64, len(P))
 	var delta float64
+	doi := Vec(do, b, h, i)
 	for j := range P {
+		vj := Vec(v, b, hk, j)
 		for x := range v.Shape[3] {
-			dS[j] += do.At(b, h, i, x) * v.At(b, hk, j, x)
+			dS[j] += doi[x] * vj[x]
 		}
 		delta += P[j] * dS[j]
 	}
@@ -72,8 +76,9 @@ func (p Attn) GradQRow(q, k, v, do *tensor.Tensor, b, h, i int) []float64 {
 	dq := make([]float64, q.Shape[3])
 	_, dS := p.rowGrads(q, k, v, do, b, h, i)
 	for j, ds := range dS {
+		kj := Vec(k, b, hk, j)
 		for x := range dq {
-			dq[x] += ds * p.Scale * k.At(b, hk, j, x)
+			dq[x] += ds * p.Scale * kj[x]
 		}
 	}
 	return dq
@@ -88,25 +93,27 @@ func (p Attn) GradKVRow(q, k, v, do *tensor.Tensor, lse, delta func(b, h, i int)
 	H, Sq, D := q.Shape[1], q.Shape[2], q.Shape[3]
 	G, Skv, Dv := H/k.Shape[1], k.Shape[2], v.Shape[3]
 	dk, dv = make([]float64, D), make([]float64, Dv)
+	kj, vj := Vec(k, b, hk, j), Vec(v, b, hk, j)
 	for h := hk * G; h < (hk+1)*G; h++ {
 		for i := range Sq {
 			if p.Causal && j > i+Skv-Sq {
 				continue
 			}
+			qi, doi := Vec(q, b, h, i), Vec(do, b, h, i)
 			var s, dp float64
 			for x := range D {
-				s += q.At(b, h, i, x) * k.At(b, hk, j, x)
+				s += qi[x] * kj[x]
 			}
 			for x := range Dv {
-				dp += do.At(b, h, i, x) * v.At(b, hk, j, x)
+				dp += doi[x] * vj[x]
 			}
 			pij := math.Exp(s*p.Scale - lse(b, h, i))
 			ds := pij * (dp - delta(b, h, i)) * p.Scale
 			for x := range D {
-				dk[x] += ds * q.At(b, h, i, x)
+				dk[x] += ds * qi[x]
 			}
 			for x := range Dv {
-				dv[x] += pij * do.At(b, h, i, x)
+				dv[x] += pij * doi[x]
 			}
 		}
 	}

@@ -3,6 +3,9 @@ package ref
 import (
 	"math"
 	"testing"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/tensor"
 )
 
 // Diffs counted apart and merged equal one diff over all the elements.
@@ -21,4 +24,39 @@ func TestDiffMerge(t *testing.T) {
 	if a != whole {
 		t.Errorf("merged %+v, want %+v", a, whole)
 	}
+}
+
+// Vec reads the same elements as At, for row-major, BSHD-like and
+// column-major strides (a copy when the last dim is not contiguous), and
+// panics on an index At would refuse.
+func TestVec(t *testing.T) {
+	shape := []int{2, 3, 4, 5}
+	for name, strides := range map[string][]int{
+		"row-major":    {60, 20, 5, 1},
+		"bshd":         {60, 5, 15, 1},
+		"column-major": {1, 2, 6, 24},
+	} {
+		x := tensor.NewStrided(ir.F32, shape, strides).Rand(3, 1)
+		for a := range 2 {
+			for b := range 3 {
+				for c := range 4 {
+					row := Vec(x, a, b, c)
+					if len(row) != 5 {
+						t.Fatalf("%s: %d elements, want 5", name, len(row))
+					}
+					for d, v := range row {
+						if v != x.At(a, b, c, d) {
+							t.Fatalf("%s [%d %d %d %d]: %v, At %v", name, a, b, c, d, v, x.At(a, b, c, d))
+						}
+					}
+				}
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Vec(x, 0, 3, 0) of a [2 3 4 5] tensor did not panic")
+		}
+	}()
+	Vec(tensor.New(ir.F32, shape...), 0, 3, 0)
 }
