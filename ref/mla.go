@@ -38,19 +38,22 @@ func (p MLA) Row(q, cache, table, lens *tensor.Tensor, b, t, h int) ([]float64, 
 	}
 	row := func(j int) (blk, r int) { return int(table.At(b, j/page)), j % page }
 	s := make([]float64, last+1)
+	qr := Vec(q, b, t, h)
 	for j := range s {
 		blk, r := row(j)
+		kr := Vec(cache, blk, r)
 		var dot float64
 		for x := range d {
-			dot += q.At(b, t, h, x) * cache.At(blk, r, x)
+			dot += qr[x] * kr[x]
 		}
 		s[j] = dot * p.Scale
 	}
 	lse := Softmax(s)
 	for j, w := range s {
 		blk, r := row(j)
+		vr := Vec(cache, blk, r)
 		for x := range p.Dv {
-			out[x] += w * cache.At(blk, r, x)
+			out[x] += w * vr[x]
 		}
 	}
 	return out, lse

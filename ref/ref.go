@@ -66,22 +66,24 @@ func (p Attn) AttentionRow(q, k, v *tensor.Tensor, b, h, i int) ([]float64, floa
 	return out, lse
 }
 
-// Vec is t[a, b, c, :] of a 4-D tensor: a view of its data where the last
-// dim is contiguous, else a copy. The references' inner loops read rows
-// through it rather than At, whose index checks took 60% of their time;
-// out-of-range indices panic as At's do.
-func Vec(t *tensor.Tensor, a, b, c int) []float64 {
-	n := t.Shape[3]
+// Vec is t[idx..., :], a row along t's last dim (idx gives every other
+// index): a view of its data where that dim is contiguous, else a copy.
+// The references' inner loops read rows through it rather than At, whose
+// index checks took 60% of their time; out-of-range indices panic as At's
+// do.
+func Vec(t *tensor.Tensor, idx ...int) []float64 {
+	last := len(t.Shape) - 1
+	n := t.Shape[last]
 	if n == 0 {
 		return nil
 	}
-	o := t.Offset(a, b, c, 0)
-	if t.Strides[3] == 1 {
+	o := t.Offset(append(idx[:len(idx):len(idx)], 0)...)
+	if t.Strides[last] == 1 {
 		return t.Data[o : o+n : o+n]
 	}
 	out := make([]float64, n)
 	for x := range out {
-		out[x] = t.Data[o+x*t.Strides[3]]
+		out[x] = t.Data[o+x*t.Strides[last]]
 	}
 	return out
 }

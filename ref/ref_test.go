@@ -53,6 +53,12 @@ func TestVec(t *testing.T) {
 			}
 		}
 	}
+	c := tensor.New(ir.F32, 3, 7).Rand(4, 1) // any rank: MLA's cache rows
+	for d, v := range Vec(c, 2) {
+		if v != c.At(2, d) {
+			t.Fatalf("rank 2 [2 %d]: %v, At %v", d, v, c.At(2, d))
+		}
+	}
 	defer func() {
 		if recover() == nil {
 			t.Error("Vec(x, 0, 3, 0) of a [2 3 4 5] tensor did not panic")
