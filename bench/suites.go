@@ -17,6 +17,7 @@ var Suites = map[string]func(SuiteOptions) ([]Point, error){
 	"gemm":     gemm,
 	"mla":      mla,
 	"fa-tail":  faTail,
+	"fa-bwd":   faBwd,
 }
 
 // SuiteFlush is how a suite's launches are kept cold unless the run says
@@ -238,6 +239,46 @@ func extra(o SuiteOptions) ([]Point, error) {
 		ps = append(ps, pair...)
 	}
 	return ps, nil
+}
+
+// faBwd is the FlashAttention backward (dQ, dK, dV; its three programs
+// timed together) at B=1, H=16, BSHD bf16: 2k and 4k tokens, head dims 64
+// and 128, causal and not; --quick keeps 2k d128. Its inputs' O and LSE
+// come from the float64 forward on the host (ref.Attn), a few seconds a
+// point on the device machine's 16 cores.
+func faBwd(o SuiteOptions) ([]Point, error) {
+	e, err := kernels.Lookup("flash-attention-bwd")
+	if err != nil {
+		return nil, err
+	}
+	seqs, dims, causals := []int{2048, 4096}, []int{64, 128}, []bool{false, true}
+	if o.Quick {
+		seqs, dims, causals = seqs[:1], dims[1:], causals[:1]
+	}
+	var ps []Point
+	for _, d := range dims {
+		for _, causal := range causals {
+			for _, sq := range seqs {
+				p, err := e.Problem(map[string]string{"batch": "1", "heads": "16", "seq-q": fmt.Sprint(sq),
+					"dim": fmt.Sprint(d), "causal": fmt.Sprint(causal), "layout": "bshd", "dtype": "bf16"})
+				if err != nil {
+					return nil, err
+				}
+				ps = append(ps, Point{Suite: "fa-bwd", Problem: p, Configs: AttnBwdConfigs()})
+			}
+		}
+	}
+	return ps, nil
+}
+
+// AttnBwdConfigs are the backward's candidates up to head dim 128: 128
+// keys over two warpgroups, 64 or 32 query rows a step (32: no spills at
+// d128, 1.00-1.03x in the thirty-first session's probes).
+func AttnBwdConfigs() []kernels.Config {
+	return []kernels.Config{
+		kernels.AttnConfig{M: 64, N: 128, Stages: 2, Threads: 256},
+		kernels.AttnConfig{M: 32, N: 128, Stages: 2, Threads: 256},
+	}
 }
 
 func gemm(SuiteOptions) ([]Point, error) {

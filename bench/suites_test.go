@@ -30,6 +30,7 @@ func TestSuites(t *testing.T) {
 	want := map[string]struct{ full, quick int }{
 		"fa-sweep": {37, 12}, "fa-short": {6, 6}, "extra": {4, 4}, "gemm": {1, 1},
 		"mla": {40, 8}, "fa-tail": {48, 8}, // a split path and the single program per shape
+		"fa-bwd": {8, 1},
 	}
 	if len(want) != len(Suites) {
 		t.Errorf("%d suites, %d tested", len(Suites), len(want))
@@ -300,7 +301,7 @@ func TestCandidateInputBytes(t *testing.T) {
 // Every program of the new suites' candidates generates CUDA for Hopper
 // (no GPU needed), so the device run meets no code generator refusal.
 func TestSplitSuitesCompile(t *testing.T) {
-	for _, name := range []string{"mla", "fa-tail"} {
+	for _, name := range []string{"mla", "fa-tail", "fa-bwd"} {
 		ps, err := Suites[name](SuiteOptions{})
 		if err != nil {
 			t.Fatal(err)

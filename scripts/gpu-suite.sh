@@ -39,7 +39,8 @@
 # with ncu's full set and writes ncu-details.txt and, per instruction,
 # where the warps wait (ncu-stalls.txt, scripts/ncu_stalls.py).
 #
-# SUITES may also name fa-short and issue 6's mla (MLA decoding) and
+# SUITES may also name fa-short, fa-bwd (the FlashAttention backward,
+# SDPA's backward its peers), and issue 6's mla (MLA decoding) and
 # fa-tail (FlashAttention's tail split), which time a split path (impl
 # tilego-split) beside the single program and compare MLA's GB/s with the
 # copy bandwidth, e.g. SUITES=mla,fa-tail TESTS=0. The tests include the

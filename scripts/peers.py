@@ -5,7 +5,7 @@ suites benchmark (bench/suites.go).
 
 stdout: one JSON object per line, nothing else; progress goes to stderr.
 
-    python3 scripts/peers.py [--suite fa-sweep,fa-short,extra,gemm,mla,fa-tail,peak] [--quick]
+    python3 scripts/peers.py [--suite fa-sweep,fa-short,extra,gemm,mla,fa-tail,fa-bwd,peak] [--quick]
                              [--impls sdpa-flash,sdpa-cudnn,sdpa-efficient,flex]
                              [--dry-run]
 
@@ -13,7 +13,10 @@ fa-short is the sweep's causal points at 512 and 1k tokens, recorded as
 fa-sweep (as tilego does). fa-tail has no peers (it compares tilego's split
 path with its single program); it is accepted so that one suite list serves
 both sides. mla always adds the peak suite's device-to-device copy
-bandwidth, which issue 6 compares decoding's GB/s with.
+bandwidth, which issue 6 compares decoding's GB/s with. fa-bwd times
+SDPA's backward alone (flash and cuDNN: dQ, dK, dV for a given dO, one
+forward building the graph), FLOPs 2·B·H·Sq·Skv·(3D + 2Dv), halved when
+causal, as tilego counts its backward.
 
 Peers are timed with triton's do_bench (an L2 flush before every launch),
 but mla's peers and the copy bandwidth, timed on rotated copies of their
@@ -37,7 +40,8 @@ import traceback
 import warnings
 
 ATTN_IMPLS = ["sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "flex"]
-SUITES = ["fa-sweep", "fa-short", "extra", "gemm", "mla", "fa-tail", "peak"]
+SUITES = ["fa-sweep", "fa-short", "extra", "gemm", "mla", "fa-tail", "fa-bwd", "peak"]
+BWD_IMPLS = ["sdpa-flash", "sdpa-cudnn"]
 CHECK_TOL = 0.05  # max abs diff against sdpa-flash
 GEMM_REL_TOL = 0.02  # max abs diff / max abs value on a row sample, vs fp32
 
@@ -85,6 +89,20 @@ def extra_shapes(quick):
     yield attn_shape(2, 32, 8, 8192, 128, False)
     yield attn_shape(2, 32, 8, 8192, 128, True)
     yield attn_shape(1, 16, 16, 4096, 128, True)
+
+
+def fa_bwd_shapes(quick):
+    # bench/suites.go's fa-bwd: B=1 H=16, 2k and 4k, d64 and d128, causal and not; --quick 2k d128.
+    seqs, dims, causals = ([2048], [128], [False]) if quick else ([2048, 4096], [64, 128], [False, True])
+    for dim in dims:
+        for causal in causals:
+            for s in seqs:
+                yield attn_shape(1, 16, 16, s, dim, causal)
+
+
+def bwd_flops(s):
+    f = 2.0 * s["batch"] * s["heads"] * s["seq_q"] * s["seq_kv"] * (3 * s["dim"] + 2 * s["dim_v"])
+    return f / 2 if s["causal"] else f
 
 
 GEMM_SHAPE = {"m": 8192, "n": 8192, "k": 8192, "dtype": "bf16"}
@@ -596,6 +614,55 @@ def run_mla(torch, bench, a, t_start):
             torch.cuda.empty_cache()
 
 
+def bwd_points(a):
+    if "fa-bwd" in a.suites:
+        for s in fa_bwd_shapes(a.quick):
+            if not a.shape or re.search(a.shape, shape_text(s)):
+                yield s
+
+
+def run_bwd(torch, bench, a):
+    """SDPA's backward at the fa-bwd points: the same Q, K, V and dO for
+    each backend, its gradients compared with sdpa-flash's."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    F = torch.nn.functional
+    backends = {"sdpa-flash": SDPBackend.FLASH_ATTENTION, "sdpa-cudnn": SDPBackend.CUDNN_ATTENTION}
+    for s in bwd_points(a):
+        log("[fa-bwd] %s" % short(s))
+        B, H, S, D, DV = s["batch"], s["heads"], s["seq_q"], s["dim"], s["dim_v"]
+        q, k, v = (torch.randn(B, S, H, d, dtype=torch.bfloat16, device="cuda").transpose(1, 2).requires_grad_()
+                   for d in (D, D, DV))
+        do = torch.randn(B, S, H, DV, dtype=torch.bfloat16, device="cuda").transpose(1, 2)
+        ref = None
+        for impl in BWD_IMPLS:
+            rec = {"suite": "fa-bwd", "kernel": "flash-attention-bwd", "impl": impl, "shape": s}
+            try:
+                with sdpa_kernel([backends[impl]]):
+                    out = F.scaled_dot_product_attention(q, k, v, is_causal=s["causal"])
+                    fn = lambda: torch.autograd.grad(out, (q, k, v), do, retain_graph=True)
+                    g = fn()
+                    torch.cuda.synchronize()
+                    if ref is None:
+                        ref = g
+                    else:
+                        diff = max((x.float() - y.float()).abs().max().item() for x, y in zip(g, ref))
+                        rec["max_abs_diff"] = diff
+                        if not diff < CHECK_TOL:
+                            rec["note"] = "mismatch: max abs diff %.3g vs sdpa-flash" % diff
+                    ms = bench(fn)
+                rec["ms"], rec["tflops"] = ms, tflops(bwd_flops(s), ms)
+            except Exception as e:
+                rec["error"] = err_text(e)
+            finally:
+                out = fn = g = None
+                torch.cuda.empty_cache()
+            emit(rec)
+            log("  %-15s %s" % (impl, ("%8.3f ms %6.1f TFLOP/s" % (rec["ms"], rec["tflops"]))
+                                  if "ms" in rec else "ERROR " + rec["error"][:150]))
+        del q, k, v, do, ref
+        torch.cuda.empty_cache()
+
+
 def shape_text(s):
     """A shape as tilego bench prints it, for --shape."""
     return " ".join("%s=%s" % (k, str(v).lower() if isinstance(v, bool) else v) for k, v in s.items())
@@ -630,6 +697,10 @@ def main(argv=None):
             lens = mla_lengths(s)
             emit({"suite": "mla", "kernel": "mla-decode", "impl": "torch", "shape": mla_shape_rec(s, lens),
                   "flops": mla_flops(s, sum(lens)), "bytes": mla_bytes(s, sum(lens))})
+        for s in bwd_points(a):
+            for impl in BWD_IMPLS:
+                emit({"suite": "fa-bwd", "kernel": "flash-attention-bwd", "impl": impl, "shape": s,
+                      "flops": bwd_flops(s)})
         return 0
 
     try:
@@ -651,6 +722,9 @@ def main(argv=None):
             emit({"suite": "gemm", "kernel": "gemm", "impl": "cublas", "shape": GEMM_SHAPE, "error": msg})
         for s in mla_points(a):
             emit({"suite": "mla", "kernel": "mla-decode", "impl": "torch", "shape": s, "error": msg})
+        for s in bwd_points(a):
+            for impl in BWD_IMPLS:
+                emit({"suite": "fa-bwd", "kernel": "flash-attention-bwd", "impl": impl, "shape": s, "error": msg})
         return 1
 
     t_start = time.time()
@@ -660,6 +734,7 @@ def main(argv=None):
     if "peak" in a.suites or "mla" in a.suites:
         run_copy(torch, bench)  # mla's GB/s are compared with it
     run_mla(torch, bench, a, t_start)
+    run_bwd(torch, bench, a)
 
     attn = None
     try:

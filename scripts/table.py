@@ -32,13 +32,14 @@ ATTN_KEYS = ("batch", "heads", "heads_kv", "seq_q", "seq_kv", "dim", "dim_v", "c
 GEMM_KEYS = ("m", "n", "k", "dtype")
 # MLA decoding: the peers draw their own cache lengths around the mean (kv_sum differs).
 MLA_KEYS = ("batch", "heads", "seq_q", "mean_kv", "dtype")
-SUITE_ORDER = ("fa-sweep", "extra", "gemm", "mla", "fa-tail")
+SUITE_ORDER = ("fa-sweep", "extra", "gemm", "mla", "fa-tail", "fa-bwd")
 TILEGO = ("tilego", "tilego-split")
 PEER_ORDER = ("sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "flex", "cublas", "flashmla", "torch")
 SHORT = {"sdpa-flash": "flash", "sdpa-cudnn": "cudnn", "sdpa-efficient": "effic", "flex": "flex",
          "cublas": "cublas", "flashmla": "flashmla", "torch": "torch"}
 # tilego's ratio is printed against these peers.
-BASELINES = {"flash-attention": ("sdpa-flash", "sdpa-cudnn"), "gemm": ("cublas",),
+BASELINES = {"flash-attention": ("sdpa-flash", "sdpa-cudnn"), "flash-attention-bwd": ("sdpa-flash", "sdpa-cudnn"),
+             "gemm": ("cublas",),
              "mla-decode": ("flashmla", "torch")}
 COPY_GOAL = 0.85  # issue 6: memory-bound decoding at >= 85% of the d2d copy bandwidth
 TFLOPS_GOAL = 600  # issue 6: compute-bound decoding (h_q*s_q >= 128) at >= 600 TFLOP/s

@@ -212,7 +212,8 @@ var benchCmd = &command{
 		fmt.Fprintf(w, "mla (MLA decoding) and fa-tail (FlashAttention's tail split) time a split path, a split\n")
 		fmt.Fprintf(w, "kernel then its combine (impl tilego-split, timed from the first start to the last end),\n")
 		fmt.Fprintf(w, "and the single program (impl tilego) on the same inputs; --sms sets the SM count the\n")
-		fmt.Fprintf(w, "splits are chosen for (default: the device's).\n")
+		fmt.Fprintf(w, "splits are chosen for (default: the device's). fa-bwd times the FlashAttention backward's\n")
+		fmt.Fprintf(w, "three programs together; its inputs' O and LSE come from a float64 forward on the host.\n")
 	},
 }
 

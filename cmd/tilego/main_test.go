@@ -77,7 +77,7 @@ func TestErrors(t *testing.T) {
 		{1, "tune needs a GPU", []string{"tune", "flash-attention"}},
 		{1, "bench needs a GPU", []string{"bench"}},
 		{1, "--sms must be at least 1", []string{"bench", "--suite", "fa-tail", "--sms", "-4"}},
-		{1, `unknown suite "fa-swep" (have extra, fa-short`, []string{"bench", "--suite", "mla,fa-swep"}},
+		{1, `unknown suite "fa-swep" (have extra, fa-bwd, fa-short`, []string{"bench", "--suite", "mla,fa-swep"}},
 		{1, "--shape: error parsing regexp", []string{"bench", "--shape", "dim=(64"}},
 		{1, "--match: error parsing regexp", []string{"bench", "--match", "m=[64"}},
 		{1, "config m=64 n=7 stages=2 threads=128: ", []string{"emit", "flash-attention", "--target", "sm_90a", "--config", "m=64 n=7 threads=128"}},
