@@ -264,21 +264,21 @@ func faBwd(o SuiteOptions) ([]Point, error) {
 				if err != nil {
 					return nil, err
 				}
-				ps = append(ps, Point{Suite: "fa-bwd", Problem: p, Configs: AttnBwdConfigs()})
+				ps = append(ps, Point{Suite: "fa-bwd", Problem: p, Configs: attnBwdConfigs(p)})
 			}
 		}
 	}
 	return ps, nil
 }
 
-// AttnBwdConfigs are the backward's candidates up to head dim 128: 128
-// keys over two warpgroups, 64 or 32 query rows a step (32: no spills at
-// d128, 1.00-1.03x in the thirty-first session's probes).
-func AttnBwdConfigs() []kernels.Config {
-	return []kernels.Config{
-		kernels.AttnConfig{M: 64, N: 128, Stages: 2, Threads: 256},
-		kernels.AttnConfig{M: 32, N: 128, Stages: 2, Threads: 256},
-	}
+// attnBwdConfigs are the backward's candidates: its GPU config, and the
+// same with 32 query rows a step (no spills at d128; 1.00-1.03x in the
+// thirty-first session's probes).
+func attnBwdConfigs(p kernels.Problem) []kernels.Config {
+	c := p.GPUConfig().(kernels.AttnConfig)
+	m32 := c
+	m32.M = 32
+	return []kernels.Config{c, m32}
 }
 
 func gemm(SuiteOptions) ([]Point, error) {

@@ -5,21 +5,18 @@ same shape in the same device run.
 
     python3 scripts/bwd_peers.py --batch 1 --heads 16 --seq 4096 --dim 128 --causal
 
-Only the backward is timed: one forward builds the graph, then
-torch.autograd.grad(out, (q, k, v), dO, retain_graph=True) runs under
-triton.testing.do_bench (the L2 flushed before each call, as
-scripts/peers.py times the forward). FLOPs as tilego's registry counts the
-backward: 2·B·H·S²·(3·D + 2·Dv), halved when causal (2.5 times the
-forward's when D = Dv). One JSON line per backend.
+peers.py's fa-bwd runner at a shape of your choosing (BSHD bf16): only the
+backward is timed, do_bench with the L2 flushed, FLOPs as tilego's registry
+counts the backward, 2·B·H·S²·(3·D + 2·Dv), halved when causal. One JSON
+line per backend.
 """
 
 import argparse
-import json
+import os
+import sys
 
-import torch
-import torch.nn.functional as F
-import triton.testing
-from torch.nn.attention import SDPBackend, sdpa_kernel
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peers  # noqa: E402
 
 
 def main():
@@ -30,27 +27,9 @@ def main():
     ap.add_argument("--dim", type=int, default=128)
     ap.add_argument("--causal", action="store_true")
     a = ap.parse_args()
-    B, H, S, D = a.batch, a.heads, a.seq, a.dim
-    flops = 2 * B * H * S * S * (3 * D + 2 * D) / (2 if a.causal else 1)
-    shape = {"batch": B, "heads": H, "seq": S, "dim": D, "causal": a.causal}
-    for name, be in (("sdpa-flash", SDPBackend.FLASH_ATTENTION), ("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION)):
-        rec = {"kernel": "flash-attention-bwd", "impl": name, "shape": shape}
-        try:
-            # BSHD storage as [B, H, S, D] views, as peers.py's forward.
-            q, k, v = (torch.randn(B, S, H, D, dtype=torch.bfloat16, device="cuda").transpose(1, 2).requires_grad_()
-                       for _ in range(3))
-            with sdpa_kernel([be]):
-                out = F.scaled_dot_product_attention(q, k, v, is_causal=a.causal)
-                do = torch.randn_like(out)
-                fn = lambda: torch.autograd.grad(out, (q, k, v), do, retain_graph=True)
-                fn()
-                torch.cuda.synchronize()
-                ms = triton.testing.do_bench(fn, warmup=25, rep=100)
-            rec["ms"] = ms
-            rec["tflops"] = flops / ms / 1e9
-        except Exception as e:  # a backend refused: say so, go on
-            rec["error"] = str(e).splitlines()[0][:300]
-        print(json.dumps(rec), flush=True)
+    import torch
+    shape = peers.attn_shape(a.batch, a.heads, a.heads, a.seq, a.dim, a.causal)
+    peers.run_bwd(torch, peers.Bench(torch), [shape])
 
 
 if __name__ == "__main__":

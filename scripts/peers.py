@@ -621,13 +621,14 @@ def bwd_points(a):
                 yield s
 
 
-def run_bwd(torch, bench, a):
-    """SDPA's backward at the fa-bwd points: the same Q, K, V and dO for
-    each backend, its gradients compared with sdpa-flash's."""
+def run_bwd(torch, bench, shapes):
+    """SDPA's backward at the given attention shapes (the fa-bwd points, or
+    scripts/bwd_peers.py's one): the same Q, K, V and dO for each backend,
+    its gradients compared with sdpa-flash's."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     F = torch.nn.functional
     backends = {"sdpa-flash": SDPBackend.FLASH_ATTENTION, "sdpa-cudnn": SDPBackend.CUDNN_ATTENTION}
-    for s in bwd_points(a):
+    for s in shapes:
         log("[fa-bwd] %s" % short(s))
         B, H, S, D, DV = s["batch"], s["heads"], s["seq_q"], s["dim"], s["dim_v"]
         q, k, v = (torch.randn(B, S, H, d, dtype=torch.bfloat16, device="cuda").transpose(1, 2).requires_grad_()
@@ -734,7 +735,7 @@ def main(argv=None):
     if "peak" in a.suites or "mla" in a.suites:
         run_copy(torch, bench)  # mla's GB/s are compared with it
     run_mla(torch, bench, a, t_start)
-    run_bwd(torch, bench, a)
+    run_bwd(torch, bench, bwd_points(a))
 
     attn = None
     try:
