@@ -264,7 +264,11 @@ func faBwd(o SuiteOptions) ([]Point, error) {
 				if err != nil {
 					return nil, err
 				}
-				ps = append(ps, Point{Suite: "fa-bwd", Problem: p, Configs: attnBwdConfigs(p)})
+				c, ok := p.GPUConfig().(kernels.AttnConfig)
+				if !ok {
+					return nil, fmt.Errorf("fa-bwd: %s's GPU config is %T, want kernels.AttnConfig", p.Kernel(), p.GPUConfig())
+				}
+				ps = append(ps, Point{Suite: "fa-bwd", Problem: p, Configs: attnBwdConfigs(c)})
 			}
 		}
 	}
@@ -274,8 +278,7 @@ func faBwd(o SuiteOptions) ([]Point, error) {
 // attnBwdConfigs are the backward's candidates: its GPU config, and the
 // same with 32 query rows a step (no spills at d128; 1.00-1.03x in the
 // thirty-first session's probes).
-func attnBwdConfigs(p kernels.Problem) []kernels.Config {
-	c := p.GPUConfig().(kernels.AttnConfig)
+func attnBwdConfigs(c kernels.AttnConfig) []kernels.Config {
 	m32 := c
 	m32.M = 32
 	return []kernels.Config{c, m32}
