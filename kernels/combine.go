@@ -58,7 +58,7 @@ func MLACombine(s MLAShape, c CombineConfig) *tl.Func {
 		hx, t, b := k.Idx()
 		n := k.Var(tl.I32, NS.At(b)).Named("n").Val()
 		k.If(n.Ne(1), func() { // a request of one split: the split kernel wrote its O and LSE
-			acc, lse := mergeSplits(k, n, combineStages, R, s.Dv, s.partialDType(),
+			acc, lse := mergeSplits(k, n, R, s.Dv, s.partialDType(),
 				func(i tl.Expr) tl.Region { return LP.Sub(b, i, t, tl.Tile(hx, R)) },
 				func(i tl.Expr) tl.Region { return OP.Sub(b, i, t, tl.Tile(hx, R), tl.All) })
 			k.Copy(acc, O.Sub(b, t, tl.Tile(hx, R), tl.All))

@@ -184,6 +184,6 @@ func RunFlashAttentionSplit(s AttnShape, c AttnConfig, splits int, args []*tenso
 // describes. It returns the merged rows, their natural-log LSE and a shared
 // tile of the output type for staging the store.
 func combinePieces(k *tl.Block, s AttnShape, R, splits int, lseOf, oOf func(i tl.Expr) tl.Region) (acc, lse, os *tl.Tensor) {
-	acc, lse = mergeSplits(k, splits, min(splits, combineStages), R, s.Dv, tl.F32, lseOf, oOf)
+	acc, lse = mergeSplits(k, splits, R, s.Dv, tl.F32, lseOf, oOf)
 	return acc, lse, k.Shared(s.DType, R, s.Dv).Named("os")
 }

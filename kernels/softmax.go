@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/tilego/tilego/tl"
@@ -82,15 +83,15 @@ func onlineSoftmax(k *tl.Block, S, m, mOld, l *tl.Tensor, scale float64, rows, c
 	k.ReduceSum(S, l, 1, tl.Accumulate)
 }
 
-// combineStages is how many splits a combine has in flight: its loop
-// does little but wait for them.
-const combineStages = 4
+// mergeGroup is how many splits a combine loads at once: their loads are
+// in flight together, one round trip for the group, and each holds its
+// rows in registers until it is folded in.
+const mergeGroup = 4
 
 // mergeSplits merges n splits of R partial rows: split i's base-2 LSE
-// (lseOf(i), R values) and output (oOf(i), R × dv, of type odt). The splits are
-// merged online, one pass, each staged in shared memory by a Pipelined
-// loop of the given stages while the one before is merged, so the loads
-// of the splits overlap instead of running one round trip after another.
+// (lseOf(i), R values) and output (oOf(i), R × dv, of type odt). The splits
+// are merged online in one pass, mergeGroup at a time: the group's rows
+// are loaded into registers together, then folded in one after another.
 // For each row, with m the largest LSE so far:
 //
 //	m' = max(m, lse_i),  α = 2^(m − m'),  w = 2^(lse_i − m')
@@ -98,31 +99,40 @@ const combineStages = 4
 //
 // An empty split (lse_i = −inf) has w = 0 and adds nothing whatever O_i
 // holds, so a row no split saw gets zeros and −inf, never NaN. It returns
-// the normalized rows and their natural-log LSE (a shared tile).
-func mergeSplits(k *tl.Block, n any, stages, R, dv int, odt tl.DType, lseOf, oOf func(i tl.Expr) tl.Region) (acc, lse *tl.Tensor) {
-	// Row statistics live in shared tiles: the loops over rows and over
-	// rows × columns spread their threads differently.
-	lp := k.Shared(tl.F32, R).Named("lse_i")
-	os := k.Shared(odt, R, dv).Named("o_s") // as the partials are stored: cp.async does not convert
-	m := k.Shared(tl.F32, R).Named("m")
-	a := k.Shared(tl.F32, R).Named("alpha")
-	w := k.Shared(tl.F32, R).Named("w")
-	sum := k.Shared(tl.F32, R).Named("sum")
-	lse = k.Shared(tl.F32, R).Named("lse")
-	oi := k.Fragment(tl.F32, R, dv).Named("o_i")
-	acc = k.Fragment(tl.F32, R, dv).Named("acc")
-	k.Fill(m, tl.NegInf())
-	k.Clear(sum)
+// the normalized rows and their natural-log LSE. Everything lives in
+// fragments, the rows' statistics as fragments of the rows: the compiler
+// gives the rows one thread each where it can (layout.Rows), so the merge
+// needs no shared memory and no barrier, and the rows move as 16-byte
+// vectors (on the GPU, 1.5-3% of MLA's time at kv8k went to the combine's
+// barriers and staging; docs/perf.md, thirty-second session).
+func mergeSplits(k *tl.Block, n any, R, dv int, odt tl.DType, lseOf, oOf func(i tl.Expr) tl.Region) (acc, lse *tl.Tensor) {
+	frag := func(name string, dims ...int) *tl.Tensor { return k.Fragment(tl.F32, dims...).Named(name) }
+	st := rowStats{frag("m", R), frag("alpha", R), frag("w", R), frag("sum", R)}
+	acc = frag("acc", R, dv)
+	var ls, os [mergeGroup]*tl.Tensor
+	for u := range mergeGroup {
+		ls[u] = frag(fmt.Sprintf("lse_%d", u), R)
+		os[u] = k.Fragment(odt, R, dv).Named(fmt.Sprintf("o_%d", u))
+	}
+	k.Fill(st.m, tl.NegInf())
+	k.Clear(st.sum)
 	k.Clear(acc)
-	st := rowStats{m, a, w, sum}
-	k.Pipelined(n, stages, func(i tl.Expr) {
-		k.Copy(lseOf(i), lp)
-		k.Copy(oOf(i), os)
-		k.Copy(os, oi)
-		mergeStep(k, R, dv, lp.At, st, acc, oi)
+	nx := tl.Int(0).Add(n)
+	k.Serial(nx.Add(mergeGroup-1).Div(mergeGroup), func(g tl.Expr) {
+		split := func(u int) tl.Expr { return g.Mul(mergeGroup).Add(u) }
+		for u := range mergeGroup {
+			k.If(split(u).Lt(nx), func() {
+				k.Copy(lseOf(split(u)), ls[u])
+				k.Copy(oOf(split(u)), os[u])
+			})
+		}
+		for u := range mergeGroup {
+			k.If(split(u).Lt(nx), func() { mergeStep(k, R, dv, ls[u].At, st, acc, os[u]) })
+		}
 	})
+	lse = frag("lse", R)
 	k.Parallel(func(r tl.Expr) { lse.Set(st.lse(r), r) }, R)
-	normalizeRows(k, acc, sum, R, dv)
+	normalizeRows(k, acc, st.sum, R, dv)
 	return acc, lse
 }
 
@@ -140,8 +150,9 @@ func normalizeRows(k *tl.Block, acc, sum *tl.Tensor, rows, dv int) {
 	}, rows, dv)
 }
 
-// rowStats are mergeSplits' shared row statistics: the largest LSE so far,
-// this split's α and w, and the sum of weights.
+// rowStats are a merge's row statistics (mergeSplits' fragments, the
+// Merge path's shared tiles): the largest LSE so far, this split's α and
+// w, and the sum of weights.
 type rowStats struct{ m, a, w, sum *tl.Tensor }
 
 // lse is row r's natural-log LSE once every split is in: -inf for a row

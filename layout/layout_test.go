@@ -30,6 +30,8 @@ func TestLayoutsCoverTheirTiles(t *testing.T) {
 		{"spread 128x64 over 128 vec 8", Spread([]int{128, 64}, 128, 8)},
 		{"spread 7x5 over 32", Spread([]int{7, 5}, 32, 1)},
 		{"row of acc", acc(64, 64, Warps{2, 2}).Project([]int{0})},
+		{"rows 8x512 over 128 vec 8", Rows(8, 512, 128, 8)},
+		{"rows 16x64 over 128 vec 4", Rows(16, 64, 128, 4)},
 	}
 	for _, c := range cases {
 		if err := c.f.Check(); err != nil {
@@ -127,5 +129,27 @@ func TestWGLayouts(t *testing.T) {
 	}
 	if _, err := WGAccumulator(64, 40, WGs{1, 2}); err == nil {
 		t.Error("40 columns split over 2 warpgroups in groups of 8: no error")
+	}
+}
+
+// Rows gives each thread one row and vec adjacent columns a register run,
+// consecutive threads on consecutive runs; it declines shapes the threads
+// cannot divide so.
+func TestRows(t *testing.T) {
+	f := Rows(8, 512, 128, 8)
+	for _, c := range []struct{ t, r, row, col int }{
+		{0, 0, 0, 0}, {0, 7, 0, 7}, {0, 8, 0, 128}, {1, 0, 0, 8}, {15, 31, 0, 3*128 + 15*8 + 7}, {16, 0, 1, 0}, {127, 0, 7, 120},
+	} {
+		if got := f.Coord(c.t, c.r); got[0] != c.row || got[1] != c.col {
+			t.Errorf("thread %d reg %d: got %v, want [%d %d]", c.t, c.r, got, c.row, c.col)
+		}
+	}
+	if got := f.Project([]int{0}).NumRegs(); got != 1 {
+		t.Errorf("a row's statistics take %d registers a thread, want 1", got)
+	}
+	for _, c := range []struct{ rows, cols, threads, vec int }{{3, 64, 128, 8}, {8, 100, 128, 8}, {256, 64, 128, 1}} {
+		if f := Rows(c.rows, c.cols, c.threads, c.vec); f != nil {
+			t.Errorf("Rows%v = %v, want nil", c, f)
+		}
 	}
 }

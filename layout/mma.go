@@ -85,6 +85,27 @@ func Spread(shape []int, threads, vec int) *Fragment {
 	return f
 }
 
+// Rows is a rows×cols layout for element-wise work on rows that 16-byte
+// global copies load and store: each thread holds one row, vec contiguous
+// columns at a time, with threads/rows threads to a row on consecutive
+// vectors (so a warp's accesses are whole 16-byte chunks, and a row's
+// statistics are one register a thread). It returns nil when the threads
+// do not divide that way.
+func Rows(rows, cols, threads, vec int) *Fragment {
+	if rows < 1 || vec < 1 || threads%rows != 0 {
+		return nil
+	}
+	tc := threads / rows
+	if cols%(vec*tc) != 0 {
+		return nil
+	}
+	return &Fragment{
+		Shape:  []int{rows, cols},
+		Thread: []Digit{{tc, 1, vec}, {rows, 0, 1}},
+		Reg:    []Digit{{vec, 1, 1}, {cols / (vec * tc), 1, vec * tc}},
+	}
+}
+
 func gcd(a, b int) int {
 	for b != 0 {
 		a, b = b, a%b

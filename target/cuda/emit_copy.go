@@ -274,6 +274,9 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 			e.syncIfDirty(true)
 		}
 	}
+	if other.Buf.Scope == ir.Global && !atomic && s.Cache == ir.CacheNormal && e.copyVectors(frag, other, l, out) {
+		return
+	}
 	if out && other.Buf.Scope == ir.Global && e.copyPairsToGlobal(frag, other, l, s.Cache, atomic) {
 		return
 	}

@@ -130,18 +130,25 @@ func inferLayouts(c *compilation) error {
 			}
 		})
 		changed = len(c.layouts) != n
-		// Seed one unconstrained fragment that drives a loop, then go on.
+		// Seed one unconstrained fragment that drives a loop, then go on:
+		// of the widest such loop, whose layout projects onto the fragments
+		// of the narrower ones (a row's statistics).
 		if !changed && firstErr == nil {
+			var seed *ir.Parallel
+			var seedBuf *ir.Buffer
 			ir.Walk(k.Body, func(s ir.Stmt) {
 				p, ok := s.(*ir.Parallel)
-				if !ok || changed {
+				if !ok || seed != nil && len(p.Vars) <= len(seed.Vars) {
 					return
 				}
 				if drv, cand := parallelDriver(c, p); drv == nil && cand != nil {
-					fail(set(cand, layout.Spread(p.Extents, c.threadsOf(cand), 1), p.P, "parallel"))
-					changed = true
+					seed, seedBuf = p, cand
 				}
 			})
+			if seed != nil {
+				fail(set(seedBuf, seedLayout(c, seed, c.threadsOf(seedBuf)), seed.P, "parallel"))
+				changed = true
+			}
 		}
 	}
 	for _, b := range k.Allocs {
@@ -151,6 +158,51 @@ func inferLayouts(c *compilation) error {
 		}
 	}
 	return firstErr
+}
+
+// seedLayout is the layout a Parallel loop's driver gets when nothing
+// constrains it: spread over the threads, in 16-byte runs of the narrowest
+// global element that a whole-fragment copy moves to or from a fragment of
+// the loop's shape (so the copies are vector loads and stores, copyVectors),
+// and for a rows×cols loop one row a thread where the threads divide so
+// (layout.Rows: the rows' statistics, e.g. a merge's, are then one register).
+func seedLayout(c *compilation, p *ir.Parallel, threads int) *layout.Fragment {
+	whole := map[*ir.Buffer]bool{}
+	for _, a := range fragmentAccesses(p) {
+		if keep, ok := accessKeep(p, a.idx); ok && len(keep) == len(p.Vars) {
+			whole[a.buf] = true
+		}
+	}
+	bytes := 0
+	ir.Walk(c.f.Kernel.Body, func(s ir.Stmt) {
+		cp, ok := s.(*ir.Copy)
+		if !ok {
+			return
+		}
+		for _, r := range [][2]ir.Region{{cp.Src, cp.Dst}, {cp.Dst, cp.Src}} {
+			if whole[r[0].Buf] && r[0].IsWhole() && r[1].Buf.Scope == ir.Global {
+				if b := r[1].Buf.DType.Bytes(); bytes == 0 || b < bytes {
+					bytes = b
+				}
+			}
+		}
+	})
+	vec, total := 1, 1
+	for _, n := range p.Extents {
+		total *= n
+	}
+	if bytes > 0 {
+		vec = 16 / bytes
+		for vec > 1 && (p.Extents[len(p.Extents)-1]%vec != 0 || total < threads*vec) {
+			vec /= 2
+		}
+	}
+	if vec > 1 && len(p.Extents) == 2 {
+		if l := layout.Rows(p.Extents[0], p.Extents[1], threads, vec); l != nil {
+			return l
+		}
+	}
+	return layout.Spread(p.Extents, threads, vec)
 }
 
 func keepAllBut(n, dim int) []int {
