@@ -574,6 +574,11 @@ func (e *emitter) storePairs(frag ir.Region, l *layout.Fragment, store string, s
 // coordinates' thread parts before the loop; it returns the coordinates'
 // names. The caller closes both.
 func (e *emitter) openStoreLoop(l *layout.Fragment, setup func(bases []string)) []string {
+	return e.openStoreLoopStep(l, setup, 1)
+}
+
+// openStoreLoopStep is openStoreLoop over every step-th register.
+func (e *emitter) openStoreLoopStep(l *layout.Fragment, setup func(bases []string), step int) []string {
 	e.open("")
 	names := make([]string, len(l.Shape))
 	for i := range names {
@@ -583,7 +588,7 @@ func (e *emitter) openStoreLoop(l *layout.Fragment, setup func(bases []string)) 
 	if setup != nil {
 		setup(bases)
 	}
-	e.fragLoopFrom(l, bases, names)
+	e.fragLoopStep(l, bases, names, step)
 	return names
 }
 

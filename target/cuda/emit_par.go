@@ -61,8 +61,17 @@ func (e *emitter) fragBases(l *layout.Fragment) []string {
 
 // fragLoopFrom is fragLoop over thread parts fragBases declared.
 func (e *emitter) fragLoopFrom(l *layout.Fragment, bases, names []string) {
+	e.fragLoopStep(l, bases, names, 1)
+}
+
+// fragLoopStep is fragLoopFrom over every step-th register.
+func (e *emitter) fragLoopStep(l *layout.Fragment, bases, names []string, step int) {
 	e.line("#pragma unroll")
-	e.open("for (int r = 0; r < %d; ++r)", l.NumRegs())
+	if step == 1 {
+		e.open("for (int r = 0; r < %d; ++r)", l.NumRegs())
+	} else {
+		e.open("for (int r = 0; r < %d; r += %d)", l.NumRegs(), step)
+	}
 	for d, n := range names {
 		e.line("const int %s = %s + %s;", n, bases[d], digitsExpr(l.Reg, d, "r"))
 	}

@@ -52,7 +52,7 @@ func (e *emitter) copyVectors(frag, g ir.Region, l *layout.Fragment, out bool) b
 			}
 		}
 	}
-	names := e.openStoreLoopStep(l, v)
+	names := e.openStoreLoopStep(l, nil, v)
 	if out {
 		if rep := firstReplica(l); rep != "" {
 			e.line("if (!(%s)) continue;", rep)
@@ -103,20 +103,4 @@ func (e *emitter) copyVectors(frag, g ir.Region, l *layout.Fragment, out bool) b
 	e.close()
 	e.close()
 	return true
-}
-
-// openStoreLoopStep is openStoreLoop over every step-th register.
-func (e *emitter) openStoreLoopStep(l *layout.Fragment, step int) []string {
-	e.open("")
-	names := make([]string, len(l.Shape))
-	for i := range names {
-		names[i] = e.fresh("c")
-	}
-	bases := e.fragBases(l)
-	e.line("#pragma unroll")
-	e.open("for (int r = 0; r < %d; r += %d)", l.NumRegs(), step)
-	for d, nm := range names {
-		e.line("const int %s = %s + %s;", nm, bases[d], digitsExpr(l.Reg, d, "r"))
-	}
-	return names
 }
