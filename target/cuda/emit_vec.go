@@ -30,7 +30,7 @@ func vecRun(l *layout.Fragment) int {
 func (e *emitter) copyVectors(frag, g ir.Region, l *layout.Fragment, out bool) bool {
 	gdt, fdt := g.Buf.DType, frag.Buf.DType
 	gb := gdt.Bytes()
-	if gb < 1 || gb > 4 || (gb == 1 && fdt.Bytes() != 1) {
+	if gb < 1 || gb > 4 {
 		return false
 	}
 	v := 16 / gb
@@ -39,9 +39,12 @@ func (e *emitter) copyVectors(frag, g ir.Region, l *layout.Fragment, out bool) b
 	if run == 0 || run%v != 0 || !g.Keep[n-1] || multipleOf(g.Start[n-1])%int64(v) != 0 || multipleOf(g.Buf.Shape[n-1])%int64(v) != 0 {
 		return false
 	}
+	// Every run starts on a vector: the thread's part of the innermost dim
+	// and the later register digits along it step in whole vectors.
 	c := l.Canon()
+	inner := len(c.Shape) - 1
 	for _, d := range append(append([]layout.Digit(nil), c.Thread...), c.Reg[1:]...) {
-		if d.Dim == n-1 && d.Stride%v != 0 {
+		if d.Dim == inner && d.Stride%v != 0 {
 			return false
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/layout"
 	"github.com/tilego/tilego/tl"
 )
 
@@ -51,5 +53,30 @@ func TestVectorCopies(t *testing.T) {
 				t.Errorf("row statistic in one register: %v, want %v:\n%s", got, tc.rowStat, src)
 			}
 		})
+	}
+}
+
+// A layout whose threads start their runs off a 16-byte boundary (runs of
+// 8 bf16 at columns 4, 12, ...: a thread digit of stride 4) keeps the copy
+// element by element, though each register run is long enough; here from
+// a tensor of more dims than the fragment, as MLA's partials are.
+func TestVectorCopiesNeedAlignedRuns(t *testing.T) {
+	l := layout.Rows(8, 256, 128, 8)
+	l.Thread[0].Stride = 4 // 16 threads a row, 4 columns apart: overlapping runs, never aligned
+	c := &compilation{}
+	e := &emitter{c: c}
+	f := tl.NewFunc("vec")
+	X := f.In("X", tl.BF16, 2, 8, 256)
+	f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+		x := k.Fragment(tl.BF16, 8, 256)
+		k.Copy(X.Sub(1, tl.All, tl.All), x)
+	})
+	fn, err := f.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := fn.Kernel.Body[len(fn.Kernel.Body)-1].(*ir.Copy)
+	if e.copyVectors(cp.Dst, cp.Src, l, false) {
+		t.Error("vector copy of runs that start off 16-byte boundaries")
 	}
 }
