@@ -54,6 +54,12 @@ type MLAConfig struct {
 	// named barriers (target/cuda/handoff.go): warpgroup 0 scores page
 	// j+1 while warpgroup 1 multiplies page j by its half of V.
 	Handoff bool
+	// V0 (with Handoff, not Seesaw) is how many of V's columns, and O's,
+	// warpgroup 0 multiplies and holds; warpgroup 1 takes the rest. 0 means
+	// half. Warpgroup 0 also scores every page, so its chain is the page
+	// loop's critical path: fewer columns shorten it, while warpgroup 1,
+	// which waits for its P, has time for more.
+	V0 int `config:"omitzero"`
 	// Cluster (2; with WS) runs the two 64-row blocks of a request's 128
 	// heads as a cluster that reads each page once, half by each, and
 	// multicasts it to both (tl's Cluster; target/cuda/cluster.go).
@@ -120,6 +126,8 @@ func (s MLAShape) Check(c MLAConfig) error {
 		return fmt.Errorf("mla: Seesaw needs Handoff, M = the page (%d) and %d columns of K past V for P, got %+v", s.Page, s.Page, c)
 	case c.Handoff && (!c.Roles || s.Dv%2 != 0):
 		return fmt.Errorf("mla: Handoff needs Roles and an even Dv (a half of the output a warpgroup), got %+v, Dv %d", c, s.Dv)
+	case c.V0 != 0 && (!c.Handoff || c.Seesaw || c.V0 < 0 || c.V0 >= s.Dv || c.V0%64 != 0):
+		return fmt.Errorf("mla: V0 = %d needs Handoff without Seesaw and a multiple of 64 (a swizzle panel of V) in 64..%d, got %+v", c.V0, s.Dv-1, c)
 	}
 	return nil
 }
@@ -238,7 +246,8 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 	}
 	t.S = k.Fragment(tl.F32, c.M, s.Page).Named("S")
 	if c.Handoff {
-		t.accs = []*tl.Tensor{k.Fragment(tl.F32, c.M, s.Dv/2).Named("acc0"), k.Fragment(tl.F32, c.M, s.Dv/2).Named("acc1")}
+		w0 := c.v0(s)
+		t.accs = []*tl.Tensor{k.Fragment(tl.F32, c.M, w0).Named("acc0"), k.Fragment(tl.F32, c.M, s.Dv-w0).Named("acc1")}
 		t.P = k.Fragment(s.DType, c.M, s.Page).Named("P")
 	} else {
 		t.accs = []*tl.Tensor{k.Fragment(tl.F32, c.M, s.Dv).Named("acc")}
@@ -322,15 +331,35 @@ type mlaBlock struct {
 	solo               tl.Expr      // see mlaPiece
 }
 
-// eachAcc runs f on each part of acc and the first column it holds: under
-// Handoff part i on warpgroup i alone.
-func (t *mlaBlock) eachAcc(f func(acc *tl.Tensor, col int)) {
-	w := t.s.Dv / len(t.accs)
+// v0 is warpgroup 0's share of V's columns under Handoff (V0, or half).
+func (c MLAConfig) v0(s MLAShape) int {
+	if c.V0 != 0 {
+		return c.V0
+	}
+	return s.Dv / 2
+}
+
+// accCols are the first column and the count of O's columns that part i
+// of acc holds.
+func (t *mlaBlock) accCols(i int) (col, n int) {
+	if len(t.accs) == 1 {
+		return 0, t.s.Dv
+	}
+	w0 := t.c.v0(t.s)
+	if i == 1 {
+		return w0, t.s.Dv - w0
+	}
+	return 0, w0
+}
+
+// eachAcc runs f on each part i of acc (accCols gives its columns of O):
+// under Handoff part i on warpgroup i alone.
+func (t *mlaBlock) eachAcc(f func(acc *tl.Tensor, i int)) {
 	for i, acc := range t.accs {
 		if t.c.Handoff {
-			t.k.Warpgroup(i, func() { f(acc, i*w) })
+			t.k.Warpgroup(i, func() { f(acc, i) })
 		} else {
-			f(acc, i*w)
+			f(acc, i)
 		}
 	}
 }
@@ -387,7 +416,7 @@ func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr, zero func()) 
 	factor := mOld // SplitN: S and acc hold the same rows in the same threads (wgmma's layout)
 	switch {
 	case c.Handoff: // each warpgroup rescales and multiplies its own half
-		w := s.Dv / 2
+		w := c.v0(s)
 		t.wg0(func() {
 			zero()
 			scores()
@@ -401,7 +430,7 @@ func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr, zero func()) 
 		})
 		k.Warpgroup(1, func() {
 			rescale(t.accs[1], t.rowS)
-			k.Gemm(ps, kvs.Sub(tl.All, tl.Range(w, w)), t.accs[1])
+			k.Gemm(ps, kvs.Sub(tl.All, tl.Range(w, s.Dv-w)), t.accs[1])
 		})
 		return
 	case c.Roles: // warpgroup 0 scores the page; both take P and the factors from shared memory
@@ -452,8 +481,8 @@ func (t *mlaBlock) epilogue(at []any) {
 		}, c.M)
 		k.Copy(t.l, rowS)
 	})
-	w := s.Dv / len(t.accs)
-	t.eachAcc(func(acc *tl.Tensor, _ int) {
+	t.eachAcc(func(acc *tl.Tensor, part int) {
+		_, w := t.accCols(part)
 		k.Parallel(func(i, d tl.Expr) {
 			acc.Set(acc.At(i, d).Mul(rowS.At(i)), i, d)
 		}, c.M, w)
@@ -462,7 +491,7 @@ func (t *mlaBlock) epilogue(at []any) {
 	lT := lse
 	if !s.padded(c) && c.M > s.Hq {
 		oT, lT = k.Shared(a.odt, c.M, s.Dv).Named("os"), rowS
-		t.eachAcc(func(acc *tl.Tensor, col int) { k.Copy(acc, oT.Sub(tl.All, t.cols(col))) })
+		t.eachAcc(func(acc *tl.Tensor, part int) { k.Copy(acc, oT.Sub(tl.All, t.cols(part))) })
 		t.wg0(func() { k.Copy(lse, lT) })
 	}
 	if !hasSolo {
@@ -476,12 +505,12 @@ func (t *mlaBlock) epilogue(at []any) {
 	})
 }
 
-// cols are the columns of O that acc part col holds.
-func (t *mlaBlock) cols(col int) any {
+// cols are the columns of O that acc part i holds.
+func (t *mlaBlock) cols(i int) any {
 	if len(t.accs) == 1 {
 		return tl.All
 	}
-	return tl.Range(col, t.s.Dv/len(t.accs))
+	return tl.Range(t.accCols(i))
 }
 
 // store writes the block's normalized rows to O and its LSE to LSE at at,
@@ -489,8 +518,8 @@ func (t *mlaBlock) cols(col int) any {
 func (t *mlaBlock) store(O, LSE *tl.Tensor, at []any, hint []tl.CacheHint, oT, lT *tl.Tensor) {
 	k, s, c := t.k, t.s, t.c
 	if s.padded(c) {
-		t.eachAcc(func(acc *tl.Tensor, col int) {
-			k.Copy(acc, O.Sub(append(at, 0, tl.Tile(0, c.M), t.cols(col))...), hint...)
+		t.eachAcc(func(acc *tl.Tensor, part int) {
+			k.Copy(acc, O.Sub(append(at, 0, tl.Tile(0, c.M), t.cols(part))...), hint...)
 		})
 		t.wg0(func() { k.Copy(t.lse, LSE.Sub(append(at, 0, tl.Tile(0, c.M))...)) })
 		return
@@ -501,8 +530,8 @@ func (t *mlaBlock) store(O, LSE *tl.Tensor, at []any, hint []tl.CacheHint, oT, l
 		if oT != nil {
 			k.Copy(oT.Sub(tl.Range(i*rows, rows), tl.All), O.Sub(append(at, tok, tl.Range(h0, rows), tl.All)...), hint...)
 		} else {
-			t.eachAcc(func(acc *tl.Tensor, col int) {
-				k.Copy(acc.Sub(tl.Range(i*rows, rows), tl.All), O.Sub(append(at, tok, tl.Range(h0, rows), t.cols(col))...), hint...)
+			t.eachAcc(func(acc *tl.Tensor, part int) {
+				k.Copy(acc.Sub(tl.Range(i*rows, rows), tl.All), O.Sub(append(at, tok, tl.Range(h0, rows), t.cols(part))...), hint...)
 			})
 		}
 		lseOut := func() { k.Copy(lT.Sub(tl.Range(i*rows, rows)), LSE.Sub(append(at, tok, tl.Range(h0, rows))...)) }

@@ -55,6 +55,9 @@ func mlaCases() []mlaCase {
 		{"hq128_sq2_handoff", MLAShape{Hq: 128, Sq: 2, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}, []int32{1, 65, 191}},
 		{"hq32_sq2_handoff_f16", MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true}, []int32{0, 64, 129}},
 		{"hq16_padded_handoff", bf, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}, []int32{1, 63, 65, 200}},
+		// Unequal shares of O: warpgroup 1 takes 320 or 384 of the 512 columns.
+		{"hq128_sq2_handoff_v0", MLAShape{Hq: 128, Sq: 2, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true, V0: 192}, []int32{1, 65, 191}},
+		{"hq16_padded_handoff_v0_f16", MLAShape{Hq: 16, Sq: 1, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, V0: 128}, []int32{0, 63, 200}},
 		// The alternating scorer: odd and even page counts, two tokens.
 		{"hq128_seesaw", MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, []int32{1, 64, 65, 130, 200}},
 		{"hq32_sq2_seesaw_f16", MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, []int32{0, 1, 64, 129, 250}},
@@ -142,6 +145,7 @@ func TestMLASplitInterp(t *testing.T) {
 		{"hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(1, 16))},
 		{"hq128_sq2_roles", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 		{"hq128_sq2_handoff", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
+		{"hq128_sq2_handoff_v0", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true, V0: 192}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 		// Pairs of pages within chunks that start and end anywhere.
 		{"hq32_seesaw_3_parts", MLAShape{Hq: 32, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(1, 32))},
 		{"hq128_sq2_seesaw", big, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, bigLens, UniformMLASplits(bigLens, MLAPage, 3)},
@@ -313,6 +317,19 @@ func TestMLACheckConfig(t *testing.T) {
 	}
 	if err := (MLAShape{Hq: 16, Sq: 1, DType: ir.BF16, Scale: -0.1}).Check(MLAConfig{M: 16, Stages: 1, Threads: 128}); err == nil || !strings.Contains(err.Error(), "softmax scale -0.1") {
 		t.Errorf("a negative scale: %v", err)
+	}
+	// V0: a multiple of 64 short of Dv, and only with hand-offs.
+	handoff := MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}
+	hq128 := MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
+	for v0, ok := range map[int]bool{0: true, 64: true, 192: true, 448: true, 512: false, 96: false, -64: false} {
+		c := handoff
+		c.V0 = v0
+		if err := hq128.Check(c); (err == nil) != ok {
+			t.Errorf("V0=%d: %v", v0, err)
+		}
+	}
+	if err := hq128.Check(MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, V0: 192}); err == nil || !strings.Contains(err.Error(), "V0 = 192 needs Handoff") {
+		t.Errorf("V0 without Handoff: %v", err)
 	}
 }
 

@@ -176,15 +176,7 @@ func (e *emitter) kernel() string {
 	e.line("extern __shared__ __align__(1024) uint8_t smem[];")
 	e.line("const int tid = threadIdx.x, warp = tid / 32, lane = tid %% 32;")
 	e.blockIndices(k)
-	var banks []*regBank
-	for _, b := range k.Allocs {
-		switch b.Scope {
-		case ir.Fragment:
-			banks = e.declFragment(b, banks)
-		case ir.Local:
-			e.line("%s %s[%d];", ctype(b.DType), b.Name, b.NumElems())
-		}
-	}
+	e.declRegs(k.Allocs)
 	e.line("(void)warp; (void)lane;")
 	e.lateStart(k)
 	if e.c.ws != nil {

@@ -11,7 +11,8 @@ import (
 // wgmmaFits says why a Gemm cannot use Hopper's warpgroup MMA ("" when it
 // can): wgmma needs sm_90a, whole warpgroups splitting M in 64-row tiles
 // (and, where M has fewer tiles than there are warpgroups, N: wgSplit),
-// at most 256 columns a warpgroup, operands in shared memory in a canonical
+// columns a warpgroup in groups of 8 (past 256, one instruction each 256:
+// wgmmaChunks), operands in shared memory in a canonical
 // swizzled layout (whole tiles, or their first columns in whole panels; or
 // A in registers) and 16-bit inputs.
 func wgmmaFits(c *compilation, g *ir.Gemm) string {
@@ -31,7 +32,7 @@ func wgmmaFits(c *compilation, g *ir.Gemm) string {
 		return "inputs are not 16-bit"
 	case T%128 != 0 || m%(64*w.M) != 0:
 		return "warpgroups cannot split M in 64-row tiles"
-	case n%(8*w.N) != 0 || n/w.N > 256 || k%16 != 0:
+	case n%(8*w.N) != 0 || k%16 != 0:
 		return "N or K out of range"
 	case g.A.Buf.Scope == ir.Fragment && g.TransA:
 		return "A in registers cannot be transposed"
@@ -119,7 +120,6 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 	rows, cols := M/w.M, N/w.N
 	MT := rows / 64
 	aRegs := g.A.Buf.Scope == ir.Fragment
-	fn := e.wgmmaFunc(cols, g.B.Buf.DType, aRegs)
 	e.open("")
 	if e.role != nil { // the block's one warpgroup computes it all
 		e.line("const int wg = 0;")
@@ -135,28 +135,38 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 	e.turnBegin(g)
 	e.line("tl::wgmma_fence();")
 	for mt := range MT {
-		for kk := range K / 16 {
-			scale := "1"
-			if g.Clear && kk == 0 {
-				scale = "0"
-			}
-			bDesc := db.at(col0, kk)
-			mOff := fmt.Sprintf("wg * %d + %d", rows, 64*mt)
-			if w.N > 1 { // warpgroup wg takes row block wg % w.M, column block wg / w.M
-				at := fmt.Sprintf("wg / %d * %d", w.M, cols)
-				if col0 != "0" {
-					at = col0 + " + " + at
+		for _, ch := range wgmmaChunks(cols) {
+			fn := e.wgmmaFunc(ch.n, g.B.Buf.DType, aRegs)
+			for kk := range K / 16 {
+				scale := "1"
+				if g.Clear && kk == 0 {
+					scale = "0"
 				}
-				bDesc = db.at(at, kk)
-				mOff = fmt.Sprintf("wg %% %d * %d + %d", w.M, rows, 64*mt)
-			}
-			acc := fmt.Sprintf("&%s[%d]", g.C.Buf.Name, mt*cols/2)
-			if aRegs {
-				base := (8*kk + 8*(K/16)*mt) / 2
-				e.line("%s<%d>(%s, %s[%d], %s[%d], %s[%d], %s[%d], %s, %s);", fn, db.trans, acc,
-					g.A.Buf.Name, base, g.A.Buf.Name, base+1, g.A.Buf.Name, base+2, g.A.Buf.Name, base+3, bDesc, scale)
-			} else {
-				e.line("%s<%d, %d>(%s, %s, %s, %s);", fn, da.trans, db.trans, acc, da.at(mOff, kk), bDesc, scale)
+				at := col0 // B's first column of this instruction
+				mOff := fmt.Sprintf("wg * %d + %d", rows, 64*mt)
+				if w.N > 1 { // warpgroup wg takes row block wg % w.M, column block wg / w.M
+					at = fmt.Sprintf("wg / %d * %d", w.M, cols)
+					if col0 != "0" {
+						at = col0 + " + " + at
+					}
+					mOff = fmt.Sprintf("wg %% %d * %d + %d", w.M, rows, 64*mt)
+				}
+				if ch.c0 != 0 {
+					if at == "0" {
+						at = fmt.Sprint(ch.c0)
+					} else {
+						at = fmt.Sprintf("%s + %d", at, ch.c0)
+					}
+				}
+				bDesc := db.at(at, kk)
+				acc := fmt.Sprintf("&%s[%d]", g.C.Buf.Name, mt*cols/2+ch.c0/2)
+				if aRegs {
+					base := (8*kk + 8*(K/16)*mt) / 2
+					e.line("%s<%d>(%s, %s[%d], %s[%d], %s[%d], %s[%d], %s, %s);", fn, db.trans, acc,
+						g.A.Buf.Name, base, g.A.Buf.Name, base+1, g.A.Buf.Name, base+2, g.A.Buf.Name, base+3, bDesc, scale)
+				} else {
+					e.line("%s<%d, %d>(%s, %s, %s, %s);", fn, da.trans, db.trans, acc, da.at(mOff, kk), bDesc, scale)
+				}
 			}
 		}
 	}
@@ -169,6 +179,22 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 	}
 	e.close()
 	e.read = true
+}
+
+// wgmmaChunk is one instruction's columns of a warpgroup's share of N.
+type wgmmaChunk struct{ c0, n int }
+
+// wgmmaChunks cuts a warpgroup's n columns into instructions of at most
+// 256 (wgmma's widest), the first ones 256 wide: a chunk then starts on a
+// whole swizzle panel of an MN-major B (512 bytes of 16-bit elements), and
+// its registers follow the last chunk's, as WGAccumulator's column groups
+// run (MLA's warpgroup 1 with 320 of V's 512 columns takes 256 and 64).
+func wgmmaChunks(n int) []wgmmaChunk {
+	var cs []wgmmaChunk
+	for c0 := 0; c0 < n; c0 += 256 {
+		cs = append(cs, wgmmaChunk{c0, min(256, n-c0)})
+	}
+	return cs
 }
 
 // descOperand builds the matrix descriptors of one shared operand.

@@ -117,6 +117,8 @@ func TestGPUMLADecode(t *testing.T) {
 	merge, splitN2Merge := handoff, splitN2 // the last piece merges: no combine program
 	merge.Merge, splitN2Merge.Merge = true, true
 	handoffCl, splitNWSCl := handoff, splitNWS // the two head blocks of a request in a cluster (cluster.go)
+	v0, v0Wide := handoff, handoff             // unequal shares of O: warpgroup 1 takes 320 or 384 columns
+	v0.V0, v0Wide.V0 = 192, 128
 	handoffCl.Cluster, splitNWSCl.Cluster = 2, 2
 	cases := []tc{
 		{"sq1_m16", sq1, m16, []int32{1, 63, 65, 200}, 0, false},
@@ -172,6 +174,10 @@ func TestGPUMLADecode(t *testing.T) {
 		{"split_uniform5_hq64_f16_splitn_merge", h64f16, splitN2Merge, []int32{1200, 64, 1}, 5, true},
 		{"hq32_sq2_handoff_1stage", kernels.MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, kernels.MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true}, []int32{2, 64, 129, 700}, 0, true},
 		{"split_sched_hq16_padded_handoff", sq1, handoff, []int32{2000, 3, 700, 65}, -1, true},
+		{"hq128_handoff_v0_long", h128, v0, []int32{3058, 2048 + 5, 1034, 1}, 0, true},
+		{"split_sched_hq128_handoff_v0", h128, v0, []int32{2000, 3, 700, 129}, -1, true},
+		{"split_3parts_hq128_handoff_v0_wide", h128, v0Wide, []int32{2000, 3, 700, 129, 1, 640}, -3, true},
+		{"split_uniform3_sq2_f16_handoff_v0", h128sq2, v0, []int32{1500, 64 + 3}, 3, true},
 		// The pages multicast to both head blocks of a request: single and
 		// split, hand-offs and the plain producer.
 		{"hq128_handoff_cluster_long", h128, handoffCl, []int32{3058, 2048 + 5, 1034, 1}, 0, true},

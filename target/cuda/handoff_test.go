@@ -140,6 +140,31 @@ func TestEmitHandoff(t *testing.T) {
 	}
 }
 
+// With V0 the warpgroups hold unequal shares of O: warpgroup 0 multiplies
+// V's first 192 columns from registers in one instruction, warpgroup 1 the
+// other 320 in two (256 and 64 wide, the second into its registers from
+// 128 on and V's columns from 448), and the two share one array of the
+// longer share's 160 registers, not S's.
+func TestEmitHandoffUnequal(t *testing.T) {
+	s := kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
+	c := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true, V0: 192}
+	src := compileMLA(t, s, c, "sm_90a").Source
+	for _, want := range []string{
+		"float acc0[160];",
+		"float (&acc1)[160] = acc0;",
+		"wgmma_m64n192k16_rs_bf16<1>(&acc0[0], P[0], P[1], P[2], P[3], tl::desc(db_base + 0, 8192, 1024, 1), 1);",
+		"wgmma_m64n256k16_ss_bf16<0, 1>(&acc1[0], tl::desc(da_base + (wg * 64 + 0) * 128 + 0, 16, 1024, 1), tl::desc(db_base + (192) * 2 / 128 * 8192 + 0, 8192, 1024, 1), 1);",
+		"wgmma_m64n64k16_ss_bf16<0, 1>(&acc1[128], tl::desc(da_base + (wg * 64 + 0) * 128 + 96, 16, 1024, 1), tl::desc(db_base + (192 + 256) * 2 / 128 * 8192 + 6144, 8192, 1024, 1), 1);",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("no %q in\n%s", want, src)
+		}
+	}
+	if strings.Contains(src, "= S;") {
+		t.Errorf("an accumulator in S's registers:\n%s", src)
+	}
+}
+
 // The warpgroup blocks' mbarriers go after everything else in shared
 // memory, two for hand-offs and one a consumer warpgroup, only where a
 // kernel has warpgroup blocks and the bytes fit; else (or for B's

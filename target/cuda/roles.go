@@ -150,42 +150,80 @@ func (e *emitter) wroteShared() {
 	}
 }
 
-// regBank is a fragment's register array, and the warpgroups whose
-// fragments use it.
+// regBank is a register array, and the warpgroups whose fragments use it.
 type regBank struct {
 	name, ctype string
 	n           int
 	owners      map[int]bool // nil: a fragment of all threads
 }
 
-// declFragment declares fragment b's registers. A fragment of one
-// warpgroup's blocks takes the array of another warpgroup's fragment of
-// the same type and size where there is one, as a C++ reference: a thread
-// runs only its own warpgroup's blocks, so the two are never live in the
-// same thread, but the compiler, not knowing which warpgroup a thread is
-// in, would keep both (MLA's two 128-register halves of O under Handoff
-// spilled 3 KB so).
-func (e *emitter) declFragment(b *ir.Buffer, banks []*regBank) []*regBank {
-	ct, n := ctype(b.DType), e.c.layouts[b].NumRegs()
-	if packed(b) {
-		ct, n = "uint32_t", (n+1)/2
-	}
-	w, owned := e.c.roles[b]
-	if owned {
-		for _, k := range banks {
-			if k.owners != nil && !k.owners[w] && k.ctype == ct && k.n == n {
-				k.owners[w] = true
-				e.line("%s (&%s)[%d] = %s; // warpgroup %d's, in the registers of another warpgroup's", ct, b.Name, n, k.name, w)
-				return banks
+// declRegs declares the registers of allocs: a local's, and a fragment's. A
+// fragment of one warpgroup's blocks takes the array of another
+// warpgroup's fragment of the same type where there is one (of the same
+// size if it can, else the largest: the accumulators, live across the
+// loop, then share one array as long as the longer), as a C++
+// reference: a thread runs only its own warpgroup's blocks, so the two are
+// never live in the same thread, but the compiler, not knowing which
+// warpgroup a thread is in, would keep both (MLA's two 128-register halves
+// of O under Handoff spilled 3 KB so; with 96 and 160 columns the array
+// is the longer one).
+func (e *emitter) declRegs(allocs []*ir.Buffer) {
+	var banks []*regBank
+	bankOf := map[*ir.Buffer]*regBank{}
+	for _, b := range allocs {
+		if b.Scope != ir.Fragment {
+			continue
+		}
+		ct, n := ctype(b.DType), e.c.layouts[b].NumRegs()
+		if packed(b) {
+			ct, n = "uint32_t", (n+1)/2
+		}
+		w, owned := e.c.roles[b]
+		var k *regBank
+		if owned {
+			for _, o := range banks {
+				if o.owners == nil || o.owners[w] || o.ctype != ct {
+					continue
+				}
+				if k == nil || bankFits(o, k, n) {
+					k = o
+				}
 			}
 		}
+		if k == nil {
+			k = &regBank{name: b.Name, ctype: ct}
+			if owned {
+				k.owners = map[int]bool{}
+			}
+			banks = append(banks, k)
+		}
+		if owned {
+			k.owners[w] = true
+		}
+		k.n = max(k.n, n)
+		bankOf[b] = k
 	}
-	e.line("%s %s[%d];", ct, b.Name, n)
-	k := &regBank{name: b.Name, ctype: ct, n: n}
-	if owned {
-		k.owners = map[int]bool{w: true}
+	for _, b := range allocs {
+		k := bankOf[b]
+		switch {
+		case b.Scope == ir.Local:
+			e.line("%s %s[%d];", ctype(b.DType), b.Name, b.NumElems())
+		case k == nil:
+		case k.name == b.Name:
+			e.line("%s %s[%d];", k.ctype, b.Name, k.n)
+		default:
+			e.line("%s (&%s)[%d] = %s; // warpgroup %d's, in the registers of another warpgroup's", k.ctype, b.Name, k.n, k.name, e.c.roles[b])
+		}
 	}
-	return append(banks, k)
+}
+
+// bankFits: a fragment of n registers had better take bank o than k: o is
+// of its size and k is not, or neither or both are and o is larger.
+func bankFits(o, k *regBank, n int) bool {
+	if (o.n == n) != (k.n == n) {
+		return o.n == n
+	}
+	return o.n > k.n
 }
 
 // roleState is a copy of what the emission of a warpgroup block knows
