@@ -56,9 +56,9 @@ type MLAConfig struct {
 	Handoff bool
 	// V0 (with Handoff, not Seesaw) is how many of V's columns, and O's,
 	// warpgroup 0 multiplies and holds; warpgroup 1 takes the rest. 0 means
-	// half. Warpgroup 0 also scores every page, so its chain is the page
-	// loop's critical path: fewer columns shorten it, while warpgroup 1,
-	// which waits for its P, has time for more.
+	// half, the fastest: warpgroup 0 also scores every page, but fewer
+	// columns on it were slower (192: 0.92-0.94× on an H200, docs/mla.md),
+	// since it writes the next P only after warpgroup 1's multiply.
 	V0 int `config:"omitzero"`
 	// Cluster (2; with WS) runs the two 64-row blocks of a request's 128
 	// heads as a cluster that reads each page once, half by each, and
