@@ -28,7 +28,8 @@
 # skipped rescales (tl's ScaleRows) off, or a walk's late start (tl's
 # LateStart) off, for everything run. TILEGO_SOURCE=name=file.cu compiles
 # a hand-edited program in place of the generated one (to time an edit
-# before the compiler makes it; several comma-separated).
+# before the compiler makes it; several comma-separated); TILEGO_STAMPS=prefix
+# writes such a program's tilego_stamps array after a run (README, "emit").
 #
 # A/B: AB_REV=REV at build also builds bin/tilego-ab from git revision REV;
 # AB=1 at run then times the same suites with it right after this tree's

@@ -54,6 +54,7 @@ type driverAPI struct {
 	cuModuleLoadDataEx  func(m *uintptr, image unsafe.Pointer, n uint32, opts *int32, vals *uintptr) int32
 	cuModuleUnload      func(m uintptr) int32
 	cuModuleGetFunction func(f *uintptr, m uintptr, name *byte) int32
+	cuModuleGetGlobal   func(dptr *uint64, bytes *uintptr, m uintptr, name *byte) int32
 	cuFuncGetAttribute  func(v *int32, attr int32, f uintptr) int32
 	cuFuncSetAttribute  func(f uintptr, attr int32, v int32) int32
 	cuLaunchKernel      func(f uintptr, gx, gy, gz, bx, by, bz, shared uint32,
@@ -100,6 +101,7 @@ func (api *driverAPI) symbols() []symbol {
 		sym(&api.cuModuleLoadDataEx, "cuModuleLoadDataEx"),
 		sym(&api.cuModuleUnload, "cuModuleUnload"),
 		sym(&api.cuModuleGetFunction, "cuModuleGetFunction"),
+		opt(&api.cuModuleGetGlobal, "cuModuleGetGlobal_v2"),
 		sym(&api.cuFuncGetAttribute, "cuFuncGetAttribute"),
 		sym(&api.cuFuncSetAttribute, "cuFuncSetAttribute"),
 		sym(&api.cuLaunchKernel, "cuLaunchKernel"),

@@ -6,6 +6,7 @@ package cuda
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -96,6 +97,27 @@ func (m *Module) Function(name string) (*Function, error) {
 	}
 	return f, nil
 }
+
+// Global is the device memory of the module's global variable called
+// name (a __device__ variable of the source), as a Buffer of its size.
+func (m *Module) Global(name string) (Buffer, error) {
+	if m.d.api.cuModuleGetGlobal == nil {
+		return Buffer{}, fmt.Errorf("cuda: this driver has no cuModuleGetGlobal_v2")
+	}
+	var p uint64
+	var n uintptr
+	cname := cString(name)
+	err := m.d.do(func() error {
+		return m.d.api.check("cuModuleGetGlobal_v2", m.d.api.cuModuleGetGlobal(&p, &n, m.h, &cname[0]))
+	})
+	if err != nil {
+		return Buffer{}, fmt.Errorf("cuda: global %q: %w", name, err)
+	}
+	return Buffer{Ptr: p, Size: int(n)}, nil
+}
+
+// Module is the module the function was looked up in.
+func (f *Function) Module() *Module { return f.m }
 
 // Name is the kernel's name as looked up.
 func (f *Function) Name() string { return f.name }

@@ -25,11 +25,12 @@ var header string
 
 // Backend runs programs on one CUDA device.
 type Backend struct {
-	dev  *drv.Device
-	arch string
-	opts Options
-	mu   sync.Mutex
-	fns  map[string]*drv.Function // by source
+	dev    *drv.Device
+	arch   string
+	opts   Options
+	mu     sync.Mutex
+	fns    map[string]*drv.Function // by source
+	stamps []stampArray             // the loaded programs' timelines (stamps.go)
 }
 
 // Open opens device ordinal for running tile programs. It fails plainly
@@ -110,6 +111,7 @@ func (b *Backend) function(p *Program) (*drv.Function, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.noteStamps(p.Name, m)
 	b.fns[src] = fn
 	return fn, nil
 }
@@ -365,7 +367,7 @@ func (l *Launch) Download(args []*tensor.Tensor) error {
 			return err
 		}
 	}
-	return nil
+	return l.b.dumpStamps()
 }
 
 // download copies buf into t.

@@ -128,7 +128,7 @@ func (c *Chain) Download(args []*tensor.Tensor) error {
 			return err
 		}
 	}
-	return nil
+	return c.b.dumpStamps()
 }
 
 // Steps are the chain's launches, in order.

@@ -385,6 +385,13 @@ __device__ __forceinline__ void spin_cycles(long long n) {
   while (clock64() - t0 < n) {
   }
 }
+// globaltimer is the GPU's nanosecond timer (%globaltimer): stamps for the
+// timeline of a hand-edited program (TILEGO_STAMPS, target/cuda/stamps.go).
+__device__ __forceinline__ unsigned long long globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+  return t;
+}
 // quad_transpose: lane q of each quad (q = lane % 4) holds words w0..w3;
 // afterwards it holds lane j's word q as wj. Two exchanges of two words:
 // with lane q^2 the words whose index has bit 1 unlike q's, then with
