@@ -134,29 +134,22 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 	col0 := fmt.Sprint(panelCol(g.B)) // B's first column (only where it steps along panels)
 	e.turnBegin(g)
 	e.line("tl::wgmma_fence();")
+	bCol := col0 // B's first column of this warpgroup's share
+	if w.N > 1 { // warpgroup wg takes row block wg % w.M, column block wg / w.M
+		bCol = cSum(col0, fmt.Sprintf("wg / %d * %d", w.M, cols))
+	}
 	for mt := range MT {
+		mOff := fmt.Sprintf("wg * %d + %d", rows, 64*mt)
+		if w.N > 1 {
+			mOff = fmt.Sprintf("wg %% %d * %d + %d", w.M, rows, 64*mt)
+		}
 		for _, ch := range wgmmaChunks(cols) {
 			fn := e.wgmmaFunc(ch.n, g.B.Buf.DType, aRegs)
+			at := cSum(bCol, fmt.Sprint(ch.c0)) // B's first column of this instruction
 			for kk := range K / 16 {
 				scale := "1"
 				if g.Clear && kk == 0 {
 					scale = "0"
-				}
-				at := col0 // B's first column of this instruction
-				mOff := fmt.Sprintf("wg * %d + %d", rows, 64*mt)
-				if w.N > 1 { // warpgroup wg takes row block wg % w.M, column block wg / w.M
-					at = fmt.Sprintf("wg / %d * %d", w.M, cols)
-					if col0 != "0" {
-						at = col0 + " + " + at
-					}
-					mOff = fmt.Sprintf("wg %% %d * %d + %d", w.M, rows, 64*mt)
-				}
-				if ch.c0 != 0 {
-					if at == "0" {
-						at = fmt.Sprint(ch.c0)
-					} else {
-						at = fmt.Sprintf("%s + %d", at, ch.c0)
-					}
 				}
 				bDesc := db.at(at, kk)
 				acc := fmt.Sprintf("&%s[%d]", g.C.Buf.Name, mt*cols/2+ch.c0/2)
@@ -179,6 +172,17 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 	}
 	e.close()
 	e.read = true
+}
+
+// cSum is the C expression a + b, leaving out a term that is "0".
+func cSum(a, b string) string {
+	switch {
+	case a == "0":
+		return b
+	case b == "0":
+		return a
+	}
+	return a + " + " + b
 }
 
 // wgmmaChunk is one instruction's columns of a warpgroup's share of N.
