@@ -17,12 +17,20 @@ import sys
 src = open(sys.argv[1]).read()
 
 
+def find(anchor, start=0):
+    """Where anchor is in src; a program of another shape or config has no such line: say which."""
+    i = src.find(anchor, start)
+    if i < 0:
+        sys.exit(f"mla_stamps_edit.py: {sys.argv[1]} has no {anchor.strip()!r}: not the h_q 128 default program this edit knows")
+    return i
+
+
 def after(anchor, text, nth=0):
     """Insert text after the nth occurrence of anchor."""
     global src
     i = -1
     for _ in range(nth + 1):
-        i = src.index(anchor, i + 1)
+        i = find(anchor, i + 1)
     i += len(anchor)
     src = src[:i] + text + src[i:]
 
@@ -54,7 +62,7 @@ else:
     after("L[(0)] = (int)(cache_seqlens[(long long)(req[(0)])]);\n", "    " + stamp(0), nth=1)
     after("tl::mbar_wait(tl::smem_addr(smem + 229664) + 8 * ((k0 - 0) % 1), ((k0 - 0) / 1) & 1);\n", "    " + stamp(1))
     loop = "      for (int k1 = lo; k1 < hi; ++k1) {\n        tl::mbar_wait(tl::smem_addr(smem + 229632)"
-    i = src.index(loop)
+    i = find(loop)
     src = src[:i] + "      " + stamp(2) + "      if (tid == 0 && k0 < 8) tilego_stamps[sb_ + 2 + k0 * 6 + 5] = hi - lo;\n" + src[i:]
     after("      tl::bar_sync(9, 256); // the last hand-back\n", "      " + stamp(3))
     end = "    tl::bar_sync(1, 256);\n  }\n}\n"
