@@ -48,6 +48,7 @@ type Result struct {
 	MS       float64            `json:"ms"`
 	TFLOPs   float64            `json:"tflops"`
 	Spread   float64            `json:"spread_ms,omitempty"` // max - min of the timed launches
+	Times    []float64          `json:"times_ms,omitempty"`  // the timed launches in launch order (flushed or rotated timing)
 	GBps     float64            `json:"gbps,omitempty"`      // when the problem declares its bytes
 	Flush    string             `json:"flush,omitempty"`     // how the timing kept L2 cold: l2, rotate, none
 	TMA      bool               `json:"tma,omitempty"`       // the fastest config's loads went by TMA (sm_90a; TILEGO_TMA=0 turns it off)
@@ -321,6 +322,7 @@ func run(b *cuda.Backend, p Point, cands []candidate, args []*tensor.Tensor, o O
 			try["ok"] = check.OK()
 			if check.OK() && (r.MS == 0 || ms < r.MS) {
 				r.MS, r.Config, r.Regs, r.Local = ms, kernels.ConfigFields(cd.cfg), info.NumRegs, info.LocalBytes
+				r.Times = msList(st.Times)
 				r.Steps = len(cd.progs)
 				r.TMA, r.Producer, r.PingPong = false, false, false
 				for _, pr := range cd.progs {

@@ -103,6 +103,10 @@ type Stats struct {
 	Spread time.Duration // max - min
 	N      int           // timed launches
 	Flush  Flush         // how the L2 was kept cold (resolved: never auto)
+	// Times are the timed launches in the order they ran, where the timing
+	// kept them (a launch that cycles through input copies, or one slow
+	// now and then, shows in their order, not in the median).
+	Times []time.Duration
 }
 
 // MS is the median in milliseconds.
@@ -116,5 +120,17 @@ func Summarize(ts []time.Duration, f Flush) Stats {
 	}
 	s := slices.Clone(ts)
 	slices.Sort(s)
-	return Stats{Median: s[len(s)/2], Spread: s[len(s)-1] - s[0], N: len(s), Flush: f}
+	return Stats{Median: s[len(s)/2], Spread: s[len(s)-1] - s[0], N: len(s), Flush: f, Times: slices.Clone(ts)}
+}
+
+// msList is ts in milliseconds, nil for none.
+func msList(ts []time.Duration) []float64 {
+	if len(ts) == 0 {
+		return nil
+	}
+	ms := make([]float64, len(ts))
+	for i, t := range ts {
+		ms[i] = t.Seconds() * 1e3
+	}
+	return ms
 }

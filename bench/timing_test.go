@@ -84,6 +84,9 @@ func TestSummarize(t *testing.T) {
 	if !slices.Equal(ts, orig) {
 		t.Error("Summarize sorted its argument")
 	}
+	if !slices.Equal(s.Times, orig) || !slices.Equal(msList(s.Times), []float64{3, 1, 2, 10}) {
+		t.Errorf("times %v, want the launches in their order", s.Times)
+	}
 	if s := Summarize(ts[:3], FlushNone); s.Median != ms(2) || s.Spread != ms(2) {
 		t.Errorf("odd: %+v", s)
 	}

@@ -25,6 +25,9 @@ type Backend interface {
 // RunOptions controls timing.
 type RunOptions struct {
 	Warmup, Repeats int // launches before and during timing; 0 runs once untimed-warm
+	// FlushBytes > 0 (a GPU backend) clears a buffer that large before every
+	// launch, so each starts with a cold L2, and times each launch alone.
+	FlushBytes int
 }
 
 // Result is what a run measured.

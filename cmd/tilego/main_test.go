@@ -49,6 +49,19 @@ func TestRunJSON(t *testing.T) {
 	}
 }
 
+// --flush-l2 flushes a GPU's L2; the interpreter has none, so it runs as
+// without the flag and its JSON says nothing of a flush.
+func TestRunFlushL2OnCPU(t *testing.T) {
+	out, _ := tilegoOut(t, 0, "run", "gemm", "--m", "16", "--n", "16", "--k", "16", "--backend", "cpu", "--flush-l2", "--json")
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if _, ok := r["flush"]; ok || r["ok"] != true {
+		t.Errorf("flush %v, ok %v; want no flush on the interpreter, a checked result", r["flush"], r["ok"])
+	}
+}
+
 func TestRunText(t *testing.T) {
 	out, _ := tilegoOut(t, 0, "run", "flash-attention", "--backend", "cpu", "--heads", "2", "--heads-kv", "1", "--seq-q", "40", "--causal")
 	for _, want := range []string{"backend  cpu: CPU interpreter", "O rel", "LSE rel", "checked  all", "TFLOP/s"} {

@@ -7,9 +7,11 @@ import (
 	"math"
 	"time"
 
+	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/target"
 	"github.com/tilego/tilego/target/cpu"
+	"github.com/tilego/tilego/target/cuda"
 )
 
 var runCmd = &command{
@@ -25,6 +27,7 @@ type runFlags struct {
 	repeats int
 	seed    uint64
 	config  string
+	flushL2 bool
 }
 
 func (r *runFlags) define(k *kernelFlags) {
@@ -33,6 +36,7 @@ func (r *runFlags) define(k *kernelFlags) {
 	fs.BoolVar(&r.check, "check", true, "compare the outputs with a float64 reference; exit 1 beyond tolerance; --check=false skips it")
 	fs.BoolVar(&r.json, "json", false, "print one JSON object instead of text")
 	fs.IntVar(&r.repeats, "repeats", 0, "timed launches, the median reported; 0 means 1 on the interpreter, 10 on a GPU")
+	fs.BoolVar(&r.flushL2, "flush-l2", false, "on a GPU, clear a buffer of twice the L2 (at least 256 MiB, as tilego bench's --flush l2) before every timed launch, so each starts cold")
 	fs.Uint64Var(&r.seed, "seed", 1, "seed of the random inputs and of the checked sample")
 	fs.StringVar(&r.config, "config", "", "config fields to change from the one picked (tuned or default), as name=value pairs (e.g. \"m=64 persistent\"; names as --json prints them)")
 }
@@ -92,6 +96,7 @@ type runResult struct {
 	OK      *bool              `json:"ok,omitempty"`
 	TimeMS  float64            `json:"time_ms"`
 	Repeats int                `json:"repeats"`
+	Flush   string             `json:"flush,omitempty"` // "l2" with --flush-l2 on a GPU
 	GFLOP   float64            `json:"gflop"`
 	TFLOPS  float64            `json:"tflops"`
 }
@@ -152,6 +157,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	opt.Repeats = max(opt.Repeats, 1)
+	if b, ok := be.(*cuda.Backend); ok && rf.flushL2 {
+		opt.FlushBytes = bench.FlushBytes(b.L2Bytes())
+	}
 	inputs := p.Inputs(rf.seed)
 	res, err := runProblem(be, p, cfg, inputs, opt)
 	if err != nil {
@@ -161,6 +169,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Kernel: p.Kernel(), Shape: p.Shape(), Backend: be.Name(), Device: be.Device(),
 		Config: kernels.ConfigFields(cfg), From: from, PickMS: pick.Seconds() * 1e3, Checked: "none",
 		TimeMS: res.Time.Seconds() * 1e3, Repeats: res.Repeats, GFLOP: p.FLOPs() / 1e9,
+	}
+	if opt.FlushBytes > 0 {
+		out.Flush = "l2"
 	}
 	if n, ok := p.(interface{ SplitNote() string }); ok {
 		out.Split = n.SplitNote()

@@ -352,7 +352,7 @@ func (l *Launch) Time(opt target.RunOptions) (target.Result, error) {
 // one, and that latency (1.5-10 µs on the H100 hosts measured,
 // docs/perf.md) would count as the kernel's.
 func (b *Backend) timeBackToBack(r Runnable, opt target.RunOptions) (target.Result, error) {
-	ts, err := b.TimeEach([]Runnable{r}, opt.Warmup, max(opt.Repeats, 1), 0)
+	ts, err := b.TimeEach([]Runnable{r}, opt.Warmup, max(opt.Repeats, 1), opt.FlushBytes)
 	if err != nil {
 		return target.Result{}, err
 	}
