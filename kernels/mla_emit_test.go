@@ -44,6 +44,17 @@ func TestMLAEmitCUDA(t *testing.T) {
 						if !strings.Contains(prog.Source, "__global__") {
 							t.Errorf("%v %s %s: no kernel in the source", vals, fn.Name, arch)
 						}
+						// The split kernel's producer (sm_90a, 64-row blocks) walks
+						// pieces with Q as the walk's tile: its second page waits
+						// for Q and the first at the start (ws.go's firstFill); no
+						// other program has that wait.
+						want := 0
+						if arch == "sm_90a" && fn.Name == "mla_decode" && hq == 128 && splits == "3" {
+							want = 1
+						}
+						if got := strings.Count(prog.Source, "the first tiles first"); got != want && (want == 1 || arch == "sm_80" || fn.Name == "mla_combine") {
+							t.Errorf("%v %s %s: %d first-fill waits, want %d", vals, fn.Name, arch, got, want)
+						}
 					}
 				}
 			}

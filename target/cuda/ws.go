@@ -238,6 +238,9 @@ func (e *emitter) wsSplit() {
 			delete(e.stage, cp.Dst.Buf)
 		}
 	}
+	if wl := w.walk; wl != nil && l.outer != nil && sr == nil && S > 1 {
+		e.firstFill(pos, wl.full, l.bar)
+	}
 	if sr != nil { // K's slot frees an iteration before V's (split.go)
 		issue(w.empty, l.bar, sr.early)
 		issue(w.lateEmpty, l.lateBar, sr.late)
@@ -258,6 +261,21 @@ func (e *emitter) wsSplit() {
 	if l.outer != nil {
 		e.line("int ring = 0; // the ring positions used so far (ringPos)")
 	}
+}
+
+// firstFill holds the ring's second fill, at a kernel's start, until the
+// walk's first tile and the ring's first slot have landed: every block asks
+// for its first tiles at once, so the DRAM is the bound, and the first
+// multiply needs only those two (MLA: 72 KB of Q and a 72 KB page; the
+// second page issued with them delays both, 0.1-0.6% at b64 kv8k on an
+// H200, docs/perf.md, thirty-fourth session). Only in the walk's first
+// iteration (ring 0): there both barriers are in their first phase, which
+// parity 0 names; later a walk tile's barrier may have moved on two phases.
+func (e *emitter) firstFill(pos string, walkFull, ringFull int) {
+	e.open("if (ring == 0 && %s == 1)", pos)
+	e.line("tl::mbar_wait(tl::smem_addr(smem + %d), 0); // the first tiles first", walkFull)
+	e.line("tl::mbar_wait(tl::smem_addr(smem + %d), 0);", ringFull)
+	e.close()
 }
 
 // wsRelease frees iteration iter's slot of a ring of R for the producer:
