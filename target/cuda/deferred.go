@@ -257,24 +257,9 @@ func stmtBuffers(st ir.Stmt) map[*ir.Buffer]bool {
 		}
 	}
 	ir.Walk([]ir.Stmt{st}, func(s ir.Stmt) {
+		eachRegion(s, region)
 		switch s := s.(type) {
-		case *ir.Copy:
-			region(s.Src)
-			region(s.Dst)
-		case *ir.AtomicAdd:
-			region(s.Src)
-			region(s.Dst)
-		case *ir.Ticket:
-			region(s.Counter)
-			region(s.Dst)
-		case *ir.Prefetch:
-			region(s.Src)
-		case *ir.Gemm:
-			region(s.A)
-			region(s.B)
-			region(s.C)
 		case *ir.Fill:
-			region(s.Dst)
 			expr(s.Value)
 		case *ir.Reduce:
 			used[s.Src], used[s.Dst] = true, true
@@ -294,6 +279,30 @@ func stmtBuffers(st ir.Stmt) map[*ir.Buffer]bool {
 		}
 	})
 	return used
+}
+
+// eachRegion calls fn on each region statement s (not the statements in
+// it) names: a copy's, a GEMM's operands, a fill's.
+func eachRegion(s ir.Stmt, fn func(ir.Region)) {
+	switch s := s.(type) {
+	case *ir.Copy:
+		fn(s.Src)
+		fn(s.Dst)
+	case *ir.AtomicAdd:
+		fn(s.Src)
+		fn(s.Dst)
+	case *ir.Ticket:
+		fn(s.Counter)
+		fn(s.Dst)
+	case *ir.Prefetch:
+		fn(s.Src)
+	case *ir.Gemm:
+		fn(s.A)
+		fn(s.B)
+		fn(s.C)
+	case *ir.Fill:
+		fn(s.Dst)
+	}
 }
 
 // lazyNote records a wgmma group just committed by g.

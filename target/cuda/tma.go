@@ -90,6 +90,7 @@ func planTMA(c *compilation) {
 	planTMAStores(c)
 	planWS(c)
 	planCluster(c)
+	planParts(c)
 }
 
 // tmaCopy says how cp (global to shared) goes by TMA, if it can.
@@ -219,22 +220,32 @@ func (e *emitter) tmaIssue(bars int, tc map[*ir.Copy]*tmaCopy, copies []*ir.Copy
 	}
 	e.line("tl::mbar_arrive_expect_tx(%s, %d);", bar, total)
 	for _, cp := range copies {
-		tc := tc[cp]
-		sb := e.c.smem.bufs[cp.Dst.Buf]
-		for p := range tc.panels {
-			dst := fmt.Sprintf("tl::smem_addr(%s) + %d", e.sharedBase(cp.Dst.Buf), p*sb.rows*128)
-			if e.multicast {
-				e.clusterLoad(tc, sb, cp, p, dst, bar)
-				continue
-			}
-			if cp.Cache != ir.CacheNormal {
-				e.line("tl::tma_load_%dd_hint(%s, &tm%d, %s, %s, tl::l2_%s());", tc.rank, dst, tc.spec, e.tmaCoords(cp.Src, p), bar, cp.Cache)
-				continue
-			}
-			e.line("tl::tma_load_%dd(%s, &tm%d, %s, %s);", tc.rank, dst, tc.spec, e.tmaCoords(cp.Src, p), bar)
-		}
+		e.tmaPanels(tc[cp], cp, nil, bar)
 	}
 	e.close()
+}
+
+// tmaPanels issues copy cp's TMA boxes, one a 64-element panel: those of
+// panels, or all when nil, completing on barrier bar.
+func (e *emitter) tmaPanels(tc *tmaCopy, cp *ir.Copy, panels []int, bar string) {
+	if panels == nil {
+		for p := range tc.panels {
+			panels = append(panels, p)
+		}
+	}
+	sb := e.c.smem.bufs[cp.Dst.Buf]
+	for _, p := range panels {
+		dst := fmt.Sprintf("tl::smem_addr(%s) + %d", e.sharedBase(cp.Dst.Buf), p*sb.rows*128)
+		if e.multicast {
+			e.clusterLoad(tc, sb, cp, p, dst, bar)
+			continue
+		}
+		if cp.Cache != ir.CacheNormal {
+			e.line("tl::tma_load_%dd_hint(%s, &tm%d, %s, %s, tl::l2_%s());", tc.rank, dst, tc.spec, e.tmaCoords(cp.Src, p), bar, cp.Cache)
+			continue
+		}
+		e.line("tl::tma_load_%dd(%s, &tm%d, %s, %s);", tc.rank, dst, tc.spec, e.tmaCoords(cp.Src, p), bar)
+	}
 }
 
 // loopNesting sorts the Pipelined loops of a kernel body: alone, those in

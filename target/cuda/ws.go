@@ -35,6 +35,9 @@ type wsPlan struct {
 	// hand is the shared offset of the warpgroup blocks' mbarriers
 	// (planHandBars: handBars of them), or -1.
 	hand int
+	// parts, when not nil, frees the ring's slots in parts (parts.go); the
+	// first part's empty barriers are at empty.
+	parts []slotPart
 }
 
 // wsWanted: the program asks (ir.Kernel.Producer, a config's WS) or
@@ -183,6 +186,9 @@ func (e *emitter) wsSplit() {
 		freers *= 2
 	}
 	rings := []barRing{{l.bar, S, 1}, {w.empty, S, freers}} // full: the producer's expect_tx
+	if w.parts != nil {
+		rings = append(rings[:1], w.partRings(S)...)
+	}
 	sr := e.c.split[f]
 	if sr != nil {
 		rings = append(rings, barRing{l.lateBar, S, 1}, barRing{w.lateEmpty, S, freers})
@@ -241,7 +247,12 @@ func (e *emitter) wsSplit() {
 	if wl := w.walk; wl != nil && l.outer != nil && sr == nil && S > 1 {
 		e.firstFill(pos, wl.full, l.bar)
 	}
-	if sr != nil { // K's slot frees an iteration before V's (split.go)
+	if w.parts != nil {
+		cps := e.c.smem.hoisted[f]
+		e.stage[cps[0].Dst.Buf] = slot
+		e.partsIssue(l.bar, l.copies[cps[0]], cps[0], slot, pos, S)
+		delete(e.stage, cps[0].Dst.Buf)
+	} else if sr != nil { // K's slot frees an iteration before V's (split.go)
 		issue(w.empty, l.bar, sr.early)
 		issue(w.lateEmpty, l.lateBar, sr.late)
 	} else {
@@ -287,6 +298,10 @@ func (e *emitter) wsRelease(iter string, R int) { e.wsReleaseAt(e.c.ws.empty, it
 // empty (a split loop's late ring: split.go).
 func (e *emitter) wsReleaseAt(empty int, iter string, R int) {
 	w := e.c.ws
+	if w.parts != nil && empty == w.empty {
+		e.partsRelease(fmt.Sprintf("(%s %% %d)", e.ringPos(e.c.tma[w.loop], iter), R))
+		return
+	}
 	e.line("__syncwarp();")
 	bar := fmt.Sprintf("tl::smem_addr(smem + %d) + 8 * (%s %% %d)", empty, e.ringPos(e.c.tma[w.loop], iter), R)
 	if e.c.cluster { // the slot is both blocks' (cluster.go)
