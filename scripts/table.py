@@ -293,7 +293,26 @@ def suite_table(suite, points, md, copy_gbps=None):
         line += "; tilego failed/err: %d" % fails
     out.append("")
     out.append(("**%s**" % line) if md else line)
+    slow = []
+    for key in keys:
+        for impl in TILEGO:
+            d = drift(points[key].get(impl))
+            if d:
+                slow.append("%s %s %.3f -> %.3f ms" % (short_shape(key[1]), impl, d[0], d[1]))
+    if slow:
+        note = "launches slowed during timing (mean of the first 5 -> the last 5; the GPU's clock or power state): " + "; ".join(slow)
+        out.append(("*%s*" % note) if md else note)
     return out
+
+
+def drift(r, n=5, limit=1.05):
+    """(first, last) mean launch times of r's times_ms when the last n ran slower than the first n by more
+    than limit, else None."""
+    t = (r or {}).get("times_ms") or []
+    if len(t) < 2 * n:
+        return None
+    a, b = sum(t[:n]) / n, sum(t[-n:]) / n
+    return (a, b) if b > a * limit else None
 
 
 def main(argv=None):
