@@ -39,6 +39,11 @@ type Kernel struct {
 	// once, and under a value's time the delay costs those blocks nothing.
 	// A hint.
 	Late int
+	// FirstFill asks that, in a persistent walk whose producer loads a tile
+	// of its own, the first iteration's second ring fill wait until that
+	// tile and the first fill have landed: at a kernel's start every block
+	// asks at once, and the first multiply needs only those two. A hint.
+	FirstFill bool
 	// SplitN lets the warpgroups of a wgmma Gemm whose output has fewer
 	// 64-row tiles than there are warpgroups split its columns too (MLA's
 	// 64×512 accumulator over two), where the policy is not FullRow. A hint.

@@ -58,6 +58,9 @@ func (f *Func) String() string {
 		if k.Late > 0 {
 			p.line("late start %d cycles", k.Late)
 		}
+		if k.FirstFill {
+			p.line("first tiles first")
+		}
 		if k.SplitN {
 			p.line("warpgroups split N")
 		}

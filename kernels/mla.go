@@ -193,6 +193,7 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 	if split {
 		f.Kernel(tl.Grid(nM, nParts), c.Threads, func(k *tl.Block) {
 			bx, p, _ := k.Idx()
+			k.FirstTilesFirst() // Q and the first page at once, the second after (docs/perf.md, thirty-fourth session)
 			first := Parts.At(p, 0)
 			k.Serial(Parts.At(p, 1).Sub(first), func(i tl.Expr) {
 				ch := first.Add(i)

@@ -230,6 +230,16 @@ func (k *Block) Draw() { k.k.Draw = true }
 // delay costs those blocks nothing. A hint; the CUDA backend applies it.
 func (k *Block) LateStart(cycles int) { k.k.Late = cycles }
 
+// FirstTilesFirst asks that a persistent walk whose producer warpgroup
+// loads a tile of its own each iteration (MLA's query rows) issue, in its
+// first iteration, the pipelined loop's second fill only once that tile
+// and the first fill have landed. Every block asks for its first tiles at
+// once, so memory is the bound there, and the first multiply needs only
+// those: 1.003-1.004× at MLA b64 kv8k on an H200 (docs/perf.md). A hint;
+// the CUDA backend applies it where a producer walks such a tile around a
+// single ring of two stages or more.
+func (k *Block) FirstTilesFirst() { k.k.FirstFill = true }
+
 // Cluster asks that blocks run in clusters of n (2) along the grid's x,
 // and that the tiles a producer warpgroup (WarpSpecialize) loads alike for
 // both blocks of a cluster (addresses independent of the x index, such as

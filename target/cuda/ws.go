@@ -244,7 +244,7 @@ func (e *emitter) wsSplit() {
 			delete(e.stage, cp.Dst.Buf)
 		}
 	}
-	if wl := w.walk; wl != nil && l.outer != nil && sr == nil && S > 1 {
+	if wl := w.walk; wl != nil && l.outer != nil && sr == nil && S > 1 && e.c.f.Kernel.FirstFill {
 		e.firstFill(pos, wl.full, l.bar)
 	}
 	if w.parts != nil {
@@ -274,10 +274,11 @@ func (e *emitter) wsSplit() {
 	}
 }
 
-// firstFill holds the ring's second fill, at a kernel's start, until the
-// walk's first tile and the ring's first slot have landed: every block asks
-// for its first tiles at once, so the DRAM is the bound, and the first
-// multiply needs only those two (MLA: 72 KB of Q and a 72 KB page; the
+// firstFill, where the program asks (ir.Kernel.FirstFill), holds the
+// ring's second fill, at a kernel's start, until the walk's first tile and
+// the ring's first slot have landed: every block asks for its first tiles
+// at once, so the DRAM is the bound, and the first multiply needs only
+// those two (MLA's split kernel: 72 KB of Q and a 72 KB page; the
 // second page issued with them delays both, 0.1-0.6% at b64 kv8k on an
 // H200, docs/perf.md, thirty-fourth session). Only in the walk's first
 // iteration (ring 0): there both barriers are in their first phase, which
