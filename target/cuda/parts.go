@@ -17,9 +17,9 @@ import (
 // it is free. MLA's warpgroup 0 scores the whole page and multiplies V's
 // first half, warpgroup 1 multiplies V's second half a hand-off later:
 // V's first half and the rope columns (5 of 9 panels) go out when
-// warpgroup 0 is done, without waiting for warpgroup 1. As a hand edit
-// that was 1.001-1.007× at b64 kv8k on an H200 (docs/perf.md,
-// thirty-fourth session).
+// warpgroup 0 is done, without waiting for warpgroup 1: 1.002-1.003× at
+// b64 kv8k on an H200, 1.000 at b128 (docs/perf.md, thirty-fourth
+// session).
 
 // slotPart is the panels of a ring slot that the same warpgroups use.
 type slotPart struct {
@@ -28,8 +28,9 @@ type slotPart struct {
 	empty  int   // shared offset of the part's empty barriers (a ring of the loop's stages)
 }
 
-// panelCols is the columns of a TMA panel (tmaCopy.panels counts 64-element
-// panels of the tile's rows).
+// panelCols is the columns of a TMA panel of a 2-byte type (tmaCopy.panels
+// counts 128-byte panels of the tile's rows); planParts declines a tile
+// whose width is not panels of that many.
 const panelCols = 64
 
 // planParts parts the ring slots of the producer's loop where its body is
