@@ -322,7 +322,6 @@ func run(b *cuda.Backend, p Point, cands []candidate, args []*tensor.Tensor, o O
 			try["ok"] = check.OK()
 			if check.OK() && (r.MS == 0 || ms < r.MS) {
 				r.MS, r.Config, r.Regs, r.Local = ms, kernels.ConfigFields(cd.cfg), info.NumRegs, info.LocalBytes
-				r.Times = msList(st.Times)
 				r.Steps = len(cd.progs)
 				r.TMA, r.Producer, r.PingPong = false, false, false
 				for _, pr := range cd.progs {
@@ -330,7 +329,7 @@ func run(b *cuda.Backend, p Point, cands []candidate, args []*tensor.Tensor, o O
 					r.Producer = r.Producer || pr.Threads > pr.Func.Kernel.Threads
 					r.PingPong = r.PingPong || pr.PingPong
 				}
-				r.Spread, r.Flush = st.Spread.Seconds()*1e3, st.Flush.String()
+				r.Spread, r.Times, r.Flush = st.Spread.Seconds()*1e3, msList(st.Times), st.Flush.String()
 				r.Check = map[string]any{"ok": true, "checked": check.Checked}
 				for k, v := range check.Errors() {
 					r.Check[k] = v

@@ -116,9 +116,6 @@ func (m *Module) Global(name string) (Buffer, error) {
 	return Buffer{Ptr: p, Size: int(n)}, nil
 }
 
-// Module is the module the function was looked up in.
-func (f *Function) Module() *Module { return f.m }
-
 // Name is the kernel's name as looked up.
 func (f *Function) Name() string { return f.name }
 

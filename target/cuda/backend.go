@@ -346,8 +346,9 @@ func (l *Launch) Time(opt target.RunOptions) (target.Result, error) {
 }
 
 // timeBackToBack times r's opt.Repeats runs (at least one) after
-// opt.Warmup, queued back to back, each between its own pair of events,
-// and returns the median. Nothing waits for a run before the next is
+// opt.Warmup, queued back to back (each after a memset of
+// opt.FlushBytes, when set), each between its own pair of events, and
+// returns the median. Nothing waits for a run before the next is
 // queued: a wait would leave the GPU idle while the host submits the next
 // one, and that latency (1.5-10 µs on the H100 hosts measured,
 // docs/perf.md) would count as the kernel's.

@@ -127,10 +127,9 @@ func colsUsed(body []ir.Stmt, buf *ir.Buffer, width int) (lo, hi int) {
 		add(0, width)
 	}
 	ir.Walk(body, func(s ir.Stmt) { eachRegion(s, region) })
-	// Element accesses (loads in any expression, stores, reductions) and
-	// anything the cases above missed: stmtBuffers sees every use.
+	// Element accesses: loads in any expression, stores, reductions.
 	for _, st := range body {
-		if stmtBuffers(st)[buf] && elementUse(st, buf) {
+		if elementUse(st, buf) {
 			add(0, width)
 		}
 	}

@@ -233,13 +233,17 @@ func (e *emitter) wsSplit() {
 	// A fresh barrier has completed the phase of parity 1, so the first
 	// round's waits pass: every slot starts free.
 	issue := func(empty, full int, copies []*ir.Copy) {
-		e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, ((%s / %d) & 1) ^ 1);", empty, slot, pos, S)
 		for _, cp := range copies {
 			e.stage[cp.Dst.Buf] = slot
 		}
-		e.multicast = e.c.cluster // the ring's tiles, not the walk's (cluster.go)
-		e.tmaIssue(full, l.copies, copies, slot, "")
-		e.multicast = false
+		if w.parts != nil { // the one copy, a part at a time (parts.go)
+			e.partsIssue(full, l.copies[copies[0]], copies[0], slot, pos, S)
+		} else {
+			e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, ((%s / %d) & 1) ^ 1);", empty, slot, pos, S)
+			e.multicast = e.c.cluster // the ring's tiles, not the walk's (cluster.go)
+			e.tmaIssue(full, l.copies, copies, slot, "")
+			e.multicast = false
+		}
 		for _, cp := range copies {
 			delete(e.stage, cp.Dst.Buf)
 		}
@@ -247,12 +251,7 @@ func (e *emitter) wsSplit() {
 	if wl := w.walk; wl != nil && l.outer != nil && sr == nil && S > 1 && e.c.f.Kernel.FirstFill {
 		e.firstFill(pos, wl.full, l.bar)
 	}
-	if w.parts != nil {
-		cps := e.c.smem.hoisted[f]
-		e.stage[cps[0].Dst.Buf] = slot
-		e.partsIssue(l.bar, l.copies[cps[0]], cps[0], slot, pos, S)
-		delete(e.stage, cps[0].Dst.Buf)
-	} else if sr != nil { // K's slot frees an iteration before V's (split.go)
+	if sr != nil { // K's slot frees an iteration before V's (split.go)
 		issue(w.empty, l.bar, sr.early)
 		issue(w.lateEmpty, l.lateBar, sr.late)
 	} else {
@@ -299,12 +298,13 @@ func (e *emitter) wsRelease(iter string, R int) { e.wsReleaseAt(e.c.ws.empty, it
 // empty (a split loop's late ring: split.go).
 func (e *emitter) wsReleaseAt(empty int, iter string, R int) {
 	w := e.c.ws
+	slot := fmt.Sprintf("(%s %% %d)", e.ringPos(e.c.tma[w.loop], iter), R)
 	if w.parts != nil && empty == w.empty {
-		e.partsRelease(fmt.Sprintf("(%s %% %d)", e.ringPos(e.c.tma[w.loop], iter), R))
+		e.partsRelease(slot)
 		return
 	}
 	e.line("__syncwarp();")
-	bar := fmt.Sprintf("tl::smem_addr(smem + %d) + 8 * (%s %% %d)", empty, e.ringPos(e.c.tma[w.loop], iter), R)
+	bar := fmt.Sprintf("tl::smem_addr(smem + %d) + 8 * %s", empty, slot)
 	if e.c.cluster { // the slot is both blocks' (cluster.go)
 		e.line("if (lane == 0) { tl::mbar_arrive(%s); tl::mbar_arrive_cluster(%s, tl::cluster_rank() ^ 1); }", bar, bar)
 		return
