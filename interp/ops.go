@@ -30,6 +30,10 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 		return c.copy(s.P, s.Src, s.Dst, true)
 	case *ir.Ticket:
 		return c.ticket(s)
+	case *ir.WaitCount:
+		return c.waitCount(s)
+	case *ir.Signal:
+		return c.signal(s)
 	case *ir.Prefetch: // a cache hint: nothing to do
 		return func(*state) {}
 	case *ir.Gemm:
@@ -384,6 +388,43 @@ func (c *compiler) reduce(r *ir.Reduce) exec {
 				d[j] = tensor.Round(r.Dst.DType, acc)
 			}
 		}
+	}
+}
+
+// signal implements Signal: an add under the shared lock, which orders the
+// block's earlier writes before it as the GPU's release does.
+func (c *compiler) signal(s *ir.Signal) exec {
+	cnt := c.tile(s.Counter, s.P)
+	return func(st *state) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		cnt.each(st, func(d []float64, off int, in bool) {
+			if !in {
+				st.fail(s.P, "signal's counter %s is outside its tensor", s.Counter.Buf.Name)
+				return
+			}
+			d[off] = tensor.Round(ir.I32, d[off]+1)
+		})
+	}
+}
+
+// waitCount implements WaitCount. The interpreter runs a chain's steps one
+// after another, so the count an earlier step adds is whole by now: one
+// short of it would wait forever.
+func (c *compiler) waitCount(s *ir.WaitCount) exec {
+	cnt, n := c.tile(s.Counter, s.P), c.expr(s.Min)
+	return func(st *state) {
+		want := n(st)
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		cnt.each(st, func(d []float64, off int, in bool) {
+			switch {
+			case !in:
+				st.fail(s.P, "wait_count's counter %s is outside its tensor", s.Counter.Buf.Name)
+			case d[off] < want:
+				st.fail(s.P, "wait_count: counter %s is %v and the block waits for %v; the kernels before this one have ended, so it would wait forever", s.Counter.Buf.Name, d[off], want)
+			}
+		})
 	}
 }
 

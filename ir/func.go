@@ -44,6 +44,15 @@ type Kernel struct {
 	// tile and the first fill have landed: at a kernel's start every block
 	// asks at once, and the first multiply needs only those two. A hint.
 	FirstFill bool
+	// NextEarly lets the kernel after this one on the stream, where it
+	// starts early (Early), launch once every block of this one has
+	// started, rather than when this one ends. A hint.
+	NextEarly bool
+	// Early says the kernel may start while the kernel before it on the
+	// stream (a chain's earlier step) still runs: it waits (WaitCount) for
+	// what that kernel writes before it reads it, and it ends only after
+	// that kernel has. A backend without such launches starts it after.
+	Early bool
 	// SplitN lets the warpgroups of a wgmma Gemm whose output has fewer
 	// 64-row tiles than there are warpgroups split its columns too (MLA's
 	// 64×512 accumulator over two), where the policy is not FullRow. A hint.

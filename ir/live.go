@@ -157,6 +157,10 @@ func DirectUses(st Stmt) []*Buffer {
 	case *Ticket:
 		region(st.Counter)
 		region(st.Dst)
+	case *WaitCount:
+		region(st.Counter)
+	case *Signal:
+		region(st.Counter)
 	case *Gemm:
 		region(st.A)
 		region(st.B)

@@ -61,6 +61,12 @@ func (f *Func) String() string {
 		if k.FirstFill {
 			p.line("first tiles first")
 		}
+		if k.NextEarly {
+			p.line("next kernel early")
+		}
+		if k.Early {
+			p.line("starts early")
+		}
 		if k.SplitN {
 			p.line("warpgroups split N")
 		}
@@ -143,6 +149,10 @@ func (p *printer) stmt(s Stmt) {
 		p.line("prefetch %s", RegionString(s.Src))
 	case *Ticket:
 		p.line("ticket %s -> %s", RegionString(s.Counter), RegionString(s.Dst))
+	case *Signal:
+		p.line("signal %s", RegionString(s.Counter))
+	case *WaitCount:
+		p.line("wait_count %s >= %s", RegionString(s.Counter), s.Min)
 	case *Gemm:
 		opts := []string{s.Policy.String()}
 		if s.TransA {

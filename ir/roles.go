@@ -91,8 +91,8 @@ func roleRefuses(s Stmt) string {
 		if s.Src == nil || s.Dst == nil || s.Src.Scope != Fragment || s.Dst.Scope != Fragment {
 			return "a reduction in a warpgroup block must be of a fragment into one"
 		}
-	case *AtomicAdd, *Prefetch, *Ticket:
-		return "no atomic adds, tickets or prefetches in a warpgroup block"
+	case *AtomicAdd, *Prefetch, *Ticket, *Signal, *WaitCount:
+		return "no atomic adds, tickets, signals, waits for counts or prefetches in a warpgroup block"
 	}
 	return ""
 }

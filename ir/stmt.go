@@ -171,6 +171,28 @@ type Ticket struct {
 	Counter, Dst Region
 }
 
+// Signal adds 1 to Counter, one element of a global i32 tensor, once for
+// the block, after every global write the block made before it: a kernel
+// that waits for the count (WaitCount) then sees those writes. Unlike a
+// Ticket the block neither learns the count nor waits for the add.
+type Signal struct {
+	At
+	Counter Region
+}
+
+// WaitCount holds the block until Counter, one element of a global i32
+// tensor that an earlier kernel on the stream adds to with Tickets (a
+// chain's earlier step, running beside this kernel when this one starts
+// early: Kernel.Early), reaches Min; what that kernel wrote before its
+// Ticket is then seen by every thread of the block. The program must not
+// be the one that adds to the counter: a block waiting on another block of
+// its own grid could wait for one that never runs.
+type WaitCount struct {
+	At
+	Counter Region
+	Min     Expr
+}
+
 // Prefetch asks that a global region be fetched into L2 because a block
 // will soon read it. A hint with no effect on results: parts past the
 // tensor's edge are skipped, and a backend may ignore it.

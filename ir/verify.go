@@ -191,6 +191,13 @@ func (v *verifier) stmt(s Stmt) {
 		}
 	case *Ticket:
 		v.ticket(pos, s)
+	case *WaitCount:
+		v.waitCount(pos, s)
+	case *Signal:
+		if v.region("signal", pos, s.Counter) {
+			v.counter("signal", pos, s.Counter)
+			v.writable("signal", pos, s.Counter.Buf)
+		}
 	case *Gemm:
 		v.gemm(s)
 	case *Fill:
@@ -317,6 +324,10 @@ func opName(s Stmt) string {
 		return "prefetch"
 	case *Ticket:
 		return "ticket"
+	case *WaitCount:
+		return "wait_count"
+	case *Signal:
+		return "signal"
 	case *Gemm:
 		return "gemm"
 	case *Fill:

@@ -185,25 +185,49 @@ func (v *verifier) reduce(r *Reduce) {
 	}
 }
 
+// counter checks a counter: one element of a global i32 tensor.
+func (v *verifier) counter(op string, pos Pos, r Region) {
+	if c := r.Buf; c.Scope != Global || c.DType != I32 || !oneElement(r) {
+		v.errorf(op, pos, "the counter must be one element of a global i32 tensor, got %s (%s %s)", RegionString(r), c.Scope, c.DType)
+	}
+}
+
+// oneElement: r is a single element.
+func oneElement(r Region) bool {
+	for _, e := range r.Extent {
+		if e != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// waitCount: one element of a global i32 tensor the program does not
+// write (an earlier kernel's counter), and an i32 count.
+func (v *verifier) waitCount(pos Pos, s *WaitCount) {
+	if !v.region("wait_count", pos, s.Counter) {
+		return
+	}
+	v.expr("wait_count", pos, s.Min)
+	if t := s.Min.Type(); t != I32 {
+		v.errorf("wait_count", pos, "the count to wait for must be an i32, got %s", t)
+	}
+	v.counter("wait_count", pos, s.Counter)
+	c := s.Counter.Buf
+	if c.Output && !c.Scratch {
+		v.errorf("wait_count", pos, "the counter %s is an output of this program: a block would wait for another block of its own grid, which may never run; wait for an earlier kernel's counter", c.Name)
+	}
+}
+
 // ticket: one element of a global i32 counter the program may write, drawn
 // into one element of a shared i32 tile.
 func (v *verifier) ticket(pos Pos, s *Ticket) {
 	if !v.region("ticket", pos, s.Counter) || !v.region("ticket", pos, s.Dst) {
 		return
 	}
-	one := func(r Region) bool {
-		for _, e := range r.Extent {
-			if e != 1 {
-				return false
-			}
-		}
-		return true
-	}
 	c, d := s.Counter.Buf, s.Dst.Buf
-	if c.Scope != Global || c.DType != I32 || !one(s.Counter) {
-		v.errorf("ticket", pos, "the counter must be one element of a global i32 tensor, got %s (%s %s)", RegionString(s.Counter), c.Scope, c.DType)
-	}
-	if d.Scope != Shared || d.DType != I32 || !one(s.Dst) {
+	v.counter("ticket", pos, s.Counter)
+	if d.Scope != Shared || d.DType != I32 || !oneElement(s.Dst) {
 		v.errorf("ticket", pos, "the ticket lands in one element of a shared i32 tile, got %s (%s %s)", RegionString(s.Dst), d.Scope, d.DType)
 	}
 	v.writable("ticket", pos, c)

@@ -10,6 +10,11 @@ import (
 type CombineConfig struct {
 	Rows    int // heads per block; divides h_q
 	Threads int
+	// Early (> 0) starts the combine while the split kernel still runs
+	// (MLAConfig.Early): a request's blocks wait until the split kernel
+	// has counted Early·num_splits pieces of it (one a split and M-block)
+	// in piece_count[b, 0], and the last of them zeroes the counters.
+	Early int
 }
 
 // DefaultCombineConfig: 8 heads per block (fewer when h_q is not a
@@ -26,6 +31,9 @@ func DefaultCombineConfig(s MLAShape) CombineConfig {
 func CheckCombine(s MLAShape, c CombineConfig) error {
 	if c.Rows < 1 || s.Hq%c.Rows != 0 || c.Threads < 1 {
 		return fmt.Errorf("mla combine: %d rows per block must divide h_q = %d (config %+v)", c.Rows, s.Hq, c)
+	}
+	if c.Early < 0 {
+		return fmt.Errorf("mla combine: Early = %d pieces a split; want 0 (off) or more", c.Early)
 	}
 	return nil
 }
@@ -51,18 +59,36 @@ func MLACombine(s MLAShape, c CombineConfig) *tl.Func {
 	NS := f.In("num_splits", tl.I32, B)
 	OP := f.In("O_partial", s.partialDType(), B, nSplit, s.Sq, s.Hq, s.Dv)
 	LP := f.In("LSE_partial", tl.F32, B, nSplit, s.Sq, s.Hq)
+	var count *tl.Tensor
+	if c.Early > 0 {
+		count = f.Scratch("piece_count", tl.I32, B, f.Sym("count_cols"))
+	}
 	O := f.Out("O", s.DType, B, s.Sq, s.Hq, s.Dv)
 	LSE := f.Out("LSE", tl.F32, B, s.Sq, s.Hq)
 	R := c.Rows
 	f.Kernel(tl.Grid(s.Hq/R, s.Sq, B), c.Threads, func(k *tl.Block) {
 		hx, t, b := k.Idx()
 		n := k.Var(tl.I32, NS.At(b)).Named("n").Val()
+		if count != nil {
+			k.StartEarly()
+		}
 		k.If(n.Ne(1), func() { // a request of one split: the split kernel wrote its O and LSE
+			if count != nil {
+				k.WaitCount(count.Sub(b, 0), n.Mul(c.Early))
+			}
 			acc, lse := mergeSplits(k, n, R, s.Dv, s.partialDType(),
 				func(i tl.Expr) tl.Region { return LP.Sub(b, i, t, tl.Tile(hx, R)) },
 				func(i tl.Expr) tl.Region { return OP.Sub(b, i, t, tl.Tile(hx, R), tl.All) })
 			k.Copy(acc, O.Sub(b, t, tl.Tile(hx, R), tl.All))
 			k.Copy(lse, LSE.Sub(b, t, tl.Tile(hx, R)))
+			if count != nil { // the request's last block leaves its counters zeroed for the next launch
+				tk := k.Shared(tl.I32, 1).Named("ticket")
+				k.Ticket(count.Sub(b, 1), tk)
+				k.If(tk.At(0).Eq(s.Hq/R*s.Sq-1), func() {
+					count.Set(0, b, 0)
+					count.Set(0, b, 1)
+				})
+			}
 		})
 	})
 	return f

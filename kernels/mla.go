@@ -80,6 +80,13 @@ type MLAConfig struct {
 	// its request's M-block; the one that finds the request's split count
 	// less one merges, and resets the counter).
 	Merge bool `config:"omitzero"`
+	// Early (split path, not Merge): the combine starts while the split
+	// kernel's last parts still run, on the SMs the others free, and
+	// merges each request once its pieces are written (each piece adds 1
+	// to a counter of its request after its partials; the combine's blocks
+	// wait for the request's count), where without it the combine starts
+	// when the split kernel ends.
+	Early bool `config:"omitzero"`
 }
 
 // Full fills in the default sizes.
@@ -126,6 +133,8 @@ func (s MLAShape) Check(c MLAConfig) error {
 		return fmt.Errorf("mla: Seesaw needs Handoff, M = the page (%d) and %d columns of K past V for P, got %+v", s.Page, s.Page, c)
 	case c.Handoff && (!c.Roles || s.Dv%2 != 0):
 		return fmt.Errorf("mla: Handoff needs Roles and an even Dv (a half of the output a warpgroup), got %+v, Dv %d", c, s.Dv)
+	case c.Early && c.Merge:
+		return fmt.Errorf("mla: Early is for the combine, which Merge does without; got %+v", c)
 	case c.V0 != 0 && (!c.Handoff || c.Seesaw || c.V0 < 0 || c.V0 >= s.Dv || c.V0%64 != 0):
 		return fmt.Errorf("mla: V0 = %d needs Handoff without Seesaw and a multiple of 64 (a swizzle panel of V) in 64..%d, got %+v", c.V0, s.Dv-1, c)
 	}
@@ -183,8 +192,11 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 		// The split kernel writes O and LSE too: a request the schedule
 		// leaves whole (num_splits 1), or under Merge the merged rows.
 		a.ns = f.In("num_splits", tl.I32, B)
-		if c.Merge {
+		switch {
+		case c.Merge:
 			a.count = f.Scratch("merge_count", tl.I32, B, f.Sym("count_cols"))
+		case c.Early: // [b, 0]: the request's pieces written (MLACombine's wait)
+			a.count = f.Scratch("piece_count", tl.I32, B, f.Sym("count_cols"))
 		}
 		a.oFinal = f.Out("O", s.DType, B, s.Sq, s.Hq, s.Dv)
 		a.lseFinal = f.Out("LSE", tl.F32, B, s.Sq, s.Hq)
@@ -194,6 +206,9 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 		f.Kernel(tl.Grid(nM, nParts), c.Threads, func(k *tl.Block) {
 			bx, p, _ := k.Idx()
 			k.FirstTilesFirst() // Q and the first page at once, the second after (docs/perf.md, thirty-fourth session)
+			if c.Early {
+				k.NextEarly() // the combine's blocks take the SMs of the parts that end first
+			}
 			first := Parts.At(p, 0)
 			k.Serial(Parts.At(p, 1).Sub(first), func(i tl.Expr) {
 				ch := first.Add(i)
@@ -208,6 +223,11 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 					solo = k.Var(tl.I32, a.ns.At(req)).Named("req_splits").Val().Eq(1)
 				}
 				mlaPiece(k, s, c, a, bx, b, req, []any{req, sp}, solo, Chunks.At(ch, 1), Chunks.At(ch, 2))
+				if c.Early { // a piece of a request the combine merges: count it, after its partials
+					k.If(solo.Not(), func() {
+						k.Signal(a.count.Sub(req, 0))
+					})
+				}
 			})
 		})
 		return f
@@ -227,7 +247,8 @@ type mlaArgs struct {
 	lseScale                   float64
 	oHint                      []tl.CacheHint // O's stores (Copy's hint)
 	// Split: the requests' split counts and the final O and LSE; under
-	// Merge the tickets' counters (a request's M-blocks apart) too.
+	// Merge the tickets' counters (a request's M-blocks apart), under
+	// Early the pieces' counters, too.
 	ns, count, oFinal, lseFinal *tl.Tensor
 }
 
@@ -647,7 +668,7 @@ const mergeRows = 32
 // global memory (the page ring fills shared memory).
 func (t *mlaBlock) merge(req tl.Expr) {
 	k, s, c, a := t.k, t.s, t.c, t.a
-	if a.count == nil {
+	if !c.Merge {
 		return
 	}
 	tk := k.Shared(tl.I32, 1).Named("ticket")

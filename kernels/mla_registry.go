@@ -210,7 +210,26 @@ func (p *mlaProblem) GPUConfig() Config { return p.GPUConfigFor("sm_90a") }
 // kernel's f32 staging tile needs fewer rows when a block holds several
 // tokens), else 32 or 16 over 4 warps; one stage each, or on sm_90a with
 // one query token two, which were faster at every point measured.
+//
+// On sm_90a's split path with no more requests than parts, the combine
+// starts early (Early): nearly every request is cut there and merged by
+// the combine, whose work then runs beside the split kernel's last parts.
+// H200, 2026-11-25, alternating pairs against the same program without
+// it: 1.004-1.008× at b64 h_q 128 kv8k (64 requests over 66 parts),
+// 1.011-1.017× at kv4k, 1.010-1.020× at b64 h_q 64 kv8k (over 132); with
+// about two requests a part, 0.996-0.997× at b128 h_q 128 kv8k and
+// 0.998-1.001× at b64 s_q 2 kv4k, where most requests are whole and the
+// split kernel writes them (docs/perf.md, thirty-fifth session).
 func (p *mlaProblem) GPUConfigFor(arch string) Config {
+	c := p.gpuConfigFor(arch)
+	if m, ok := c.(MLAConfig); ok && arch == "sm_90a" && m.WS && p.md != nil && len(p.lens) <= MLASMParts(p.s.Sq, p.s.Hq, p.sms) {
+		m.Early = true
+		return m
+	}
+	return c
+}
+
+func (p *mlaProblem) gpuConfigFor(arch string) Config {
 	builds := func(c MLAConfig) bool {
 		_, err := mlaDecode(p.s, c, p.md != nil).Build()
 		return p.s.Check(c) == nil && err == nil
@@ -283,10 +302,18 @@ func (p *mlaProblem) Steps(c Config) ([]Step, error) {
 // LSE_partial, num_splits, O and LSE (the requests it leaves whole), then
 // the combine from num_splits and the partials into the other requests' O
 // and LSE; under Merge the split kernel alone, which also takes the
-// counters.
+// counters; under Early both take them (the pieces' count).
 func MLASplitSteps(s MLAShape, c MLAConfig) []Step {
 	if c.Merge {
 		return []Step{{MLADecodeSplit(s, c), []int{0, 1, 2, 3, 6, 7, 9, 10, 8, 11, 4, 5}}}
+	}
+	if c.Early {
+		cc := DefaultCombineConfig(s)
+		cc.Early = max(1, s.Full().Sq*s.Hq/c.M) // the split kernel's M-blocks: pieces a split
+		return []Step{
+			{MLADecodeSplit(s, c), []int{0, 1, 2, 3, 6, 7, 9, 10, 8, 11, 4, 5}},
+			{MLACombine(s, cc), []int{8, 9, 10, 11, 4, 5}},
+		}
 	}
 	return []Step{
 		{MLADecodeSplit(s, c), []int{0, 1, 2, 3, 6, 7, 9, 10, 8, 4, 5}},
@@ -358,8 +385,9 @@ func MLAInputs(s MLAShape, lens []int32, seed uint64) []*tensor.Tensor {
 
 // MLAPartials makes the split path's extra arguments: a schedule's
 // tensors (parts, chunks, num_splits), NaN-poisoned O_partial and
-// LSE_partial, and Merge's counters (zeros, a column per query row: enough
-// for an M-block's each at any M).
+// LSE_partial, and the counters of Merge and Early (zeros, a column per
+// query row and at least two: enough for an M-block's each at any M, and
+// for Early's two).
 func MLAPartials(s MLAShape, md MLAMetadata) []*tensor.Tensor {
 	s = s.Full()
 	b := len(md.NumSplits)
@@ -368,7 +396,7 @@ func MLAPartials(s MLAShape, md MLAMetadata) []*tensor.Tensor {
 		ps, ch, ns,
 		tensor.New(s.partialDType(), b, md.Splits, s.Sq, s.Hq, s.Dv).Fill(math.NaN()),
 		tensor.New(ir.F32, b, md.Splits, s.Sq, s.Hq).Fill(math.NaN()),
-		tensor.New(ir.I32, b, s.Sq*s.Hq),
+		tensor.New(ir.I32, b, max(2, s.Sq*s.Hq)),
 	}
 }
 

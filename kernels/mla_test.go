@@ -109,9 +109,9 @@ func runSplit(t *testing.T, s MLAShape, c MLAConfig, md MLAMetadata, args []*ten
 	if err := RunSteps(MLASplitSteps(s, c), all, ir.DefaultLimits, interp.Run); err != nil {
 		t.Fatal(err)
 	}
-	for i, v := range all[11].Data { // Merge's counters: handed back zeroed
+	for i, v := range all[11].Data { // Merge's and Early's counters: handed back zeroed
 		if v != 0 {
-			t.Fatalf("merge counter %d left at %g", i, v)
+			t.Fatalf("counter %d left at %g", i, v)
 		}
 	}
 	return all[9], all[10]
@@ -155,6 +155,11 @@ func TestMLASplitInterp(t *testing.T) {
 		{"merge_uniform_5", s, MLAConfig{M: 32, Stages: 1, Threads: 128, Merge: true}, lens, UniformMLASplits(lens, MLAPage, 5)},
 		{"merge_hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Merge: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(1, 16))},
 		{"merge_hq128_sq2_handoff", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true, Merge: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
+		// The combine starting early: its blocks wait for every piece of
+		// their request (one an M-block and split: 1, 1 and 4 here).
+		{"early_3_parts", s, MLAConfig{M: 32, Stages: 1, Threads: 128, Early: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(s.Sq, s.Hq))},
+		{"early_uniform_5_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Early: true}, lens, UniformMLASplits(lens, MLAPage, 5)},
+		{"early_hq128_sq2_handoff", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true, Early: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 	}
 	for _, tc := range cases {
 		s, c, lens, md := tc.s, tc.c, tc.lens, tc.md
@@ -430,23 +435,33 @@ func TestMLAFLOPsBytes(t *testing.T) {
 	}
 	// The fastest measured at the memory-bound points (2026-11-23): h_q 16,
 	// 16 rows and two stages on sm_90a (one elsewhere); h_q 32, the Roles
-	// block padded, on sm_90a only.
+	// block padded, on sm_90a only. On sm_90a's split path with no more
+	// requests than parts (132 SMs over the M-blocks), the combine starts
+	// early: not with the single program, 16-row blocks (no producer), or
+	// more requests than parts.
 	roles := MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true}
+	early, handoffEarly := roles, roles
+	early.Early = true
+	handoffEarly.Handoff, handoffEarly.Early = true, true
 	for _, tc := range []struct {
-		heads, splits, arch string
-		want                MLAConfig
+		batch, heads, splits, mean, arch string
+		want                             MLAConfig
 	}{
-		{"16", "1", "sm_90a", MLAConfig{M: 16, Stages: 2, Threads: 128}},
-		{"16", "3", "sm_90a", MLAConfig{M: 16, Stages: 2, Threads: 128}},
-		{"16", "1", "sm_80", MLAConfig{M: 16, Stages: 1, Threads: 128}},
-		{"32", "1", "sm_90a", roles},
-		{"32", "3", "sm_90a", roles},
-		{"32", "1", "sm_80", MLAConfig{M: 32, Stages: 1, Threads: 128}},
-		{"64", "3", "sm_90a", roles}, // hand-offs were slower there
+		{"2", "16", "1", "300", "sm_90a", MLAConfig{M: 16, Stages: 2, Threads: 128}},
+		{"2", "16", "3", "300", "sm_90a", MLAConfig{M: 16, Stages: 2, Threads: 128}},
+		{"2", "16", "1", "300", "sm_80", MLAConfig{M: 16, Stages: 1, Threads: 128}},
+		{"2", "32", "1", "300", "sm_90a", roles},
+		{"2", "32", "3", "300", "sm_90a", early},
+		{"2", "32", "1", "300", "sm_80", MLAConfig{M: 32, Stages: 1, Threads: 128}},
+		{"2", "64", "3", "300", "sm_90a", early}, // hand-offs were slower there
+		{"2", "64", "3", "300", "sm_80", MLAConfig{M: 64, Stages: 1, Threads: 256}},
+		{"66", "128", "0", "8192", "sm_90a", handoffEarly},                                                                                  // 66 requests over 66 parts
+		{"67", "128", "0", "8192", "sm_90a", MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true}}, // over 66
+		{"132", "64", "0", "8192", "sm_90a", early},
 	} {
-		q := mustProblem(t, "mla-decode", map[string]string{"heads": tc.heads, "splits": tc.splits, "mean-kv": "300"})
+		q := mustProblem(t, "mla-decode", map[string]string{"batch": tc.batch, "heads": tc.heads, "splits": tc.splits, "mean-kv": tc.mean})
 		if c := GPUConfigFor(q, tc.arch).(MLAConfig); c != tc.want {
-			t.Errorf("h_q %s, %s splits on %s: config %+v, want %+v", tc.heads, tc.splits, tc.arch, c, tc.want)
+			t.Errorf("batch %s, h_q %s, %s splits on %s: config %+v, want %+v", tc.batch, tc.heads, tc.splits, tc.arch, c, tc.want)
 		}
 	}
 	if c := GPUConfigFor(p, "sm_80").(MLAConfig); c.M != 64 || c.Threads != 256 || c.Stages != 1 {

@@ -26,7 +26,8 @@
 # warpgroups splitting a Gemm's N (MLA's 64 rows over two; tl's SplitN)
 # off or on, or a deferred loop's separate K and V rings off, or the
 # skipped rescales (tl's ScaleRows) off, or a walk's late start (tl's
-# LateStart) off, for everything run. TILEGO_SOURCE=name=file.cu compiles
+# LateStart) off, for everything run; TILEGO_PDL=0 launches a chain's steps
+# that start early (MLA's combine under Early) after the step before. TILEGO_SOURCE=name=file.cu compiles
 # a hand-edited program in place of the generated one (to time an edit
 # before the compiler makes it; several comma-separated); TILEGO_STAMPS=prefix
 # writes such a program's tilego_stamps array after a run (README, "emit").

@@ -123,6 +123,33 @@ func (k *Block) Ticket(counter, dst any) {
 	}
 }
 
+// Signal adds 1 to counter (one element of a global i32 tensor) once for
+// the block, after every global write the block made before it, so that a
+// kernel waiting for the count (WaitCount) sees them. Unlike Ticket the
+// block neither learns the count nor waits for the add: the threads that
+// compute go on at once.
+func (k *Block) Signal(counter any) {
+	pos := callerPos()
+	if c, ok := k.f.region("signal", pos, counter); ok {
+		k.f.emit("signal", pos, &ir.Signal{At: ir.At{P: pos}, Counter: c})
+	}
+}
+
+// WaitCount holds the block until counter (one element of a global i32
+// tensor) reaches n, counted by Tickets of the kernel before this one on
+// the stream: a chain's earlier step, which this kernel may run beside
+// when it starts early (StartEarly). What that kernel wrote before its
+// Tickets is then seen by every thread. The counter must not be one this
+// kernel's own blocks add to (a block could wait for one that never runs).
+func (k *Block) WaitCount(counter, n any) {
+	pos := callerPos()
+	c, ok := k.f.region("wait_count", pos, counter)
+	x := lift(n)
+	if ok && k.f.check("wait_count", pos, x) {
+		k.f.emit("wait_count", pos, &ir.WaitCount{At: ir.At{P: pos}, Counter: c, Min: x.e})
+	}
+}
+
 // GemmOpt modifies a Gemm.
 type GemmOpt func(*ir.Gemm)
 
@@ -239,6 +266,22 @@ func (k *Block) LateStart(cycles int) { k.k.Late = cycles }
 // the CUDA backend applies it where a producer walks such a tile around a
 // single ring of two stages or more.
 func (k *Block) FirstTilesFirst() { k.k.FirstFill = true }
+
+// NextEarly lets the kernel after this one on the stream, where that one
+// starts early (StartEarly), launch as soon as every block of this one
+// has started: its blocks then take the SMs this kernel's blocks free as
+// they end. A hint; without it such a kernel starts when this one ends.
+func (k *Block) NextEarly() { k.k.NextEarly = true }
+
+// StartEarly lets the kernel start while the kernel before it on the
+// stream (a chain's earlier step that asks NextEarly) still runs, on the
+// SMs that kernel's blocks free. Whatever it reads of that kernel's
+// writes it must first wait for with WaitCount; it ends only after that
+// kernel has, so what comes after both on the stream sees both. Where
+// launches cannot overlap (no such driver call, TILEGO_PDL=0, the CPU
+// interpreter) it starts after the kernel before it, and its waits find
+// their counts reached.
+func (k *Block) StartEarly() { k.k.Early = true }
 
 // Cluster asks that blocks run in clusters of n (2) along the grid's x,
 // and that the tiles a producer warpgroup (WarpSpecialize) loads alike for

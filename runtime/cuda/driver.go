@@ -59,6 +59,7 @@ type driverAPI struct {
 	cuFuncSetAttribute  func(f uintptr, attr int32, v int32) int32
 	cuLaunchKernel      func(f uintptr, gx, gy, gz, bx, by, bz, shared uint32,
 		stream uintptr, params unsafe.Pointer, extra unsafe.Pointer) int32
+	cuLaunchKernelEx func(cfg *launchConfig, f uintptr, params unsafe.Pointer, extra unsafe.Pointer) int32
 
 	cuTensorMapEncodeTiled func(tm unsafe.Pointer, dtype int32, rank uint32,
 		addr uintptr, dims, strides unsafe.Pointer, box, elemStrides unsafe.Pointer,
@@ -105,6 +106,8 @@ func (api *driverAPI) symbols() []symbol {
 		sym(&api.cuFuncGetAttribute, "cuFuncGetAttribute"),
 		sym(&api.cuFuncSetAttribute, "cuFuncSetAttribute"),
 		sym(&api.cuLaunchKernel, "cuLaunchKernel"),
+		// Launch attributes (a chain's steps that start early); CUDA 12 on.
+		opt(&api.cuLaunchKernelEx, "cuLaunchKernelEx"),
 		// Hopper's TMA descriptors; absent before CUDA 12.
 		opt(&api.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled"),
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"time"
 )
@@ -22,6 +23,41 @@ import (
 // Faults during execution surface at the next synchronization; use Sync to
 // check one kernel's outcome with its name attached.
 func Launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, args ...any) error {
+	return launch(fn, grid, block, sharedBytes, stream, false, args)
+}
+
+// LaunchEarly is Launch for a kernel that may start before the kernel
+// queued before it on stream has ended (programmatic dependent launch,
+// sm_90 on): its blocks may take the SMs that kernel's blocks free once
+// every one of them has executed griddepcontrol.launch_dependents. It
+// must itself wait for what it reads of that kernel's writes. Where the
+// driver lacks cuLaunchKernelEx it launches as Launch does.
+func LaunchEarly(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, args ...any) error {
+	return launch(fn, grid, block, sharedBytes, stream, true, args)
+}
+
+// launchConfig and launchAttr are CUlaunchConfig and CUlaunchAttribute
+// (cuda.h, 64-bit hosts): the attribute's value is a 64-byte union.
+type launchConfig struct {
+	dims     [7]uint32 // grid x, y, z, block x, y, z, dynamic shared bytes
+	_        uint32
+	stream   uintptr
+	attrs    *launchAttr
+	numAttrs uint32
+	_        uint32
+}
+
+type launchAttr struct {
+	id    uint32
+	_     uint32
+	value [64]byte
+}
+
+// attrProgrammaticSerialization is CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+// its value, an int, 1 lets the launch overlap the kernel before it.
+const attrProgrammaticSerialization = 6
+
+func launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, early bool, args []any) error {
 	if fn == nil {
 		return fmt.Errorf("cuda: Launch: nil function")
 	}
@@ -43,9 +79,21 @@ func Launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, a
 	defer p.release()
 	d := fn.m.d
 	return d.do(func() error {
-		r := d.api.cuLaunchKernel(fn.h, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5],
-			dims[6], stream.handle(), p.kernelParams(), nil)
-		err := d.api.checkKernel("cuLaunchKernel", fn.name, r)
+		call := "cuLaunchKernel"
+		var r int32
+		if early && d.api.cuLaunchKernelEx != nil {
+			call = "cuLaunchKernelEx"
+			attr := &launchAttr{id: attrProgrammaticSerialization}
+			attr.value[0] = 1
+			cfg := &launchConfig{dims: dims, stream: stream.handle(), attrs: attr, numAttrs: 1}
+			r = d.api.cuLaunchKernelEx(cfg, fn.h, p.kernelParams(), nil)
+			runtime.KeepAlive(cfg)
+			runtime.KeepAlive(attr)
+		} else {
+			r = d.api.cuLaunchKernel(fn.h, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5],
+				dims[6], stream.handle(), p.kernelParams(), nil)
+		}
+		err := d.api.checkKernel(call, fn.name, r)
 		if e, ok := err.(*Error); ok {
 			cfg := fmt.Sprintf("grid %v, block %v, shared %d B", grid, block, sharedBytes)
 			if e.Detail != "" {

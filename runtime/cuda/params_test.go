@@ -137,3 +137,17 @@ func TestLaunchValidatesDims(t *testing.T) {
 		}
 	}
 }
+
+// launchConfig and launchAttr match CUlaunchConfig and CUlaunchAttribute on
+// 64-bit hosts: 56 and 72 bytes, the stream at 32, the attributes at 40,
+// the attribute's value at 8.
+func TestLaunchConfigLayout(t *testing.T) {
+	var c launchConfig
+	if s, st, at := unsafe.Sizeof(c), unsafe.Offsetof(c.stream), unsafe.Offsetof(c.attrs); s != 56 || st != 32 || at != 40 {
+		t.Errorf("launchConfig: %d bytes, stream at %d, attrs at %d; want 56, 32, 40", s, st, at)
+	}
+	var a launchAttr
+	if s, v := unsafe.Sizeof(a), unsafe.Offsetof(a.value); s != 72 || v != 8 {
+		t.Errorf("launchAttr: %d bytes, value at %d; want 72, 8", s, v)
+	}
+}

@@ -190,6 +190,7 @@ type Launch struct {
 	outputs []int
 	owned   bool       // bufs are this launch's to free
 	counter drv.Buffer // a drawn walk's counter (Program.Counter), or none
+	early   bool       // a chain's step launched to start early (Program.Early)
 }
 
 // Prepare uploads args and resolves the grid for p.
@@ -329,6 +330,9 @@ func (l *Launch) Once() error {
 func (l *Launch) Start(stream *drv.Stream) error {
 	if l.grid[0]*l.grid[1]*l.grid[2] == 0 { // an empty grid launches nothing
 		return nil
+	}
+	if l.early {
+		return drv.LaunchEarly(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, stream, l.args...)
 	}
 	return drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, stream, l.args...)
 }

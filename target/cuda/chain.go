@@ -11,7 +11,11 @@ import (
 
 // Chain is several programs launched in order over one set of device
 // tensors: split-KV attention runs its split kernel, then the combine,
-// and the partials between them never leave the device.
+// and the partials between them never leave the device. A later step
+// whose program starts early (Program.Early: it waits for what it reads
+// of the step before by counters) is launched so that it may run beside
+// that step's last blocks (programmatic dependent launch; TILEGO_PDL=0
+// launches every step after the one before).
 type Chain struct {
 	b       *Backend
 	bufs    []drv.Buffer
@@ -54,6 +58,7 @@ func chain(b *Backend, progs []*Program, idx [][]int, args []*tensor.Tensor, buf
 			c.Free()
 			return nil, fmt.Errorf("chain step %d (%s): %w", i, p.Name, err)
 		}
+		l.early = i > 0 && p.Early && envSwitch("TILEGO_PDL", true)
 		c.steps = append(c.steps, l)
 		for _, o := range l.outputs {
 			if a := idx[i][o]; !slices.Contains(c.outputs, a) {

@@ -44,7 +44,11 @@ type Program struct {
 	// its walk draws tiles from and leaves zeroed (spread.go); each launch
 	// allocates its own.
 	Counter bool
-	smem    *smemPlan
+	// Early: the kernel may start while the one before it on the stream
+	// still runs (ir.Kernel.Early, sm_90 on); a chain launches it so
+	// (chain.go).
+	Early bool
+	smem  *smemPlan
 }
 
 // pass is one step of compilation; passes run in the order of the table.

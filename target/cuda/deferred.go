@@ -294,6 +294,10 @@ func eachRegion(s ir.Stmt, fn func(ir.Region)) {
 	case *ir.Ticket:
 		fn(s.Counter)
 		fn(s.Dst)
+	case *ir.Signal:
+		fn(s.Counter)
+	case *ir.WaitCount:
+		fn(s.Counter)
 	case *ir.Prefetch:
 		fn(s.Src)
 	case *ir.Gemm:

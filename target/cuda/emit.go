@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tilego/tilego/ir"
@@ -59,7 +60,7 @@ func emitPass(c *compilation) error {
 		return e.err
 	}
 	c.prog = &Program{Func: c.f, Name: c.f.Name, Source: src, Threads: c.launchThreads(), Shared: c.smem.total, Layouts: c.layouts, TMA: c.tmaSpecs, PingPong: c.pingPong, smem: c.smem,
-		Counter: c.ws != nil && c.ws.walk != nil && c.ws.walk.draw}
+		Counter: c.ws != nil && c.ws.walk != nil && c.ws.walk.draw, Early: c.f.Kernel.Early && gridDeps(c.opts.Arch)}
 	return nil
 }
 
@@ -141,12 +142,19 @@ func (e *emitter) store(dt ir.DType, x string) string {
 func (e *emitter) kernel() string {
 	f, k := e.c.f, e.c.f.Kernel
 	var params []string
+	// A kernel that starts early reads what the kernel before it writes
+	// while that one runs: no __restrict__, which would let nvcc load
+	// inputs through the non-coherent read-only path.
+	restrict := " __restrict__"
+	if k.Early {
+		restrict = ""
+	}
 	for _, p := range f.Params {
 		q := "const "
 		if p.Output {
 			q = ""
 		}
-		params = append(params, fmt.Sprintf("%s%s* __restrict__ %s", q, ctype(p.DType), p.Name))
+		params = append(params, fmt.Sprintf("%s%s*%s %s", q, ctype(p.DType), restrict, p.Name))
 		e.global[p] = needs64(p)
 	}
 	for _, s := range f.Syms {
@@ -175,6 +183,9 @@ func (e *emitter) kernel() string {
 	e.open("extern \"C\" __global__ void __launch_bounds__(%s) %s%s(%s)", bounds, cluster, f.Name, strings.Join(params, ", "))
 	e.line("extern __shared__ __align__(1024) uint8_t smem[];")
 	e.line("const int tid = threadIdx.x, warp = tid / 32, lane = tid %% 32;")
+	if k.NextEarly && gridDeps(e.c.opts.Arch) {
+		e.line("tl::grid_launch_next(); // the next kernel may start early (NextEarly)")
+	}
 	e.blockIndices(k)
 	e.declRegs(k.Allocs)
 	e.line("(void)warp; (void)lane;")
@@ -193,8 +204,18 @@ func (e *emitter) kernel() string {
 	if e.c.cluster { // no arrival from the partner may find this block gone
 		e.line("tl::cluster_sync();")
 	}
+	if k.Early && gridDeps(e.c.opts.Arch) {
+		e.line("tl::grid_wait(); // end after the kernel before (StartEarly)")
+	}
 	e.close()
 	return e.b.String()
+}
+
+// gridDeps: the arch has programmatic dependent launch (sm_90 on), which
+// StartEarly and NextEarly lower to.
+func gridDeps(arch string) bool {
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(arch, "sm_"), "a"))
+	return err == nil && n >= 90
 }
 
 // needs64 reports whether offsets into a global tensor may pass 2^31.
@@ -268,6 +289,10 @@ func (e *emitter) stmt(s ir.Stmt) {
 		e.prefetch(s)
 	case *ir.Ticket:
 		e.ticket(s)
+	case *ir.WaitCount:
+		e.waitCount(s)
+	case *ir.Signal:
+		e.signal(s)
 	case *ir.Gemm:
 		switch {
 		case e.c.wgmma[s]:

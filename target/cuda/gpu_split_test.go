@@ -35,9 +35,10 @@ func compileSteps(t *testing.T, b *Backend, arch string, steps []kernels.Step) (
 	return progs, idx
 }
 
-// runChainPoisoned compiles steps for arch and runs them once, in order,
+// runChainPoisoned compiles steps for arch and runs them twice, in order,
 // on one device copy of args, everything a step writes poisoned first; the
-// written tensors come back into args.
+// written tensors come back into args, and so do the scratch tensors (which
+// a chain does not download), so that a test can see they end zeroed.
 func runChainPoisoned(t *testing.T, b *Backend, arch string, steps []kernels.Step, args []*tensor.Tensor) {
 	t.Helper()
 	progs, idx := compileSteps(t, b, arch, steps)
@@ -46,7 +47,7 @@ func runChainPoisoned(t *testing.T, b *Backend, arch string, steps []kernels.Ste
 		t.Fatal(err)
 	}
 	defer c.Free()
-	for range 2 { // twice: what a run leaves behind (Merge's counters) must serve the next
+	for range 2 { // twice: what a run leaves behind (the counters of Merge and Early) must serve the next
 		if err := c.Poison(); err != nil {
 			t.Fatal(err)
 		}
@@ -56,6 +57,15 @@ func runChainPoisoned(t *testing.T, b *Backend, arch string, steps []kernels.Ste
 	}
 	if err := c.Download(args); err != nil {
 		t.Fatal(err)
+	}
+	for i, p := range progs {
+		for j, prm := range p.Func.Params {
+			if a := idx[i][j]; prm.Scratch {
+				if err := download(b, c.bufs[a], args[a]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 	}
 }
 
@@ -120,6 +130,9 @@ func TestGPUMLADecode(t *testing.T) {
 	v0, v0Wide := handoff, handoff             // unequal shares of O: warpgroup 1 takes 320 or 384 columns
 	v0.V0, v0Wide.V0 = 192, 128
 	handoffCl.Cluster, splitNWSCl.Cluster = 2, 2
+	// The combine started early, waiting for each request's pieces.
+	handoffEarly, splitNWSEarly, m32Early := handoff, splitNWS, m32
+	handoffEarly.Early, splitNWSEarly.Early, m32Early.Early = true, true, true
 	cases := []tc{
 		{"sq1_m16", sq1, m16, []int32{1, 63, 65, 200}, 0, false},
 		{"sq2_m32_causal", sq2, m32, []int32{1, 64 + 1, 130, 2}, 0, false},
@@ -172,6 +185,11 @@ func TestGPUMLADecode(t *testing.T) {
 		{"split_uniform3_sq2_f16_handoff_merge", h128sq2, merge, []int32{1500, 64 + 3}, 3, true},
 		{"split_sched_hq64_splitn_merge", kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}, splitN2Merge, []int32{3000, 0, 1, 700, 65}, -1, true},
 		{"split_uniform5_hq64_f16_splitn_merge", h64f16, splitN2Merge, []int32{1200, 64, 1}, 5, true},
+		{"split_sched_hq128_handoff_early", h128, handoffEarly, []int32{2000, 3, 700, 129}, -1, true},
+		{"split_3parts_hq128_handoff_early", h128, handoffEarly, []int32{2000, 3, 700, 129, 1, 640}, -3, true},
+		{"split_uniform3_sq2_f16_handoff_early", h128sq2, handoffEarly, []int32{1500, 64 + 3}, 3, true},
+		{"split_sched_hq64_splitn_ws_early", kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}, splitNWSEarly, []int32{3000, 0, 1, 700, 65}, -1, true},
+		{"split_sched_sq2_m32_early", sq2, m32Early, []int32{1, 65, 200, 130, 900}, -1, false},
 		{"hq32_sq2_handoff_1stage", kernels.MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, kernels.MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true}, []int32{2, 64, 129, 700}, 0, true},
 		{"split_sched_hq16_padded_handoff", sq1, handoff, []int32{2000, 3, 700, 65}, -1, true},
 		{"hq128_handoff_v0_long", h128, v0, []int32{3058, 2048 + 5, 1034, 1}, 0, true},
@@ -228,6 +246,13 @@ func TestGPUMLADecode(t *testing.T) {
 				all := append(args, kernels.MLAPartials(c.s, md)...)
 				runChainPoisoned(t, b, arch, kernels.MLASplitSteps(c.s, c.c), all)
 				checkMLAGPU(t, c.s, all, rows)
+				if c.c.Merge || c.c.Early {
+					for i, v := range all[11].Data {
+						if v != 0 {
+							t.Fatalf("counter %d left at %g after two runs", i, v)
+						}
+					}
+				}
 				// Splits past a request's pieces are not written (poisoned
 				// NaN stays): the combine reads only num_splits of them.
 				for r := range c.lens {

@@ -93,6 +93,13 @@ func readsBuffer(body []ir.Stmt, b *ir.Buffer) bool {
 		case *ir.Ticket:
 			found = found || s.Counter.Buf == b
 			regions(s.Counter, s.Dst)
+		case *ir.Signal:
+			found = found || s.Counter.Buf == b
+			regions(s.Counter)
+		case *ir.WaitCount:
+			found = found || s.Counter.Buf == b
+			regions(s.Counter)
+			exprs(s.Min)
 		case *ir.Prefetch:
 			found = found || s.Src.Buf == b
 			regions(s.Src)

@@ -89,6 +89,8 @@ func writeCounts(body []ir.Stmt) map[*ir.Buffer]int {
 		case *ir.Ticket:
 			n[s.Counter.Buf]++
 			n[s.Dst.Buf]++
+		case *ir.Signal:
+			n[s.Counter.Buf]++
 		case *ir.Gemm:
 			n[s.C.Buf]++
 		case *ir.Fill:

@@ -169,6 +169,34 @@ __device__ __forceinline__ void set_h(uint32_t* a, int i, uint16_t v) {
   const uint32_t s = (i & 1) * 16;
   a[i >> 1] = (a[i >> 1] & ~(0xffffu << s)) | (uint32_t(v) << s);
 }
+// ticket (Ticket) adds 1 to a counter other blocks add to and returns the
+// count before: acquire-release at GPU scope, so that the writes this
+// thread has seen (the block's, after a barrier) are ordered before the
+// add, and its later reads after the adds before it.
+__device__ __forceinline__ int ticket(int* p) {
+  int v;
+  asm volatile("atom.add.acq_rel.gpu.global.s32 %0, [%1], 1;" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+// signal (Signal) adds 1 with release semantics and returns nothing: the
+// thread does not wait for the add.
+__device__ __forceinline__ void signal(int* p) {
+  asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(p) : "memory");
+}
+// wait_count (WaitCount, target/cuda/ticket.go) polls a counter that
+// another kernel's blocks add to until it reaches n: acquire loads, so
+// what they wrote before their adds is seen after it. It backs off
+// between polls, and traps after about a minute of them (2^28 polls of at
+// least 256 ns) rather than hang on a count that never comes.
+__device__ __forceinline__ void wait_count(const int* p, int n) {
+  for (long long polls = 0;; ++polls) {
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    if (v >= n) break;
+    if (polls >= (1ll << 28)) __trap();
+    __nanosleep(256);
+  }
+}
 }  // namespace tl
 
 // ---- Hopper (sm_90a) -----------------------------------------------------
@@ -483,6 +511,13 @@ template <int N>
 __device__ __forceinline__ void bulk_wait() {
   asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
 }
+// ---- programmatic dependent launch (StartEarly, NextEarly; chain.go) ------
+// grid_launch_next lets the kernel after this one on the stream launch, if
+// it was launched to start early, once every block of this one has passed
+// it; grid_wait holds the thread until the kernel before this one on the
+// stream has ended and its writes show (at once for a plain launch).
+__device__ __forceinline__ void grid_launch_next() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
+__device__ __forceinline__ void grid_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 }  // namespace tl
 #endif
 
