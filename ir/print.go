@@ -152,7 +152,7 @@ func (p *printer) stmt(s Stmt) {
 	case *Signal:
 		p.line("signal %s", RegionString(s.Counter))
 	case *WaitCount:
-		p.line("wait_count %s >= %s", RegionString(s.Counter), s.Min)
+		p.line("wait_count %s >= %s", RegionString(s.Counter), ExprString(s.Min))
 	case *Gemm:
 		opts := []string{s.Policy.String()}
 		if s.TransA {

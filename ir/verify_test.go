@@ -250,6 +250,21 @@ func TestVerifyRaw(t *testing.T) {
 			one := Region{Buf: a, Start: ints(0, 0), Extent: []int{1, 1}, Keep: []bool{false, false}}
 			f.Kernel.Body = []Stmt{&Ticket{At: at, Counter: one, Dst: one}}
 		}, "ticket: the ticket lands in one element of a shared i32 tile, got A[0, 0] (global f16)"},
+		{"signal on a shared counter", func(f *Func, a, s *Buffer) {
+			f.Kernel.Body = []Stmt{&Signal{At: at, Counter: Region{Buf: s, Start: ints(0, 0), Extent: []int{1, 1}, Keep: []bool{false, false}}}}
+		}, "raw.go:7: signal: the counter must be one element of a global i32 tensor, got s[0, 0] (shared f16)"},
+		{"wait for a count the program adds to", func(f *Func, a, s *Buffer) {
+			c := buf("C", I32, Global, 4)
+			c.Pos, c.Output = pos, true
+			f.Params = append(f.Params, c)
+			f.Kernel.Body = []Stmt{&WaitCount{At: at, Counter: Region{Buf: c, Start: ints(0), Extent: []int{1}, Keep: []bool{false}}, Min: IntConst(1)}}
+		}, "raw.go:7: wait_count: the counter C is an output of this program: a block would wait for another block of its own grid, which may never run; wait for an earlier kernel's counter"},
+		{"wait for a fractional count", func(f *Func, a, s *Buffer) {
+			c := buf("C", I32, Global, 4)
+			c.Pos = pos
+			f.Params = append(f.Params, c)
+			f.Kernel.Body = []Stmt{&WaitCount{At: at, Counter: Region{Buf: c, Start: ints(0), Extent: []int{1}, Keep: []bool{false}}, Min: &Const{T: F32, F: 1.5}}}
+		}, "raw.go:7: wait_count: the count to wait for must be an i32, got f32"},
 		{"prefetch of shared memory", func(f *Func, a, s *Buffer) {
 			f.Kernel.Body = []Stmt{&Prefetch{At: at, Src: Whole(s)}}
 		}, "raw.go:7: prefetch: s is not a global tensor: only global tiles can be prefetched"},

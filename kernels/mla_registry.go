@@ -219,7 +219,8 @@ func (p *mlaProblem) GPUConfig() Config { return p.GPUConfigFor("sm_90a") }
 // 1.011-1.017× at kv4k, 1.010-1.020× at b64 h_q 64 kv8k (over 132); with
 // about two requests a part, 0.996-0.997× at b128 h_q 128 kv8k and
 // 0.998-1.001× at b64 s_q 2 kv4k, where most requests are whole and the
-// split kernel writes them (docs/perf.md, thirty-fifth session).
+// split kernel writes them (docs/perf.md, thirty-fifth session). On an
+// H100 the same b64 points: 1.006-1.020×.
 func (p *mlaProblem) GPUConfigFor(arch string) Config {
 	c := p.gpuConfigFor(arch)
 	if m, ok := c.(MLAConfig); ok && arch == "sm_90a" && m.WS && p.md != nil && len(p.lens) <= MLASMParts(p.s.Sq, p.s.Hq, p.sms) {

@@ -133,6 +133,13 @@ func TestSignalWaitCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for fn, want := range map[*ir.Func][]string{pa: {"next kernel early", "signal count[0]"}, pb: {"starts early", "wait_count count[0] >= 37"}} {
+		for _, w := range want {
+			if !strings.Contains(fn.String(), w) {
+				t.Errorf("%s prints without %q:\n%s", fn.Name, w, fn)
+			}
+		}
+	}
 	part, count, total := tensor.New(ir.F32, n), tensor.New(ir.I32, 1), tensor.New(ir.F32, 1).Fill(-1)
 	if err := interp.Run(pa, []*tensor.Tensor{part, count}); err != nil {
 		t.Fatal(err)
