@@ -220,7 +220,8 @@ func (p *mlaProblem) GPUConfig() Config { return p.GPUConfigFor("sm_90a") }
 // about two requests a part, 0.996-0.997× at b128 h_q 128 kv8k and
 // 0.998-1.001× at b64 s_q 2 kv4k, where most requests are whole and the
 // split kernel writes them (docs/perf.md, thirty-fifth session). On an
-// H100 the same b64 points: 1.006-1.020×.
+// H100 the same b64 points: 1.006-1.020×; on the H200 b128 h_q 32 and 64
+// and b64 h_q 32 1.003-1.016×.
 func (p *mlaProblem) GPUConfigFor(arch string) Config {
 	c := p.gpuConfigFor(arch)
 	if m, ok := c.(MLAConfig); ok && arch == "sm_90a" && m.WS && p.md != nil && len(p.lens) <= MLASMParts(p.s.Sq, p.s.Hq, p.sms) {
