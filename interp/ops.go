@@ -391,20 +391,31 @@ func (c *compiler) reduce(r *ir.Reduce) exec {
 	}
 }
 
-// signal implements Signal: an add under the shared lock, which orders the
-// block's earlier writes before it as the GPU's release does.
+// signal implements Signal: a ticket whose count no one reads.
 func (c *compiler) signal(s *ir.Signal) exec {
-	cnt := c.tile(s.Counter, s.P)
-	return func(st *state) {
+	add := c.countAdd("signal", s.Counter, s.P)
+	return func(st *state) { add(st) }
+}
+
+// countAdd adds 1 to a counter under the shared lock, which orders the
+// block's earlier global writes before the add as the GPU's release does,
+// and returns the count before it (NaN when the counter is outside its
+// tensor, which fails the run).
+func (c *compiler) countAdd(op string, r ir.Region, pos ir.Pos) func(*state) float64 {
+	cnt := c.tile(r, pos)
+	return func(st *state) float64 {
+		old := math.NaN()
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		cnt.each(st, func(d []float64, off int, in bool) {
 			if !in {
-				st.fail(s.P, "signal's counter %s is outside its tensor", s.Counter.Buf.Name)
+				st.fail(pos, "%s's counter %s is outside its tensor", op, r.Buf.Name)
 				return
 			}
-			d[off] = tensor.Round(ir.I32, d[off]+1)
+			old = d[off]
+			d[off] = tensor.Round(ir.I32, old+1)
 		})
+		return old
 	}
 }
 
@@ -431,19 +442,9 @@ func (c *compiler) waitCount(s *ir.WaitCount) exec {
 // ticket implements Ticket: the shared lock orders the block's earlier
 // global writes before the draws that follow it, as the GPU's fences do.
 func (c *compiler) ticket(s *ir.Ticket) exec {
-	cnt, dst := c.tile(s.Counter, s.P), c.tile(s.Dst, s.P)
+	add, dst := c.countAdd("ticket", s.Counter, s.P), c.tile(s.Dst, s.P)
 	return func(st *state) {
-		old := math.NaN()
-		st.mu.Lock()
-		cnt.each(st, func(d []float64, off int, in bool) {
-			if !in {
-				st.fail(s.P, "ticket's counter %s is outside its tensor", s.Counter.Buf.Name)
-				return
-			}
-			old = d[off]
-			d[off] = tensor.Round(ir.I32, old+1)
-		})
-		st.mu.Unlock()
+		old := add(st)
 		dst.each(st, func(d []float64, off int, in bool) {
 			if in {
 				d[off] = old

@@ -46,32 +46,24 @@ func (f *Func) String() string {
 			}
 			p.line("rasterize panel(%d) %s", k.Raster.Panel, order)
 		}
-		if k.Producer {
-			p.line("producer warpgroup")
+		hints := []struct {
+			on   bool
+			text string
+		}{
+			{k.Producer, "producer warpgroup"},
+			{k.PingPong, "ping-pong warpgroups"},
+			{k.Draw, "spread loops drawn"},
+			{k.Late > 0, fmt.Sprintf("late start %d cycles", k.Late)},
+			{k.FirstFill, "first tiles first"},
+			{k.NextEarly, "next kernel early"},
+			{k.Early, "starts early"},
+			{k.SplitN, "warpgroups split N"},
+			{k.Cluster > 1, fmt.Sprintf("clusters of %d", k.Cluster)},
 		}
-		if k.PingPong {
-			p.line("ping-pong warpgroups")
-		}
-		if k.Draw {
-			p.line("spread loops drawn")
-		}
-		if k.Late > 0 {
-			p.line("late start %d cycles", k.Late)
-		}
-		if k.FirstFill {
-			p.line("first tiles first")
-		}
-		if k.NextEarly {
-			p.line("next kernel early")
-		}
-		if k.Early {
-			p.line("starts early")
-		}
-		if k.SplitN {
-			p.line("warpgroups split N")
-		}
-		if k.Cluster > 1 {
-			p.line("clusters of %d", k.Cluster)
+		for _, h := range hints {
+			if h.on {
+				p.line("%s", h.text)
+			}
 		}
 		for _, b := range k.Allocs {
 			sw := ""

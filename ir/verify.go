@@ -194,10 +194,7 @@ func (v *verifier) stmt(s Stmt) {
 	case *WaitCount:
 		v.waitCount(pos, s)
 	case *Signal:
-		if v.region("signal", pos, s.Counter) {
-			v.counter("signal", pos, s.Counter)
-			v.writable("signal", pos, s.Counter.Buf)
-		}
+		v.signal(pos, s)
 	case *Gemm:
 		v.gemm(s)
 	case *Fill:

@@ -202,6 +202,14 @@ func oneElement(r Region) bool {
 	return true
 }
 
+// signal: a counter the program may write.
+func (v *verifier) signal(pos Pos, s *Signal) {
+	if v.region("signal", pos, s.Counter) {
+		v.counter("signal", pos, s.Counter)
+		v.writable("signal", pos, s.Counter.Buf)
+	}
+}
+
 // waitCount: one element of a global i32 tensor the program does not
 // write (an earlier kernel's counter), and an i32 count.
 func (v *verifier) waitCount(pos Pos, s *WaitCount) {
