@@ -131,6 +131,9 @@ func (c *compiler) launch(body exec) error {
 	}
 	total := grid[0] * grid[1] * grid[2]
 	workers := min(runtime.NumCPU(), max(total, 1))
+	if k.Cooperative {
+		return c.launchCoop(body, grid, total, workers)
+	}
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -172,6 +175,109 @@ func (c *compiler) launch(body exec) error {
 	return first
 }
 
+// coop schedules a cooperative kernel, whose blocks all run at once on the
+// GPU: each block is its own goroutine, so that one may wait for counts
+// others add, but only the holders of a token (workers of them) compute,
+// so that the host's cores are not oversubscribed. Its fields other than
+// tokens are guarded by the shared atomic lock, which every counter add
+// holds.
+type coop struct {
+	tokens chan struct{}
+	cond   *sync.Cond // on the shared atomic lock: a count grew, or waiters must stop
+	live   int        // blocks not yet ended, started or not
+	// waiters holds the blocks in WaitCount, each with whether its count
+	// is reached.
+	waiters map[*state]func() bool
+	stuck   bool  // every live block waits and none's count is reached
+	first   error // the first block's error: the waiters stop
+}
+
+// launchCoop runs a cooperative kernel's blocks as coop describes.
+func (c *compiler) launchCoop(body exec, grid [3]int, total, workers int) error {
+	g := &coop{tokens: make(chan struct{}, workers), cond: sync.NewCond(&c.atomicMu), live: total, waiters: map[*state]func() bool{}}
+	for range workers {
+		g.tokens <- struct{}{}
+	}
+	var wg sync.WaitGroup
+	for b := range total {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-g.tokens
+			c.atomicMu.Lock()
+			stop := g.first != nil
+			c.atomicMu.Unlock()
+			var idx [3]int
+			var err error
+			if !stop {
+				st := c.newState()
+				st.coop = g
+				idx = c.enter(st, b, grid)
+				body(st)
+				err = st.err
+			}
+			c.atomicMu.Lock()
+			g.live--
+			if err != nil && g.first == nil {
+				g.first = fmt.Errorf("%s: block %v: %w", c.f.Name, idx, err)
+			}
+			g.settle()
+			c.atomicMu.Unlock()
+			g.tokens <- struct{}{}
+		}()
+	}
+	wg.Wait()
+	return g.first
+}
+
+// settle, under the shared lock, finds whether the waiters are stuck (no
+// block runs that could add to their counters, and none may go on) and
+// wakes them when they must stop.
+func (g *coop) settle() {
+	if !g.stuck && len(g.waiters) > 0 && len(g.waiters) == g.live {
+		g.stuck = true
+		for _, ready := range g.waiters {
+			if ready() {
+				g.stuck = false
+				break
+			}
+		}
+	}
+	if g.stuck || g.first != nil {
+		g.cond.Broadcast()
+	}
+}
+
+// wait parks st, which holds the shared lock, until ready holds, and
+// reports false when it must stop instead (stuck or another block failed).
+// It hands its token back while it waits, so that the blocks it waits for
+// may run, and takes one again before it goes on.
+func (g *coop) wait(st *state, ready func() bool) bool {
+	g.tokens <- struct{}{} // never blocks: st holds one of the tokens
+	g.waiters[st] = ready
+	g.settle()
+	for !ready() && !g.stuck && g.first == nil {
+		g.cond.Wait()
+	}
+	delete(g.waiters, st)
+	ok := ready()
+	st.mu.Unlock()
+	<-g.tokens
+	st.mu.Lock()
+	return ok
+}
+
+// enter sets st up to run block b (linear) of grid and returns its index.
+func (c *compiler) enter(st *state, b int, grid [3]int) [3]int {
+	st.reset(c)
+	st.block, st.blocks = b, grid[0]*grid[1]*grid[2]
+	idx := [3]int{b % grid[0], b / grid[0] % grid[1], b / (grid[0] * grid[1])}
+	for i, v := range c.f.Kernel.Idx {
+		st.vars[c.slot[v]] = float64(idx[i])
+	}
+	return idx
+}
+
 // buffer is a buffer as the interpreter addresses it.
 type buffer struct {
 	b       *ir.Buffer
@@ -188,6 +294,7 @@ type state struct {
 	mem  [][]float64
 	err  error
 	mu   *sync.Mutex // guards atomic adds to global tensors
+	coop *coop       // the schedule of a cooperative kernel, else nil
 	// block is the running block's linear index in the grid of blocks
 	// (Spread loops deal their values by it).
 	block, blocks int

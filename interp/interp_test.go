@@ -2,8 +2,10 @@ package interp
 
 import (
 	"math"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tilego/tilego/internal/testprog"
 	"github.com/tilego/tilego/ir"
@@ -157,6 +159,162 @@ func TestSpread(t *testing.T) {
 	for v := range 20 {
 		if runs.At(v) != 1 || who.At(v) != float64(v%6) {
 			t.Errorf("value %d ran %g times, in block %g; want once, in block %d", v, runs.At(v), who.At(v), v%6)
+		}
+	}
+}
+
+// coopSum: a cooperative kernel of n blocks. Blocks 1..n-1 write bx+1 to
+// part[bx] and add to count (by Signal, or Ticket with ticket); block 0
+// waits for count to reach n-1+extra and sums the parts into total. With
+// fail, block 5 reads out of bounds before it adds.
+func coopSum(n, extra int, ticket, fail bool) *tl.Func {
+	f := tl.NewFunc("coop_sum")
+	part := f.Out("part", tl.F32, n)
+	total := f.Out("total", tl.F32, 1)
+	count := f.Scratch("count", tl.I32, 1)
+	f.Kernel(tl.Grid(n), 128, func(k *tl.Block) {
+		k.Cooperative()
+		bx, _, _ := k.Idx()
+		k.If(bx.Eq(0), func() {
+			k.WaitCount(count.Sub(0), n-1+extra)
+			count.Set(0, 0)
+			acc := k.Shared(tl.F32, 1).Named("acc")
+			k.Parallel(func(i tl.Expr) { acc.Set(0, i) }, 1)
+			k.SerialRange(1, n, func(j tl.Expr) {
+				k.Parallel(func(i tl.Expr) { acc.Set(acc.At(i).Add(part.At(j)), i) }, 1)
+			})
+			k.Parallel(func(i tl.Expr) { total.Set(acc.At(i), i) }, 1)
+		}).Else(func() {
+			k.Parallel(func(i tl.Expr) { part.Set(bx.Add(1), bx) }, 1)
+			if fail {
+				k.If(bx.Eq(5), func() {
+					k.Parallel(func(i tl.Expr) { part.Set(part.At(bx.Mul(n)), i) }, 1)
+				})
+			}
+			if ticket {
+				k.Ticket(count.Sub(0), k.Shared(tl.I32, 1).Named("tk"))
+			} else {
+				k.Signal(count.Sub(0))
+			}
+		})
+	})
+	return f
+}
+
+// runWithin runs fn on args and fails the test if it takes over 20 s: a
+// wait the interpreter cannot end must fail, not hang.
+func runWithin(t *testing.T, fn *ir.Func, args []*tensor.Tensor) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- Run(fn, args) }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run did not end in 20 s")
+		return nil
+	}
+}
+
+// In a cooperative kernel block 0 waits for the count the grid's other
+// blocks add (a grid larger than the host's cores, so that it waits while
+// they queue for one); a count none can reach, or a block that fails,
+// ends the run with an error instead of a hang.
+func TestCooperativeWaitCount(t *testing.T) {
+	n := max(16, runtime.NumCPU()+3)
+	cases := []struct {
+		name   string
+		extra  int
+		ticket bool
+		fail   bool
+		want   string // the error; "" for the sum
+	}{
+		{name: "signal"},
+		{name: "ticket", ticket: true},
+		{name: "one more than added", extra: 1, want: "no block still running adds to the counter"},
+		{name: "a block fails", fail: true, want: "out of bounds"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fn, err := coopSum(n, c.extra, c.ticket, c.fail).Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 3 { // the schedule differs from run to run
+				part, total, count := tensor.New(ir.F32, n), tensor.New(ir.F32, 1).Fill(-1), tensor.New(ir.I32, 1)
+				err := runWithin(t, fn, []*tensor.Tensor{part, total, count})
+				if c.want != "" {
+					if err == nil || !strings.Contains(err.Error(), c.want) {
+						t.Fatalf("got %v, want an error containing %q", err, c.want)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := float64(n*(n+1)/2 - 1); total.At(0) != want || count.At(0) != 0 {
+					t.Fatalf("total %g, counter %g; want %g and 0", total.At(0), count.At(0), want)
+				}
+			}
+		})
+	}
+}
+
+// A grid barrier: every block signals, then waits for all n, then reads
+// its neighbour's part. Every block waits at once, the last ready as soon
+// as it adds, which must not be taken for a deadlock.
+func TestCooperativeBarrier(t *testing.T) {
+	n := max(16, runtime.NumCPU()+3)
+	f := tl.NewFunc("coop_barrier")
+	part := f.Out("part", tl.F32, n)
+	next := f.Out("next", tl.F32, n)
+	count := f.Scratch("count", tl.I32, 1)
+	f.Kernel(tl.Grid(n), 128, func(k *tl.Block) {
+		k.Cooperative()
+		bx, _, _ := k.Idx()
+		k.Parallel(func(i tl.Expr) { part.Set(bx.Mul(10), bx) }, 1)
+		k.Signal(count.Sub(0))
+		k.WaitCount(count.Sub(0), n)
+		k.Parallel(func(i tl.Expr) { next.Set(part.At(bx.Add(1).Mod(n)), bx) }, 1)
+	})
+	fn, err := f.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nxt := tensor.New(ir.F32, n)
+	if err := runWithin(t, fn, []*tensor.Tensor{tensor.New(ir.F32, n), nxt, tensor.New(ir.I32, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	for b := range n {
+		if got, want := nxt.At(b), float64((b+1)%n*10); got != want {
+			t.Errorf("next[%d] = %g, want %g", b, got, want)
+		}
+	}
+}
+
+// Outside a cooperative kernel a wait finds the count an earlier kernel
+// added whole, or fails at once: nothing of this grid could add to it.
+func TestWaitCountNotCooperative(t *testing.T) {
+	f := tl.NewFunc("wait")
+	count := f.In("count", tl.I32, 1)
+	out := f.Out("out", tl.F32, 1)
+	f.Kernel(tl.Grid(4), 128, func(k *tl.Block) {
+		k.WaitCount(count.Sub(0), 3)
+		k.Parallel(func(i tl.Expr) { out.Set(1, i) }, 1)
+	})
+	fn, err := f.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		have float64
+		want string
+	}{{3, ""}, {2, "it would wait forever"}} {
+		cnt := tensor.New(ir.I32, 1)
+		cnt.Set(c.have, 0)
+		err := runWithin(t, fn, []*tensor.Tensor{cnt, tensor.New(ir.F32, 1)})
+		if (c.want == "" && err != nil) || (c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want))) {
+			t.Errorf("count %g: got %v, want %q", c.have, err, c.want)
 		}
 	}
 }

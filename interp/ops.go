@@ -415,27 +415,52 @@ func (c *compiler) countAdd(op string, r ir.Region, pos ir.Pos) func(*state) flo
 			old = d[off]
 			d[off] = tensor.Round(ir.I32, old+1)
 		})
+		if st.coop != nil { // a block of the grid may wait for this count
+			st.coop.cond.Broadcast()
+		}
 		return old
 	}
 }
 
-// waitCount implements WaitCount. The interpreter runs a chain's steps one
-// after another, so the count an earlier step adds is whole by now: one
-// short of it would wait forever.
+// waitCount implements WaitCount. Outside a cooperative kernel the
+// interpreter runs a chain's steps one after another, so the count an
+// earlier step adds is whole by now: one short of it would wait forever.
+// In a cooperative kernel the block waits for the grid's other blocks to
+// add, and fails only when none still running can.
 func (c *compiler) waitCount(s *ir.WaitCount) exec {
 	cnt, n := c.tile(s.Counter, s.P), c.expr(s.Min)
+	name, coop := s.Counter.Buf.Name, c.f.Kernel.Cooperative
 	return func(st *state) {
 		want := n(st)
 		st.mu.Lock()
 		defer st.mu.Unlock()
-		cnt.each(st, func(d []float64, off int, in bool) {
-			switch {
-			case !in:
-				st.fail(s.P, "wait_count's counter %s is outside its tensor", s.Counter.Buf.Name)
-			case d[off] < want:
-				st.fail(s.P, "wait_count: counter %s is %v and the block waits for %v; the kernels before this one have ended, so it would wait forever", s.Counter.Buf.Name, d[off], want)
+		// short finds an element of the counter below want, and its count.
+		short := func() (have float64, ok bool) {
+			cnt.each(st, func(d []float64, off int, in bool) {
+				if in && !ok && d[off] < want {
+					have, ok = d[off], true
+				}
+			})
+			return have, ok
+		}
+		cnt.each(st, func(_ []float64, _ int, in bool) {
+			if !in {
+				st.fail(s.P, "wait_count's counter %s is outside its tensor", name)
 			}
 		})
+		have, isShort := short()
+		switch {
+		case st.err != nil || !isShort:
+		case !coop:
+			st.fail(s.P, "wait_count: counter %s is %v and the block waits for %v; the kernels before this one have ended, so it would wait forever", name, have, want)
+		case !st.coop.wait(st, func() bool { _, ok := short(); return !ok }):
+			have, _ = short()
+			if st.coop.stuck {
+				st.fail(s.P, "wait_count: counter %s is %v and the block waits for %v; every other block of the grid has ended or waits too, so no block still running adds to the counter: it would wait forever", name, have, want)
+			} else {
+				st.fail(s.P, "wait_count: counter %s is %v and the block waits for %v; it stops because another block of the grid failed", name, have, want)
+			}
+		}
 	}
 }
 

@@ -53,6 +53,12 @@ type Kernel struct {
 	// what that kernel writes before it reads it, and it ends only after
 	// that kernel has. A backend without such launches starts it after.
 	Early bool
+	// Cooperative says every block of the grid runs at once (a
+	// cooperative launch, which fails rather than run the grid in waves),
+	// so a block may wait (WaitCount) for a counter that other blocks of
+	// the same grid add to. Without it such a wait is refused: a waiting
+	// block could hold the SM that the block it waits for needs.
+	Cooperative bool
 	// SplitN lets the warpgroups of a wgmma Gemm whose output has fewer
 	// 64-row tiles than there are warpgroups split its columns too (MLA's
 	// 64×512 accumulator over two), where the policy is not FullRow. A hint.

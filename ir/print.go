@@ -57,6 +57,7 @@ func (f *Func) String() string {
 			{k.FirstFill, "first tiles first"},
 			{k.NextEarly, "next kernel early"},
 			{k.Early, "starts early"},
+			{k.Cooperative, "every block at once"},
 			{k.SplitN, "warpgroups split N"},
 			{k.Cluster > 1, fmt.Sprintf("clusters of %d", k.Cluster)},
 		}

@@ -222,9 +222,45 @@ func (v *verifier) waitCount(pos Pos, s *WaitCount) {
 	}
 	v.counter("wait_count", pos, s.Counter)
 	c := s.Counter.Buf
-	if c.Output && !c.Scratch {
+	switch {
+	case c.Output && !c.Scratch:
 		v.errorf("wait_count", pos, "the counter %s is an output of this program: a block would wait for another block of its own grid, which may never run; wait for an earlier kernel's counter", c.Name)
+	case v.addsTo(s.Counter) && !v.f.Kernel.Cooperative:
+		v.errorf("wait_count", pos, "this kernel's blocks add to the counter %s: a block would wait for another block of its own grid, which may never run; make the kernel Cooperative (every block at once)", c.Name)
 	}
+}
+
+// addsTo: a Signal or Ticket of the kernel may add to the element r
+// names: one of the same tensor that no constant index tells apart (MLA's
+// combine waits on a request's column 0 and draws tickets from its 1).
+func (v *verifier) addsTo(r Region) bool {
+	found := false
+	Walk(v.f.Kernel.Body, func(s Stmt) {
+		var c Region
+		switch s := s.(type) {
+		case *Signal:
+			c = s.Counter
+		case *Ticket:
+			c = s.Counter
+		default:
+			return
+		}
+		found = found || c.Buf == r.Buf && !constApart(c, r)
+	})
+	return found
+}
+
+// constApart: a and b (regions of one buffer) start at different
+// constants in some dim, and so name different elements.
+func constApart(a, b Region) bool {
+	for d := range min(len(a.Start), len(b.Start)) {
+		x, ok1 := ConstInt(a.Start[d])
+		y, ok2 := ConstInt(b.Start[d])
+		if ok1 && ok2 && x != y {
+			return true
+		}
+	}
+	return false
 }
 
 // ticket: one element of a global i32 counter the program may write, drawn

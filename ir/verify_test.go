@@ -259,6 +259,13 @@ func TestVerifyRaw(t *testing.T) {
 			f.Params = append(f.Params, c)
 			f.Kernel.Body = []Stmt{&WaitCount{At: at, Counter: Region{Buf: c, Start: ints(0), Extent: []int{1}, Keep: []bool{false}}, Min: IntConst(1)}}
 		}, "raw.go:7: wait_count: the counter C is an output of this program: a block would wait for another block of its own grid, which may never run; wait for an earlier kernel's counter"},
+		{"wait for a count the kernel's own blocks add to", func(f *Func, a, s *Buffer) {
+			c := buf("C", I32, Global, 4)
+			c.Pos, c.Output, c.Scratch = pos, true, true
+			f.Params = append(f.Params, c)
+			one := Region{Buf: c, Start: ints(0), Extent: []int{1}, Keep: []bool{false}}
+			f.Kernel.Body = []Stmt{&Signal{At: at, Counter: one}, &WaitCount{At: at, Counter: one, Min: IntConst(1)}}
+		}, "raw.go:7: wait_count: this kernel's blocks add to the counter C: a block would wait for another block of its own grid, which may never run; make the kernel Cooperative (every block at once)"},
 		{"wait for a fractional count", func(f *Func, a, s *Buffer) {
 			c := buf("C", I32, Global, 4)
 			c.Pos = pos
@@ -370,6 +377,33 @@ func TestVerifyRaw(t *testing.T) {
 			}
 		})
 	}
+	t.Run("wait on a column the kernel does not add to", func(t *testing.T) {
+		f, _, _ := newFunc()
+		c := buf("C", I32, Global, 4, 2)
+		c.Pos, c.Output, c.Scratch = pos, true, true
+		f.Params = append(f.Params, c)
+		col := func(j int64) Region {
+			return Region{Buf: c, Start: []Expr{f.Kernel.Idx[0], IntConst(j)}, Extent: []int{1, 1}, Keep: []bool{false, false}}
+		}
+		sh := buf("t", I32, Shared, 1)
+		f.Kernel.Allocs = append(f.Kernel.Allocs, sh)
+		f.Kernel.Body = []Stmt{&WaitCount{At: at, Counter: col(0), Min: IntConst(1)}, &Ticket{At: at, Counter: col(1), Dst: Region{Buf: sh, Start: ints(0), Extent: []int{1}, Keep: []bool{false}}}}
+		if err := Verify(f, DefaultLimits); err != nil {
+			t.Errorf("Verify: %v", err)
+		}
+	})
+	t.Run("cooperative wait on its own counter", func(t *testing.T) {
+		f, _, _ := newFunc()
+		c := buf("C", I32, Global, 4)
+		c.Pos, c.Output, c.Scratch = pos, true, true
+		f.Params = append(f.Params, c)
+		one := Region{Buf: c, Start: ints(0), Extent: []int{1}, Keep: []bool{false}}
+		f.Kernel.Cooperative = true
+		f.Kernel.Body = []Stmt{&Signal{At: at, Counter: one}, &WaitCount{At: at, Counter: one, Min: IntConst(1)}}
+		if err := Verify(f, DefaultLimits); err != nil {
+			t.Errorf("Verify: %v", err)
+		}
+	})
 	t.Run("well formed", func(t *testing.T) {
 		f, a, s := newFunc()
 		c := buf("c", F32, Fragment, 64, 64)

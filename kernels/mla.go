@@ -72,13 +72,15 @@ type MLAConfig struct {
 	// through shared memory, and both multiply both pages by their half
 	// of V (docs/mla.md).
 	Seesaw bool `config:"omitzero"`
-	// Merge (split path; slower than the combine: 1.09-1.17× the time at
-	// h_q 128 on an H100, docs/mla.md): one program, no combine. The piece
-	// of a request that finishes last merges
-	// its splits into O and LSE at the end of the split kernel, so there
-	// is no combine program (each piece draws a ticket from a counter of
-	// its request's M-block; the one that finds the request's split count
-	// less one merges, and resets the counter).
+	// Merge (split path; sm_90a's warpgroup hand-off, h_q a multiple of
+	// M; the default where requests outnumber parts, GPUConfigFor): one
+	// program, no combine. A cut request's first piece, which
+	// ends its part (the request's other pieces start theirs, so they are
+	// done by then), waits until they have written their partials and
+	// folds them into its own rows in registers, writing O and LSE; the
+	// others count themselves after their partials (Signal). Its blocks
+	// wait for each other, so the kernel launches cooperatively (every
+	// block at once).
 	Merge bool `config:"omitzero"`
 	// Early (split path, not Merge): the combine starts while the split
 	// kernel's last parts still run, on the SMs the others free, and
@@ -134,7 +136,9 @@ func (s MLAShape) Check(c MLAConfig) error {
 	case c.Handoff && (!c.Roles || s.Dv%2 != 0):
 		return fmt.Errorf("mla: Handoff needs Roles and an even Dv (a half of the output a warpgroup), got %+v, Dv %d", c, s.Dv)
 	case c.Early && c.Merge:
-		return fmt.Errorf("mla: Early is for the combine, which Merge does without; got %+v", c)
+		return fmt.Errorf("mla: Early is for the combine, which Merge does without: turn one off (got %+v)", c)
+	case c.Merge && (!c.Handoff || c.Seesaw || s.Hq%c.M != 0):
+		return fmt.Errorf("mla: Merge needs Handoff without Seesaw and M dividing h_q = %d (a block's rows one token's heads), got %+v", s.Hq, c)
 	case c.V0 != 0 && (!c.Handoff || c.Seesaw || c.V0 < 0 || c.V0 >= s.Dv || c.V0%64 != 0):
 		return fmt.Errorf("mla: V0 = %d needs Handoff without Seesaw and a multiple of 64 (a swizzle panel of V) in 64..%d, got %+v", c.V0, s.Dv-1, c)
 	}
@@ -209,6 +213,9 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 			if c.Early {
 				k.NextEarly() // the combine's blocks take the SMs of the parts that end first
 			}
+			if c.Merge {
+				k.Cooperative() // a request's first piece waits for its others
+			}
 			first := Parts.At(p, 0)
 			k.Serial(Parts.At(p, 1).Sub(first), func(i tl.Expr) {
 				ch := first.Add(i)
@@ -218,15 +225,18 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 				// they made its unrolled loop too big for nvcc.
 				req := k.Var(tl.I32, b).Named("req").Val()
 				sp := k.Var(tl.I32, Chunks.At(ch, 3)).Named("split").Val()
-				var solo tl.Expr // the request's only piece: it writes O and LSE, not a partial (epilogue)
-				if !c.Merge {
-					solo = k.Var(tl.I32, a.ns.At(req)).Named("req_splits").Val().Eq(1)
+				n := k.Var(tl.I32, a.ns.At(req)).Named("req_splits").Val()
+				solo := n.Eq(1) // the request's only piece: it writes O and LSE, not a partial (epilogue)
+				var merger tl.Expr
+				if c.Merge {
+					merger = sp.Eq(0).And(solo.Not())
 				}
-				mlaPiece(k, s, c, a, bx, b, req, []any{req, sp}, solo, Chunks.At(ch, 1), Chunks.At(ch, 2))
-				if c.Early { // a piece of a request the combine merges: count it, after its partials
-					k.If(solo.Not(), func() {
-						k.Signal(a.count.Sub(req, 0))
-					})
+				mlaPiece(k, s, c, a, bx, b, req, []any{req, sp}, solo, merger, Chunks.At(ch, 1), Chunks.At(ch, 2))
+				switch {
+				case c.Early: // a piece of a request the combine merges: count it, after its partials
+					k.If(solo.Not(), func() { k.Signal(a.count.Sub(req, 0)) })
+				case c.Merge: // a piece the request's first merges
+					k.If(solo.Not().And(merger.Not()), func() { k.Signal(a.count.Sub(req, bx)) })
 				}
 			})
 		})
@@ -234,7 +244,7 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 	}
 	f.Kernel(tl.Grid(nM, 1, B), c.Threads, func(k *tl.Block) {
 		bx, _, b := k.Idx()
-		mlaPiece(k, s, c, a, bx, b, b, []any{b}, tl.Expr{}, tl.Int(0), tl.CeilDiv(Lens.At(b), s.Page))
+		mlaPiece(k, s, c, a, bx, b, b, []any{b}, tl.Expr{}, tl.Expr{}, tl.Int(0), tl.CeilDiv(Lens.At(b), s.Page))
 	})
 	return f
 }
@@ -247,8 +257,8 @@ type mlaArgs struct {
 	lseScale                   float64
 	oHint                      []tl.CacheHint // O's stores (Copy's hint)
 	// Split: the requests' split counts and the final O and LSE; under
-	// Merge the tickets' counters (a request's M-blocks apart), under
-	// Early the pieces' counters, too.
+	// Merge and Early the pieces' counters, too (Merge's a request's
+	// M-blocks apart).
 	ns, count, oFinal, lseFinal *tl.Tensor
 }
 
@@ -256,10 +266,11 @@ type mlaArgs struct {
 // M-block bx of query rows), written to O and LSE at at (request b, and
 // in the split kernel its split). b, lo and hi come from inputs, which a
 // producer warpgroup can read too; req is b as the consumers read it. A
-// split kernel's piece writes O and LSE at req instead when solo holds
-// (no expression: never).
-func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Expr, at []any, solo, lo, hi tl.Expr) {
-	t := &mlaBlock{k: k, s: s, c: c, a: a, bx: bx, solo: solo}
+// split kernel's piece writes O and LSE at req instead when solo holds,
+// and merges the request's other pieces into them when merger holds (no
+// expression: never).
+func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Expr, at []any, solo, merger, lo, hi tl.Expr) {
+	t := &mlaBlock{k: k, s: s, c: c, a: a, bx: bx, solo: solo, merger: merger}
 	t.qs = k.Shared(s.DType, c.M, s.Dqk).Named("qs")
 	kvs := k.Shared(s.DType, s.Page, s.Dqk).Named("kvs")
 	var ps *tl.Tensor // P for the other warpgroup (under Seesaw, in each page's columns past V)
@@ -299,7 +310,6 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 	if c.Seesaw {
 		t.seesaw(kvs, b, L.Val(), lo, hi)
 		t.epilogue(at)
-		t.merge(req)
 		return
 	}
 	if s.Sq*s.Hq <= c.M {
@@ -332,8 +342,11 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 		}
 		t.page(kvs, ps, key0, edge, L.Val(), zero)
 	})
-	t.epilogue(at)
-	t.merge(req)
+	if merger.IR() == nil {
+		t.epilogue(at)
+		return
+	}
+	k.If(merger, func() { t.mergeEpilogue(at) }).Else(func() { t.epilogue(at) })
 }
 
 // mlaBlock is one block's tiles, and where its work runs: under Roles, S
@@ -350,7 +363,7 @@ type mlaBlock struct {
 	S, m, mOld, l, lse *tl.Tensor
 	P                  *tl.Tensor   // under Handoff, warpgroup 0's P in registers
 	accs               []*tl.Tensor // O's columns in equal parts
-	solo               tl.Expr      // see mlaPiece
+	solo, merger       tl.Expr      // see mlaPiece
 }
 
 // v0 is warpgroup 0's share of V's columns under Handoff (V0, or half).
@@ -657,53 +670,84 @@ func (t *mlaBlock) seesaw(kvsA *tl.Tensor, b, L, lo, hi tl.Expr) {
 	})
 }
 
-// mergeRows is how many rows the merge takes at a time: its loads are one
-// round trip after another, so the more the better while registers last
-// (H100, b64 h_q 64 kv8k: 8 rows 244 µs, 16 241, 32 237).
-const mergeRows = 32
-
-// merge (under Merge) draws the piece's ticket after its partials are
-// written; the last piece of the request's M-block resets the counter and
-// merges the block's rows of every split, mergeRows at a time, straight from
-// global memory (the page ring fills shared memory).
-func (t *mlaBlock) merge(req tl.Expr) {
+// mergeEpilogue is the epilogue of a cut request's first piece under
+// Merge: it waits until the request's other pieces of this M-block have
+// written their partials (at[1] is this piece's split, 0; the others are
+// 1 .. num_splits-1), zeroes their counter for the next launch, and folds
+// each into its own rows as mergeSplits does, in registers. With M the
+// largest LSE so far (base 2), for split j:
+//
+//	M' = max(M, lse_j),  α = 2^(M − M'),  β = 2^(lse_j − M')
+//	sum = α·sum + β,     acc = α·f·acc + β·O_j
+//
+// where f is 1/l for the first split (acc starts unnormalized) and 1
+// after it. It then writes acc/sum to O and (M + log2 sum)·ln 2 to LSE, as
+// a request's only piece does. O_j is read element by element into the
+// multiply-adds: held in registers beside acc, whole (64 a thread) or as
+// pairs beside acc packed, it spilled values out of the page loop (H200,
+// 2026-11-25: 0.96× and 0.99× the combine at b64 h_q 128 kv8k, this 0.99×
+// there and 1.006× at b128; docs/perf.md, thirty-sixth session).
+func (t *mlaBlock) mergeEpilogue(at []any) {
 	k, s, c, a := t.k, t.s, t.c, t.a
-	if !c.Merge {
-		return
-	}
-	tk := k.Shared(tl.I32, 1).Named("ticket")
-	k.Ticket(a.count.Sub(req, t.bx), tk)
-	k.If(tk.At(0).Eq(a.ns.At(req).Sub(1)), func() {
-		a.count.Set(0, req, t.bx)
-		// The block's rows, R at a time (R divides h_q: no group straddles
-		// two tokens); padded, the h_q rows of the one token.
-		rows := c.M
-		if s.padded(c) {
-			rows = s.Hq
-		}
-		R := min(mergeRows, t.rows()) // a divisor of h_q and of the rows
-		k.Serial(rows/R, func(g tl.Expr) {
-			r := t.bx.Mul(c.M).Add(g.Mul(R))
-			tok, h := r.Div(s.Hq), r.Mod(s.Hq)
-			// mergeSplits' steps without its staging tiles: the LSEs are read
-			// where used and the LSE written from the loop over rows, so no
-			// tile here is a copy's (which would align it to 1 KB).
-			st := rowStats{k.Shared(tl.F32, R).Named("merge_m"), k.Shared(tl.F32, R).Named("merge_alpha"), k.Shared(tl.F32, R).Named("merge_w"), k.Shared(tl.F32, R).Named("merge_sum")}
-			oi := k.Fragment(tl.F32, R, s.Dv).Named("merge_o_i")
-			acc := k.Fragment(tl.F32, R, s.Dv).Named("merge_acc")
-			k.Fill(st.m, tl.NegInf())
-			k.Clear(st.sum)
-			k.Clear(acc)
-			k.Serial(a.ns.At(req), func(i tl.Expr) {
-				k.Copy(a.O.Sub(req, i, tok, tl.Range(h, R), tl.All), oi)
-				lseAt := func(r ...any) tl.Expr { return a.LSE.At(req, i, tok, h.Add(r[0])) }
-				mergeStep(k, R, s.Dv, lseAt, st, acc, oi)
-			})
-			k.Parallel(func(r tl.Expr) { a.lseFinal.Set(st.lse(r), req, tok, h.Add(r)) }, R)
-			normalizeRows(k, acc, st.sum, R, s.Dv)
-			k.Copy(acc, a.oFinal.Sub(req, tok, tl.Range(h, R), tl.All))
+	req := at[0].(tl.Expr)
+	n := a.ns.At(req)
+	k.WaitCount(a.count.Sub(req, t.bx), n.Sub(1))
+	k.Warpgroup(1, func() { a.count.Set(0, req, t.bx) })
+	rowG := k.Shared(tl.F32, c.M).Named("row_g") // β for warpgroup 1 (α·f in rowS)
+	mm, sum, f := t.mOld, k.Fragment(tl.F32, c.M).Named("merge_sum"), k.Fragment(tl.F32, c.M).Named("merge_f")
+	scale := s.SoftmaxScale() * math.Log2E
+	t.wg0(func() {
+		k.Parallel(func(i tl.Expr) {
+			empty := t.l.At(i).Eq(0) // no key: zeros and -inf
+			mm.Set(tl.Select(empty, tl.NegInf(), t.m.At(i).Mul(scale).Add(tl.Log2(t.l.At(i)))), i)
+			sum.Set(tl.Select(empty, 0, 1), i)
+			f.Set(tl.Select(empty, 0, tl.Float(1).Div(t.l.At(i))), i)
+		}, c.M)
+	})
+	tok, h0 := t.piece(0)
+	lse := k.Fragment(tl.F32, c.M).Named("merge_lse") // split j's
+	k.Serial(n.Sub(1), func(j0 tl.Expr) {
+		j := j0.Add(1)
+		t.wg0(func() {
+			k.Copy(a.LSE.Sub(req, j, tok, tl.Range(h0, c.M)), lse)
+			k.Parallel(func(i tl.Expr) {
+				lj := lse.At(i)
+				mNew := tl.Max(mm.At(i), lj)
+				alpha := tl.Select(mm.At(i).Eq(tl.NegInf()), 0, tl.Exp2(mm.At(i).Sub(mNew)))
+				beta := tl.Select(lj.Eq(tl.NegInf()), 0, tl.Exp2(lj.Sub(mNew)))
+				sum.Set(sum.At(i).Mul(alpha).Add(beta), i)
+				t.l.Set(alpha.Mul(f.At(i)), i) // acc's factor, this split
+				t.lse.Set(beta, i)
+				f.Set(1, i)
+				mm.Set(mNew, i)
+			}, c.M)
+			k.Copy(t.l, t.rowS)
+			k.Copy(t.lse, rowG)
+		})
+		t.eachAcc(func(acc *tl.Tensor, part int) {
+			col, w := t.accCols(part)
+			k.Parallel(func(i, d tl.Expr) {
+				old := acc.At(i, d).Mul(t.rowS.At(i))
+				g := rowG.At(i)
+				acc.Set(tl.Select(g.Eq(0), old, old.Add(g.Mul(a.O.At(req, j, tok, h0.Add(i), d.Add(col))))), i, d)
+			}, c.M, w)
 		})
 	})
+	t.wg0(func() {
+		k.Parallel(func(i tl.Expr) {
+			none := sum.At(i).Eq(0)
+			t.lse.Set(tl.Select(none, tl.NegInf(), mm.At(i).Add(tl.Log2(sum.At(i))).Mul(math.Ln2)), i)
+			t.l.Set(tl.Select(none, 0, tl.Float(1).Div(sum.At(i))), i)
+		}, c.M)
+		k.Copy(t.l, t.rowS)
+	})
+	t.eachAcc(func(acc *tl.Tensor, part int) {
+		_, w := t.accCols(part)
+		k.Parallel(func(i, d tl.Expr) {
+			acc.Set(acc.At(i, d).Mul(t.rowS.At(i)), i, d)
+		}, c.M, w)
+	})
+	t.store(a.oFinal, a.lseFinal, at[:1], nil, nil, t.lse)
 }
 
 // partialDType is the element type of the split path's partial O: the

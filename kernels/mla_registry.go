@@ -222,11 +222,32 @@ func (p *mlaProblem) GPUConfig() Config { return p.GPUConfigFor("sm_90a") }
 // split kernel writes them (docs/perf.md, thirty-fifth session). On an
 // H100 the same b64 points: 1.006-1.020×; on the H200 b128 h_q 32 and 64
 // and b64 h_q 32 1.003-1.016×.
+//
+// Where requests outnumber parts and the warpgroups hand off, there is no
+// combine (Merge): each cut request's first piece merges the others in
+// registers. H200, 2026-11-25, alternating pairs against the combine:
+// b128 h_q 128 kv4k 1.015-1.017×, kv8k 1.005-1.006×, kv16k 1.003-1.004×,
+// s_q 2 kv4k at b64 1.004-1.010× and b128 1.005-1.009× (15 of 15 rounds
+// faster); at b64 kv4k-8k, where Early runs, 0.97-0.99× (docs/perf.md,
+// thirty-sixth session). Its blocks wait for each other, so its grid (one
+// block an SM and M-block of a part) must fit the GPU at once: --sms no
+// more than the GPU's SMs.
 func (p *mlaProblem) GPUConfigFor(arch string) Config {
 	c := p.gpuConfigFor(arch)
-	if m, ok := c.(MLAConfig); ok && arch == "sm_90a" && m.WS && p.md != nil && len(p.lens) <= MLASMParts(p.s.Sq, p.s.Hq, p.sms) {
+	m, ok := c.(MLAConfig)
+	if !ok || arch != "sm_90a" || !m.WS || p.md == nil {
+		return c
+	}
+	if len(p.lens) <= MLASMParts(p.s.Sq, p.s.Hq, p.sms) {
 		m.Early = true
 		return m
+	}
+	nM := max(1, p.s.Sq*p.s.Hq/m.M)
+	if mm := m; m.Handoff && len(p.md.Parts)*nM <= p.sms {
+		mm.Merge = true
+		if p.s.Check(mm) == nil {
+			return mm
+		}
 	}
 	return c
 }
@@ -295,6 +316,9 @@ func (p *mlaProblem) Steps(c Config) ([]Step, error) {
 	}
 	if p.md == nil {
 		return []Step{{MLADecode(p.s, cfg), []int{0, 1, 2, 3, 4, 5}}}, nil
+	}
+	if blocks := len(p.md.Parts) * max(1, p.s.Sq*p.s.Hq/cfg.M); cfg.Merge && blocks > p.sms {
+		return nil, fmt.Errorf("%s: Merge runs every block of the split kernel at once, and %d parts of %d rows make %d blocks, more than --sms %d: use the scheduler (--splits 0) or fewer splits", p.Kernel(), len(p.md.Parts), cfg.M, blocks, p.sms)
 	}
 	return MLASplitSteps(p.s, cfg), nil
 }

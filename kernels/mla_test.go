@@ -131,6 +131,8 @@ func TestMLASplitInterp(t *testing.T) {
 	long := []int32{1, 65, 3000, 130}
 	big := MLAShape{Hq: 128, Sq: 2, DType: ir.F16}
 	bigLens := []int32{190, 3}
+	h64 := MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}
+	merge := MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true, Merge: true}
 	cases := []struct {
 		name string
 		s    MLAShape
@@ -149,12 +151,13 @@ func TestMLASplitInterp(t *testing.T) {
 		// Pairs of pages within chunks that start and end anywhere.
 		{"hq32_seesaw_3_parts", MLAShape{Hq: 32, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(1, 32))},
 		{"hq128_sq2_seesaw", big, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, bigLens, UniformMLASplits(bigLens, MLAPage, 3)},
-		// The last piece merges (no combine): two tokens in a block, empty
-		// pieces, a padded block, hand-offs.
-		{"merge_3_parts", s, MLAConfig{M: 32, Stages: 1, Threads: 128, Merge: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(s.Sq, s.Hq))},
-		{"merge_uniform_5", s, MLAConfig{M: 32, Stages: 1, Threads: 128, Merge: true}, lens, UniformMLASplits(lens, MLAPage, 5)},
-		{"merge_hq16_padded_m64", MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Merge: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(1, 16))},
-		{"merge_hq128_sq2_handoff", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true, Merge: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
+		// A request's first piece merges the others (no combine): a
+		// request in three pieces, empty pieces (the merger's own too),
+		// two query tokens, f16.
+		{"merge_hq64_3_parts", h64, merge, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(1, 64))},
+		{"merge_hq64_uniform_5", h64, merge, lens, UniformMLASplits(lens, MLAPage, 5)},
+		{"merge_hq64_sq2_f16_3_parts", MLAShape{Hq: 64, Sq: 2, DType: ir.F16}, merge, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(2, 64))},
+		{"merge_hq128_sq2_handoff", big, merge, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 		// The combine starting early: its blocks wait for every piece of
 		// their request (one an M-block and split: 1, 1 and 4 here).
 		{"early_3_parts", s, MLAConfig{M: 32, Stages: 1, Threads: 128, Early: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(s.Sq, s.Hq))},
@@ -180,6 +183,9 @@ func TestMLASplitInterp(t *testing.T) {
 						continue
 					}
 					empty++
+					if c.Merge && k == 0 && md.NumSplits[ch.Req] > 1 {
+						continue // the merger writes O, not its partial
+					}
 					if v := lp.At(ch.Req, k, s.Sq-1, 3); !math.IsInf(v, -1) {
 						t.Errorf("request %d split %d is empty but its LSE is %g", ch.Req, k, v)
 					}
@@ -336,6 +342,24 @@ func TestMLACheckConfig(t *testing.T) {
 	if err := hq128.Check(MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, V0: 192}); err == nil || !strings.Contains(err.Error(), "V0 = 192 needs Handoff") {
 		t.Errorf("V0 without Handoff: %v", err)
 	}
+	// Merge: hand-offs, and a block's rows one token's heads.
+	merge := handoff
+	merge.Merge = true
+	for _, tc := range []struct {
+		s  MLAShape
+		c  MLAConfig
+		ok bool
+	}{
+		{hq128, merge, true},
+		{MLAShape{Hq: 64, Sq: 2, DType: ir.F16}, merge, true},
+		{MLAShape{Hq: 32, Sq: 2, DType: ir.BF16}, merge, false}, // two tokens in a block
+		{MLAShape{Hq: 16, Sq: 1, DType: ir.BF16}, merge, false}, // padded
+		{hq128, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Merge: true}, false},
+	} {
+		if err := tc.s.Check(tc.c); (err == nil) != tc.ok || err != nil && !strings.Contains(err.Error(), "Merge needs Handoff") {
+			t.Errorf("%+v %+v: %v", tc.s, tc.c, err)
+		}
+	}
 }
 
 // ---- the registry entry ----
@@ -438,11 +462,13 @@ func TestMLAFLOPsBytes(t *testing.T) {
 	// block padded, on sm_90a only. On sm_90a's split path with no more
 	// requests than parts (132 SMs over the M-blocks), the combine starts
 	// early: not with the single program, 16-row blocks (no producer), or
-	// more requests than parts.
+	// more requests than parts, where with hand-offs the split kernel
+	// merges (Merge) if its blocks fit the SMs at once.
 	roles := MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true}
-	early, handoffEarly := roles, roles
+	early, handoffEarly, handoffMerge := roles, roles, roles
 	early.Early = true
 	handoffEarly.Handoff, handoffEarly.Early = true, true
+	handoffMerge.Handoff, handoffMerge.Merge = true, true
 	for _, tc := range []struct {
 		batch, heads, splits, mean, arch string
 		want                             MLAConfig
@@ -456,8 +482,10 @@ func TestMLAFLOPsBytes(t *testing.T) {
 		{"2", "64", "3", "300", "sm_90a", early}, // hand-offs were slower there
 		{"2", "64", "3", "300", "sm_80", MLAConfig{M: 64, Stages: 1, Threads: 256}},
 		{"66", "128", "0", "8192", "sm_90a", handoffEarly},                                                                                  // 66 requests over 66 parts
-		{"67", "128", "0", "8192", "sm_90a", MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true}}, // over 66
+		{"67", "128", "0", "8192", "sm_90a", handoffMerge},                                                                                  // over 66: no combine
+		{"67", "128", "3", "8192", "sm_90a", MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true}}, // 201 parts: more blocks than SMs
 		{"132", "64", "0", "8192", "sm_90a", early},
+		{"133", "64", "0", "8192", "sm_90a", roles}, // no hand-offs: the combine
 	} {
 		q := mustProblem(t, "mla-decode", map[string]string{"batch": tc.batch, "heads": tc.heads, "splits": tc.splits, "mean-kv": tc.mean})
 		if c := GPUConfigFor(q, tc.arch).(MLAConfig); c != tc.want {

@@ -27,7 +27,10 @@
 # off or on, or a deferred loop's separate K and V rings off, or the
 # skipped rescales (tl's ScaleRows) off, or a walk's late start (tl's
 # LateStart) off, for everything run; TILEGO_PDL=0 launches a chain's steps
-# that start early (MLA's combine under Early) after the step before. TILEGO_SOURCE=name=file.cu compiles
+# that start early (MLA's combine under Early) after the step before, and
+# TILEGO_COOP=0 launches a kernel whose blocks wait for each other (MLA's
+# Merge) plainly, not cooperatively (to time what the cooperative launch
+# costs; its grid must still fit the GPU at once). TILEGO_SOURCE=name=file.cu compiles
 # a hand-edited program in place of the generated one (to time an edit
 # before the compiler makes it; several comma-separated); TILEGO_STAMPS=prefix
 # writes such a program's tilego_stamps array after a run (README, "emit").
@@ -134,9 +137,10 @@ run() {
 		# With hand-offs (an mbarrier one way, a meeting at a named barrier
 		# back; single, split, parts of several pieces), pages loaded
 		# evict-first (one block a request: h_q 16-32 padded), two tokens
-		# a block with hand-offs, the last piece merging (Merge: a ticket
-		# drawn from a counter), and the opt-in seesaw.
-		mla='^TestGPUMLADecode$/^sm_90a/(sq1_m16|split_sched_hq128_splitn_ws|split_sched_hq128_handoff|split_3parts_hq128_handoff|hq128_handoff_long|split_sched_hq32_padded_splitn_ws|split_uniform3_sq2_f16_handoff|split_sched_hq64_splitn_merge|split_sched_hq128_seesaw)$'
+		# a block with hand-offs, a request's first piece merging the
+		# others (Merge: blocks waiting for each other's counts), and the
+		# opt-in seesaw.
+		mla='^TestGPUMLADecode$/^sm_90a/(sq1_m16|split_sched_hq128_splitn_ws|split_sched_hq128_handoff|split_3parts_hq128_handoff|hq128_handoff_long|split_sched_hq32_padded_splitn_ws|split_uniform3_sq2_f16_handoff|split_sched_hq64_handoff_merge|split_3parts_hq128_handoff_merge|split_sched_hq128_seesaw)$'
 		# The FlashAttention backward: dQ added atomically, GQA heads sharing a block.
 		bwd='^TestGPUAttnBwd$/^sm_90a$/^(causal|gqa_bshd_n128|causal_sq<skv_dv32)$'
 		for tool in memcheck racecheck synccheck; do

@@ -136,11 +136,13 @@ func (k *Block) Signal(counter any) {
 }
 
 // WaitCount holds the block until counter (one element of a global i32
-// tensor) reaches n, counted by Tickets of the kernel before this one on
-// the stream: a chain's earlier step, which this kernel may run beside
-// when it starts early (StartEarly). What that kernel wrote before its
-// Tickets is then seen by every thread. The counter must not be one this
-// kernel's own blocks add to (a block could wait for one that never runs).
+// tensor) reaches n, counted by Signals or Tickets of the kernel before
+// this one on the stream (a chain's earlier step, which this kernel may
+// run beside when it starts early: StartEarly), or, in a Cooperative
+// kernel, of other blocks of this one. What those blocks wrote before they
+// added is then seen by every thread. Outside a Cooperative kernel the
+// counter must not be one this kernel's own blocks add to (a block could
+// wait for one that never runs).
 func (k *Block) WaitCount(counter, n any) {
 	pos := callerPos()
 	c, ok := k.f.region("wait_count", pos, counter)
@@ -282,6 +284,12 @@ func (k *Block) NextEarly() { k.k.NextEarly = true }
 // interpreter) it starts after the kernel before it, and its waits find
 // their counts reached.
 func (k *Block) StartEarly() { k.k.Early = true }
+
+// Cooperative has every block of the grid run at once (a cooperative
+// launch; where the grid cannot all be resident the launch fails rather
+// than run it in waves), so that a block may wait (WaitCount) for counts
+// that other blocks of the same grid add (Signal, Ticket).
+func (k *Block) Cooperative() { k.k.Cooperative = true }
 
 // Cluster asks that blocks run in clusters of n (2) along the grid's x,
 // and that the tiles a producer warpgroup (WarpSpecialize) loads alike for

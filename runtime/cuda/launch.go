@@ -23,17 +23,27 @@ import (
 // Faults during execution surface at the next synchronization; use Sync to
 // check one kernel's outcome with its name attached.
 func Launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, args ...any) error {
-	return launch(fn, grid, block, sharedBytes, stream, false, args)
+	return launch(fn, grid, block, sharedBytes, stream, LaunchOptions{}, args)
 }
 
-// LaunchEarly is Launch for a kernel that may start before the kernel
-// queued before it on stream has ended (programmatic dependent launch,
-// sm_90 on): its blocks may take the SMs that kernel's blocks free once
-// every one of them has executed griddepcontrol.launch_dependents. It
-// must itself wait for what it reads of that kernel's writes. Where the
-// driver lacks cuLaunchKernelEx it launches as Launch does.
-func LaunchEarly(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, args ...any) error {
-	return launch(fn, grid, block, sharedBytes, stream, true, args)
+// LaunchOptions are how LaunchWith launches a kernel.
+type LaunchOptions struct {
+	// Early: the kernel may start before the kernel queued before it on
+	// the stream has ended (programmatic dependent launch, sm_90 on): its
+	// blocks may take the SMs that kernel's blocks free once every one of
+	// them has executed griddepcontrol.launch_dependents. It must itself
+	// wait for what it reads of that kernel's writes. Where the driver
+	// lacks cuLaunchKernelEx it launches as Launch does.
+	Early bool
+	// Cooperative: every block of the grid is resident at once, so blocks
+	// may wait for each other; a grid too large for that fails to launch
+	// (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) instead of running in waves.
+	Cooperative bool
+}
+
+// LaunchWith is Launch with options.
+func LaunchWith(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, opt LaunchOptions, args ...any) error {
+	return launch(fn, grid, block, sharedBytes, stream, opt, args)
 }
 
 // launchConfig and launchAttr are CUlaunchConfig and CUlaunchAttribute
@@ -53,11 +63,16 @@ type launchAttr struct {
 	value [64]byte
 }
 
-// attrProgrammaticSerialization is CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
-// its value, an int, 1 lets the launch overlap the kernel before it.
-const attrProgrammaticSerialization = 6
+// The attributes' ids (CUlaunchAttributeID), each an int value:
+// CU_LAUNCH_ATTRIBUTE_COOPERATIVE (1: every block resident at once) and
+// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (1: the launch may
+// overlap the kernel before it).
+const (
+	attrCooperative               = 2
+	attrProgrammaticSerialization = 6
+)
 
-func launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, early bool, args []any) error {
+func launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, opt LaunchOptions, args []any) error {
 	if fn == nil {
 		return fmt.Errorf("cuda: Launch: nil function")
 	}
@@ -81,14 +96,25 @@ func launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, e
 	return d.do(func() error {
 		call := "cuLaunchKernel"
 		var r int32
-		if early && d.api.cuLaunchKernelEx != nil {
+		var attrs []launchAttr
+		if opt.Early && d.api.cuLaunchKernelEx != nil {
+			attrs = append(attrs, launchAttr{id: attrProgrammaticSerialization})
+		}
+		if opt.Cooperative {
+			if d.api.cuLaunchKernelEx == nil {
+				return fmt.Errorf("cuda: Launch %q: a cooperative launch needs cuLaunchKernelEx (CUDA 12 drivers on)", fn.name)
+			}
+			attrs = append(attrs, launchAttr{id: attrCooperative})
+		}
+		if len(attrs) > 0 {
 			call = "cuLaunchKernelEx"
-			attr := &launchAttr{id: attrProgrammaticSerialization}
-			attr.value[0] = 1
-			cfg := &launchConfig{dims: dims, stream: stream.handle(), attrs: attr, numAttrs: 1}
+			for i := range attrs {
+				attrs[i].value[0] = 1
+			}
+			cfg := &launchConfig{dims: dims, stream: stream.handle(), attrs: &attrs[0], numAttrs: uint32(len(attrs))}
 			r = d.api.cuLaunchKernelEx(cfg, fn.h, p.kernelParams(), nil)
 			runtime.KeepAlive(cfg)
-			runtime.KeepAlive(attr)
+			runtime.KeepAlive(attrs)
 		} else {
 			r = d.api.cuLaunchKernel(fn.h, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5],
 				dims[6], stream.handle(), p.kernelParams(), nil)

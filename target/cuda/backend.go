@@ -331,10 +331,8 @@ func (l *Launch) Start(stream *drv.Stream) error {
 	if l.grid[0]*l.grid[1]*l.grid[2] == 0 { // an empty grid launches nothing
 		return nil
 	}
-	if l.early {
-		return drv.LaunchEarly(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, stream, l.args...)
-	}
-	return drv.Launch(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, stream, l.args...)
+	opt := drv.LaunchOptions{Early: l.early, Cooperative: l.p.Cooperative && envSwitch("TILEGO_COOP", true)}
+	return drv.LaunchWith(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, stream, opt, l.args...)
 }
 
 // start is Start on the default stream.

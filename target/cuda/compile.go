@@ -48,7 +48,10 @@ type Program struct {
 	// still runs (ir.Kernel.Early, sm_90 on); a chain launches it so
 	// (chain.go).
 	Early bool
-	smem  *smemPlan
+	// Cooperative: every block runs at once (ir.Kernel.Cooperative), so
+	// its blocks may wait for each other; launched cooperatively.
+	Cooperative bool
+	smem        *smemPlan
 }
 
 // pass is one step of compilation; passes run in the order of the table.

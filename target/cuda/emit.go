@@ -60,7 +60,8 @@ func emitPass(c *compilation) error {
 		return e.err
 	}
 	c.prog = &Program{Func: c.f, Name: c.f.Name, Source: src, Threads: c.launchThreads(), Shared: c.smem.total, Layouts: c.layouts, TMA: c.tmaSpecs, PingPong: c.pingPong, smem: c.smem,
-		Counter: c.ws != nil && c.ws.walk != nil && c.ws.walk.draw, Early: c.f.Kernel.Early && gridDeps(c.opts.Arch)}
+		Counter: c.ws != nil && c.ws.walk != nil && c.ws.walk.draw, Early: c.f.Kernel.Early && gridDeps(c.opts.Arch),
+		Cooperative: c.f.Kernel.Cooperative}
 	return nil
 }
 

@@ -124,8 +124,8 @@ func TestGPUMLADecode(t *testing.T) {
 	handoff.Handoff = true
 	seesaw := handoff // the alternating scorer: a ring of one page for each of a pair
 	seesaw.Stages, seesaw.Seesaw = 1, true
-	merge, splitN2Merge := handoff, splitN2 // the last piece merges: no combine program
-	merge.Merge, splitN2Merge.Merge = true, true
+	merge := handoff // a request's first piece merges the others: no combine program
+	merge.Merge = true
 	handoffCl, splitNWSCl := handoff, splitNWS // the two head blocks of a request in a cluster (cluster.go)
 	v0, v0Wide := handoff, handoff             // unequal shares of O: warpgroup 1 takes 320 or 384 columns
 	v0.V0, v0Wide.V0 = 192, 128
@@ -183,8 +183,9 @@ func TestGPUMLADecode(t *testing.T) {
 		{"split_uniform3_sq2_f16_handoff", h128sq2, handoff, []int32{1500, 64 + 3}, 3, true},
 		{"split_sched_hq128_handoff_merge", h128, merge, []int32{2000, 3, 700, 129}, -1, true},
 		{"split_uniform3_sq2_f16_handoff_merge", h128sq2, merge, []int32{1500, 64 + 3}, 3, true},
-		{"split_sched_hq64_splitn_merge", kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}, splitN2Merge, []int32{3000, 0, 1, 700, 65}, -1, true},
-		{"split_uniform5_hq64_f16_splitn_merge", h64f16, splitN2Merge, []int32{1200, 64, 1}, 5, true},
+		{"split_sched_hq64_handoff_merge", kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}, merge, []int32{3000, 0, 1, 700, 65}, -1, true},
+		{"split_uniform5_hq64_f16_handoff_merge", h64f16, merge, []int32{1200, 64, 1}, 5, true},
+		{"split_3parts_hq128_handoff_merge", h128, merge, []int32{2000, 3, 700, 129, 1, 640}, -3, true},
 		{"split_sched_hq128_handoff_early", h128, handoffEarly, []int32{2000, 3, 700, 129}, -1, true},
 		{"split_3parts_hq128_handoff_early", h128, handoffEarly, []int32{2000, 3, 700, 129, 1, 640}, -3, true},
 		{"split_uniform3_sq2_f16_handoff_early", h128sq2, handoffEarly, []int32{1500, 64 + 3}, 3, true},
