@@ -72,6 +72,29 @@ const (
 	attrProgrammaticSerialization = 6
 )
 
+// launchAttrs are the attributes a launch with opt takes (none: a plain
+// cuLaunchKernel), given whether the driver has cuLaunchKernelEx: without
+// it an early launch starts after the kernel before, and a cooperative one
+// fails.
+func launchAttrs(opt LaunchOptions, haveEx bool) ([]launchAttr, error) {
+	var ids []uint32
+	if opt.Early && haveEx {
+		ids = append(ids, attrProgrammaticSerialization)
+	}
+	if opt.Cooperative {
+		if !haveEx {
+			return nil, fmt.Errorf("a cooperative launch needs cuLaunchKernelEx (CUDA 12 drivers on)")
+		}
+		ids = append(ids, attrCooperative)
+	}
+	attrs := make([]launchAttr, len(ids))
+	for i, id := range ids {
+		attrs[i].id = id
+		attrs[i].value[0] = 1 // each an int, 1: on
+	}
+	return attrs, nil
+}
+
 func launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, opt LaunchOptions, args []any) error {
 	if fn == nil {
 		return fmt.Errorf("cuda: Launch: nil function")
@@ -96,21 +119,12 @@ func launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, o
 	return d.do(func() error {
 		call := "cuLaunchKernel"
 		var r int32
-		var attrs []launchAttr
-		if opt.Early && d.api.cuLaunchKernelEx != nil {
-			attrs = append(attrs, launchAttr{id: attrProgrammaticSerialization})
-		}
-		if opt.Cooperative {
-			if d.api.cuLaunchKernelEx == nil {
-				return fmt.Errorf("cuda: Launch %q: a cooperative launch needs cuLaunchKernelEx (CUDA 12 drivers on)", fn.name)
-			}
-			attrs = append(attrs, launchAttr{id: attrCooperative})
+		attrs, err := launchAttrs(opt, d.api.cuLaunchKernelEx != nil)
+		if err != nil {
+			return fmt.Errorf("cuda: Launch %q: %w", fn.name, err)
 		}
 		if len(attrs) > 0 {
 			call = "cuLaunchKernelEx"
-			for i := range attrs {
-				attrs[i].value[0] = 1
-			}
 			cfg := &launchConfig{dims: dims, stream: stream.handle(), attrs: &attrs[0], numAttrs: uint32(len(attrs))}
 			r = d.api.cuLaunchKernelEx(cfg, fn.h, p.kernelParams(), nil)
 			runtime.KeepAlive(cfg)
@@ -119,7 +133,7 @@ func launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, o
 			r = d.api.cuLaunchKernel(fn.h, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5],
 				dims[6], stream.handle(), p.kernelParams(), nil)
 		}
-		err := d.api.checkKernel(call, fn.name, r)
+		err = d.api.checkKernel(call, fn.name, r)
 		if e, ok := err.(*Error); ok {
 			cfg := fmt.Sprintf("grid %v, block %v, shared %d B", grid, block, sharedBytes)
 			if e.Detail != "" {

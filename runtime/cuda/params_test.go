@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -149,5 +150,40 @@ func TestLaunchConfigLayout(t *testing.T) {
 	var a launchAttr
 	if s, v := unsafe.Sizeof(a), unsafe.Offsetof(a.value); s != 72 || v != 8 {
 		t.Errorf("launchAttr: %d bytes, value at %d; want 72, 8", s, v)
+	}
+}
+
+// A launch's attributes: programmatic serialization where it may start
+// early and the driver can, cooperative where asked (an error without
+// cuLaunchKernelEx, rather than a launch in waves), each an int 1.
+func TestLaunchAttrs(t *testing.T) {
+	for _, tc := range []struct {
+		opt    LaunchOptions
+		haveEx bool
+		want   []uint32
+		err    bool
+	}{
+		{LaunchOptions{}, true, nil, false},
+		{LaunchOptions{Early: true}, true, []uint32{attrProgrammaticSerialization}, false},
+		{LaunchOptions{Early: true}, false, nil, false},
+		{LaunchOptions{Cooperative: true}, true, []uint32{attrCooperative}, false},
+		{LaunchOptions{Cooperative: true}, false, nil, true},
+		{LaunchOptions{Early: true, Cooperative: true}, true, []uint32{attrProgrammaticSerialization, attrCooperative}, false},
+	} {
+		attrs, err := launchAttrs(tc.opt, tc.haveEx)
+		if (err != nil) != tc.err {
+			t.Errorf("%+v, ex %v: error %v, want one: %v", tc.opt, tc.haveEx, err, tc.err)
+			continue
+		}
+		var ids []uint32
+		for _, a := range attrs {
+			ids = append(ids, a.id)
+			if a.value[0] != 1 || a.value[1] != 0 {
+				t.Errorf("%+v: attribute %d's value starts %v, want the int 1", tc.opt, a.id, a.value[:4])
+			}
+		}
+		if !slices.Equal(ids, tc.want) {
+			t.Errorf("%+v, ex %v: attributes %v, want %v", tc.opt, tc.haveEx, ids, tc.want)
+		}
 	}
 }
