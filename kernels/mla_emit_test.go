@@ -61,3 +61,41 @@ func TestMLAEmitCUDA(t *testing.T) {
 		}
 	}
 }
+
+// Merge's split kernel is one program whose blocks wait for each other:
+// compiled cooperative, with one wait (the merger's) and one count (the
+// other pieces'); Early's split kernel counts its pieces but never waits,
+// and launches plainly.
+func TestMLAMergeEmit(t *testing.T) {
+	s := kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
+	handoff := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true}
+	merge, early := handoff, handoff
+	merge.Merge, early.Early = true, true
+	for _, tc := range []struct {
+		name         string
+		c            kernels.MLAConfig
+		coop         bool
+		waits, count int
+	}{
+		{"merge", merge, true, 1, 1},
+		{"early", early, false, 0, 1},
+	} {
+		fn, err := kernels.MLADecodeSplit(s, tc.c).Build(ir.DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, err := cuda.Compile(fn, cuda.Options{Arch: "sm_90a"})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if prog.Cooperative != tc.coop {
+			t.Errorf("%s: Cooperative %v, want %v", tc.name, prog.Cooperative, tc.coop)
+		}
+		if w, n := strings.Count(prog.Source, "tl::wait_count("), strings.Count(prog.Source, "tl::signal("); w != tc.waits || n != tc.count {
+			t.Errorf("%s: %d waits and %d signals, want %d and %d", tc.name, w, n, tc.waits, tc.count)
+		}
+	}
+	if got := len(kernels.MLASplitSteps(s, merge)); got != 1 {
+		t.Errorf("Merge runs %d programs, want the split kernel alone", got)
+	}
+}
