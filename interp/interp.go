@@ -154,12 +154,7 @@ func (c *compiler) launch(body exec) error {
 				if b >= total || stop {
 					return
 				}
-				st.reset(c)
-				st.block, st.blocks = b, total
-				idx := [3]int{b % grid[0], b / grid[0] % grid[1], b / (grid[0] * grid[1])}
-				for i, v := range k.Idx {
-					st.vars[c.slot[v]] = float64(idx[i])
-				}
+				idx := c.enter(st, b, grid)
 				body(st)
 				if st.err != nil {
 					mu.Lock()

@@ -145,6 +145,10 @@ func (s MLAShape) Check(c MLAConfig) error {
 	return nil
 }
 
+// mBlocks is how many M-row blocks a request's s_q·h_q rows take (one
+// when a block holds them all).
+func (s MLAShape) mBlocks(c MLAConfig) int { return max(1, s.Full().Sq*s.Hq/c.M) }
+
 // padded: one token's h_q heads fill the first rows of a larger M-row
 // block; the rest read zeros and store nothing (FlashMLA pads small h_q
 // to its 64-row block the same way, so they take the wgmma path).
@@ -205,7 +209,7 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 		a.oFinal = f.Out("O", s.DType, B, s.Sq, s.Hq, s.Dv)
 		a.lseFinal = f.Out("LSE", tl.F32, B, s.Sq, s.Hq)
 	}
-	nM := max(1, s.Sq*s.Hq/c.M) // M-blocks of a request's rows: adjacent in launch order, so they share the pages in L2
+	nM := s.mBlocks(c) // adjacent in launch order, so they share the pages in L2
 	if split {
 		f.Kernel(tl.Grid(nM, nParts), c.Threads, func(k *tl.Block) {
 			bx, p, _ := k.Idx()
@@ -694,7 +698,10 @@ func (t *mlaBlock) mergeEpilogue(at []any) {
 	k.WaitCount(a.count.Sub(req, t.bx), n.Sub(1))
 	k.Warpgroup(1, func() { a.count.Set(0, req, t.bx) })
 	rowG := k.Shared(tl.F32, c.M).Named("row_g") // β for warpgroup 1 (α·f in rowS)
-	mm, sum, f := t.mOld, k.Fragment(tl.F32, c.M).Named("merge_sum"), k.Fragment(tl.F32, c.M).Named("merge_f")
+	// The merge's statistics in the rows' fragments the page loop is done
+	// with: the maximum in m_old, α in l and β in lse, each split's.
+	st := rowStats{m: t.mOld, a: t.l, w: t.lse, sum: k.Fragment(tl.F32, c.M).Named("merge_sum")}
+	mm, sum, f := st.m, st.sum, k.Fragment(tl.F32, c.M).Named("merge_f")
 	scale := s.SoftmaxScale() * math.Log2E
 	t.wg0(func() {
 		k.Parallel(func(i tl.Expr) {
@@ -710,16 +717,10 @@ func (t *mlaBlock) mergeEpilogue(at []any) {
 		j := j0.Add(1)
 		t.wg0(func() {
 			k.Copy(a.LSE.Sub(req, j, tok, tl.Range(h0, c.M)), lse)
+			st.fold(k, c.M, lse.At) // α in t.l, β in t.lse
 			k.Parallel(func(i tl.Expr) {
-				lj := lse.At(i)
-				mNew := tl.Max(mm.At(i), lj)
-				alpha := tl.Select(mm.At(i).Eq(tl.NegInf()), 0, tl.Exp2(mm.At(i).Sub(mNew)))
-				beta := tl.Select(lj.Eq(tl.NegInf()), 0, tl.Exp2(lj.Sub(mNew)))
-				sum.Set(sum.At(i).Mul(alpha).Add(beta), i)
-				t.l.Set(alpha.Mul(f.At(i)), i) // acc's factor, this split
-				t.lse.Set(beta, i)
+				t.l.Set(t.l.At(i).Mul(f.At(i)), i) // acc's factor, this split
 				f.Set(1, i)
-				mm.Set(mNew, i)
 			}, c.M)
 			k.Copy(t.l, t.rowS)
 			k.Copy(t.lse, rowG)
@@ -735,9 +736,8 @@ func (t *mlaBlock) mergeEpilogue(at []any) {
 	})
 	t.wg0(func() {
 		k.Parallel(func(i tl.Expr) {
-			none := sum.At(i).Eq(0)
-			t.lse.Set(tl.Select(none, tl.NegInf(), mm.At(i).Add(tl.Log2(sum.At(i))).Mul(math.Ln2)), i)
-			t.l.Set(tl.Select(none, 0, tl.Float(1).Div(sum.At(i))), i)
+			t.lse.Set(st.lse(i), i)
+			t.l.Set(tl.Select(sum.At(i).Eq(0), 0, tl.Float(1).Div(sum.At(i))), i)
 		}, c.M)
 		k.Copy(t.l, t.rowS)
 	})

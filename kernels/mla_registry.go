@@ -242,14 +242,23 @@ func (p *mlaProblem) GPUConfigFor(arch string) Config {
 		m.Early = true
 		return m
 	}
-	nM := max(1, p.s.Sq*p.s.Hq/m.M)
-	if mm := m; m.Handoff && len(p.md.Parts)*nM <= p.sms {
+	if mm := m; m.Handoff {
 		mm.Merge = true
-		if p.s.Check(mm) == nil {
+		if p.s.Check(mm) == nil && p.mergeFits(mm) == nil {
 			return mm
 		}
 	}
 	return c
+}
+
+// mergeFits reports why c's split kernel cannot run all its blocks at
+// once, as Merge needs (nil: it can): one block an SM and M-block of a
+// part, over --sms SMs.
+func (p *mlaProblem) mergeFits(c MLAConfig) error {
+	if blocks := len(p.md.Parts) * p.s.mBlocks(c); c.Merge && blocks > p.sms {
+		return fmt.Errorf("%s: Merge runs every block of the split kernel at once, and %d parts of %d rows make %d blocks, more than --sms %d: use the scheduler (--splits 0) or fewer splits", p.Kernel(), len(p.md.Parts), c.M, blocks, p.sms)
+	}
+	return nil
 }
 
 func (p *mlaProblem) gpuConfigFor(arch string) Config {
@@ -317,8 +326,8 @@ func (p *mlaProblem) Steps(c Config) ([]Step, error) {
 	if p.md == nil {
 		return []Step{{MLADecode(p.s, cfg), []int{0, 1, 2, 3, 4, 5}}}, nil
 	}
-	if blocks := len(p.md.Parts) * max(1, p.s.Sq*p.s.Hq/cfg.M); cfg.Merge && blocks > p.sms {
-		return nil, fmt.Errorf("%s: Merge runs every block of the split kernel at once, and %d parts of %d rows make %d blocks, more than --sms %d: use the scheduler (--splits 0) or fewer splits", p.Kernel(), len(p.md.Parts), cfg.M, blocks, p.sms)
+	if err := p.mergeFits(cfg); err != nil {
+		return nil, err
 	}
 	return MLASplitSteps(p.s, cfg), nil
 }
@@ -335,7 +344,7 @@ func MLASplitSteps(s MLAShape, c MLAConfig) []Step {
 	}
 	if c.Early {
 		cc := DefaultCombineConfig(s)
-		cc.Early = max(1, s.Full().Sq*s.Hq/c.M) // the split kernel's M-blocks: pieces a split
+		cc.Early = s.mBlocks(c) // the split kernel's M-blocks: pieces a split
 		return []Step{
 			{MLADecodeSplit(s, c), []int{0, 1, 2, 3, 6, 7, 9, 10, 8, 11, 4, 5}},
 			{MLACombine(s, cc), []int{8, 9, 10, 11, 4, 5}},

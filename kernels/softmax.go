@@ -155,6 +155,20 @@ func normalizeRows(k *tl.Block, acc, sum *tl.Tensor, rows, dv int) {
 // w, and the sum of weights.
 type rowStats struct{ m, a, w, sum *tl.Tensor }
 
+// fold takes a split's LSEs (row r's lseAt(r)) into the statistics: the
+// new maximum, this split's α (the factor for what is merged so far) and
+// w (its own weight), and the sum of weights.
+func (st rowStats) fold(k *tl.Block, R int, lseAt func(...any) tl.Expr) {
+	m, a, w, sum := st.m, st.a, st.w, st.sum
+	k.Parallel(func(r tl.Expr) {
+		mNew := tl.Max(m.At(r), lseAt(r))
+		a.Set(tl.Select(m.At(r).Eq(tl.NegInf()), 0, tl.Exp2(m.At(r).Sub(mNew))), r)
+		w.Set(tl.Select(lseAt(r).Eq(tl.NegInf()), 0, tl.Exp2(lseAt(r).Sub(mNew))), r)
+		sum.Set(sum.At(r).Mul(a.At(r)).Add(w.At(r)), r)
+		m.Set(mNew, r)
+	}, R)
+}
+
 // lse is row r's natural-log LSE once every split is in: -inf for a row
 // no split saw.
 func (st rowStats) lse(r tl.Expr) tl.Expr {
@@ -164,14 +178,8 @@ func (st rowStats) lse(r tl.Expr) tl.Expr {
 
 // mergeStep folds split i (row r's LSE lseAt(r), its rows oi) into acc.
 func mergeStep(k *tl.Block, R, dv int, lseAt func(...any) tl.Expr, st rowStats, acc, oi *tl.Tensor) {
-	m, a, w, sum := st.m, st.a, st.w, st.sum
-	k.Parallel(func(r tl.Expr) {
-		mNew := tl.Max(m.At(r), lseAt(r))
-		a.Set(tl.Select(m.At(r).Eq(tl.NegInf()), 0, tl.Exp2(m.At(r).Sub(mNew))), r)
-		w.Set(tl.Select(lseAt(r).Eq(tl.NegInf()), 0, tl.Exp2(lseAt(r).Sub(mNew))), r)
-		sum.Set(sum.At(r).Mul(a.At(r)).Add(w.At(r)), r)
-		m.Set(mNew, r)
-	}, R)
+	st.fold(k, R, lseAt)
+	a, w := st.a, st.w
 	k.Parallel(func(r, d tl.Expr) {
 		old := acc.At(r, d).Mul(a.At(r))
 		acc.Set(tl.Select(w.At(r).Eq(0), old, old.Add(w.At(r).Mul(oi.At(r, d)))), r, d)
