@@ -8,6 +8,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
@@ -78,8 +79,21 @@ func mlaPoints(suite string, batch, hq, sq, mean, sms int) ([]Point, error) {
 		ps = append(ps, Point{Suite: suite, Problem: p, Configs: MLAConfigs(hq, sq)})
 	}
 	ps[0].Impl = "tilego-split"
+	ps[0].Configs = withDefault(ps[0].Problem, ps[0].Configs)
 	ps[1].SameInputs = true // MLAInputs, then the partials: the single program takes the first six
 	return ps, nil
+}
+
+// withDefault is cs and, if it is not among them, the split path's
+// Hopper default (kernels.GPUConfigFor sm_90a), which turns on Early (the
+// combine starts while the split kernel runs) or Merge (no combine) by
+// the shape: so the suite times what tilego run launches there.
+func withDefault(p kernels.Problem, cs []kernels.Config) []kernels.Config {
+	def := kernels.GPUConfigFor(p, "sm_90a")
+	if slices.Contains(cs, def) {
+		return cs
+	}
+	return append(slices.Clip(cs), def)
 }
 
 // MLAConfigs are the tilings tried for MLA decoding: 64 query rows over 8

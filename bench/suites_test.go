@@ -102,7 +102,11 @@ func TestSplitSuites(t *testing.T) {
 		split, one [][]int // the steps' tensors when the split path splits, and of the single program
 		check      func(t *testing.T, sh kernels.Fields, n int, split Point)
 	}{
-		{"mla", 132, [][]int{{0, 1, 2, 3, 6, 7, 9, 10, 8, 4, 5}, {8, 9, 10, 4, 5}}, [][]int{{0, 1, 2, 3, 4, 5}}, func(t *testing.T, sh kernels.Fields, n int, _ Point) {
+		{"mla", 132, [][]int{{0, 1, 2, 3, 6, 7, 9, 10, 8, 4, 5}, {8, 9, 10, 4, 5}}, [][]int{{0, 1, 2, 3, 4, 5}}, func(t *testing.T, sh kernels.Fields, n int, split Point) {
+			// The split path times what tilego run launches on Hopper.
+			if def := kernels.GPUConfigFor(split.Problem, "sm_90a"); n >= 2 && !slices.Contains(split.Configs, def) {
+				t.Errorf("%s: the split path does not try the default %s", split.Problem.Shape(), kernels.ConfigFields(def))
+			}
 			b, m, hq := field(sh, "batch").(int), field(sh, "mean_kv").(int), field(sh, "heads").(int)
 			memBound := hq == 16 || hq == 32 || hq == 64 // h_q·s_q < 128, at 8k
 			if (hq != 128 && !(memBound && m == 8192)) || field(sh, "dtype") != "bf16" || (b != 64 && b != 128) || m < 1024 || m > 32768 {
@@ -182,6 +186,44 @@ func TestSplitSuites(t *testing.T) {
 			if got := steps(t, one); tt.one != nil && !slices.EqualFunc(got, tt.one, slices.Equal) {
 				t.Errorf("%s single program: steps %v, want %v", tt.suite, got, tt.one)
 			}
+		}
+	}
+}
+
+// The split path's candidates include its Hopper default once, Early or
+// Merge by the shape; the single program's include neither.
+func TestMLASplitDefault(t *testing.T) {
+	for _, tc := range []struct {
+		batch, hq    int
+		early, merge int // the split path's configs with each
+	}{
+		{64, 128, 1, 0},  // 64 requests over 66 parts: Early
+		{128, 128, 0, 1}, // more requests than parts, hand-offs: Merge
+		{64, 64, 1, 0},   // no hand-off at h_q 64: Early
+	} {
+		ps, err := mlaPoints("t", tc.batch, tc.hq, 1, 8192, 132)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := func(p Point, f func(kernels.MLAConfig) bool) int {
+			n := 0
+			for _, c := range p.Configs {
+				if f(c.(kernels.MLAConfig)) {
+					n++
+				}
+			}
+			return n
+		}
+		def := kernels.GPUConfigFor(ps[0].Problem, "sm_90a")
+		isDef := func(c kernels.MLAConfig) bool { return kernels.Config(c) == def }
+		early := count(ps[0], func(c kernels.MLAConfig) bool { return c.Early })
+		merge := count(ps[0], func(c kernels.MLAConfig) bool { return c.Merge })
+		if early != tc.early || merge != tc.merge || count(ps[0], isDef) != 1 {
+			t.Errorf("b%d h_q %d: %d Early, %d Merge configs and the default (%s) %d times on the split path, want %d, %d and once",
+				tc.batch, tc.hq, early, merge, kernels.ConfigFields(def), count(ps[0], isDef), tc.early, tc.merge)
+		}
+		if n := count(ps[1], func(c kernels.MLAConfig) bool { return c.Early || c.Merge }); n != 0 {
+			t.Errorf("b%d h_q %d: the single program tries %d Early or Merge configs", tc.batch, tc.hq, n)
 		}
 	}
 }

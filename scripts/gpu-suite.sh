@@ -53,6 +53,8 @@
 # benchmark. Rough times on a 16-core H100 host, compiles cached: mla ~3
 # min (mostly making and uploading 1e10 KV-cache elements on the host; QUICK
 # ~25 s), fa-tail ~1 min, their peers (torch MLA, copy bandwidth) ~1 min.
+# On the H200 hosts of 2026-11-29 the mla suite took longer: 27 of its 40
+# points in 7 minutes, so give SUITES=mla a call of its own.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
