@@ -261,11 +261,12 @@ func TestMatchConfigs(t *testing.T) {
 		expr string
 		want int // configs kept; -1: an error
 	}{
-		{"", len(bench.MLAConfigs(128, 1))},
-		{"splitn=true", 5},
-		{"ws=true", 3},
-		{"roles=true", 2},
-		{"handoff=true", 1},
+		{"", len(bench.MLAConfigs(128, 1)) + 1}, // and the split path's default, Early on
+		{"splitn=true", 6},
+		{"ws=true", 4},
+		{"roles=true", 3},
+		{"handoff=true", 2},
+		{"early=true", 1},
 		{"^m=32 ", 2},
 		{"nosuchfield", -1},
 		{"(", -1},
