@@ -193,6 +193,15 @@ func TestSplitSuites(t *testing.T) {
 // The split path's candidates include its Hopper default once, Early or
 // Merge by the shape; the single program's include neither.
 func TestMLASplitDefault(t *testing.T) {
+	count := func(p Point, f func(kernels.MLAConfig) bool) int {
+		n := 0
+		for _, c := range p.Configs {
+			if f(c.(kernels.MLAConfig)) {
+				n++
+			}
+		}
+		return n
+	}
 	for _, tc := range []struct {
 		batch, hq    int
 		early, merge int // the split path's configs with each
@@ -204,15 +213,6 @@ func TestMLASplitDefault(t *testing.T) {
 		ps, err := mlaPoints("t", tc.batch, tc.hq, 1, 8192, 132)
 		if err != nil {
 			t.Fatal(err)
-		}
-		count := func(p Point, f func(kernels.MLAConfig) bool) int {
-			n := 0
-			for _, c := range p.Configs {
-				if f(c.(kernels.MLAConfig)) {
-					n++
-				}
-			}
-			return n
 		}
 		def := kernels.GPUConfigFor(ps[0].Problem, "sm_90a")
 		isDef := func(c kernels.MLAConfig) bool { return kernels.Config(c) == def }
