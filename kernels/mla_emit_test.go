@@ -99,3 +99,43 @@ func TestMLAMergeEmit(t *testing.T) {
 		t.Errorf("Merge runs %d programs, want the split kernel alone", got)
 	}
 }
+
+// The hand-off kernel's proxy fences: warpgroup 0 fences P and the row
+// factors right before it hands them over, and waits for warpgroup 1's
+// hand-back without another (it wrote nothing in between: the fence there
+// cost 0.6% at b64 h_q 128 kv8k, docs/perf.md, thirty-ninth session).
+func TestMLAHandoffFences(t *testing.T) {
+	s := kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
+	c := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true, Early: true}
+	fn, err := kernels.MLADecodeSplit(s, c).Build(ir.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := cuda.Compile(fn, cuda.Options{Arch: "sm_90a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(prog.Source, "\n")
+	handoffs, backs := 0, 0
+	for i, l := range lines {
+		prev := ""
+		if i > 0 {
+			prev = strings.TrimSpace(lines[i-1])
+		}
+		switch {
+		case strings.Contains(l, "// hand-off to the other warpgroup"):
+			handoffs++
+			if prev != "tl::fence_proxy_async();" {
+				t.Errorf("line %d: hand-off without a fence before it: %q", i+1, prev)
+			}
+		case strings.Contains(l, "bar_sync_apart") && strings.Contains(l, "// the other warpgroup's hand-off"):
+			backs++
+			if prev == "tl::fence_proxy_async();" {
+				t.Errorf("line %d: a fence before the hand-back wait, with nothing written since the last", i+1)
+			}
+		}
+	}
+	if handoffs != 1 || backs != 1 {
+		t.Errorf("%d hand-offs and %d hand-back waits, want 1 and 1", handoffs, backs)
+	}
+}

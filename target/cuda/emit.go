@@ -21,6 +21,7 @@ type emitter struct {
 	stage     map[*ir.Buffer]string // stage index of multi-buffered shared tiles
 	par       *parCtx
 	dirty     bool // shared memory written since the last barrier
+	unfenced  bool // written with plain stores since the last proxy fence (syncState)
 	pending   bool // cp.async copies issued and not yet waited for
 	read      bool // shared memory read since the last barrier
 	halfRead  bool // a warpgroup's half stored by TMA since its last barrier (halves.go)
@@ -404,12 +405,19 @@ func (e *emitter) forLoop(s *ir.For) {
 
 // syncState is what the emitter knows about shared memory at a point of
 // the program: the barriers and waits still owed.
-type syncState struct{ dirty, pending, read bool }
+// syncState is what the threads owe before shared memory is read or
+// written again: a barrier (dirty, read), a wait for cp.async copies
+// (pending), and a proxy fence (unfenced: plain writes since the last
+// fence_proxy_async, which wgmma and TMA need to see them).
+type syncState struct{ dirty, pending, read, unfenced bool }
 
-func (e *emitter) state() syncState     { return syncState{e.dirty, e.pending, e.read} }
-func (e *emitter) setState(s syncState) { e.dirty, e.pending, e.read = s.dirty, s.pending, s.read }
+func (e *emitter) state() syncState { return syncState{e.dirty, e.pending, e.read, e.unfenced} }
+func (e *emitter) setState(s syncState) {
+	e.dirty, e.pending, e.read, e.unfenced = s.dirty, s.pending, s.read, s.unfenced
+}
 func (e *emitter) merge(other syncState) { // control may arrive from either point: owe what either owes
 	e.dirty, e.pending, e.read = e.dirty || other.dirty, e.pending || other.pending, e.read || other.read
+	e.unfenced = e.unfenced || other.unfenced
 }
 
 // loopEndSync puts a barrier at the end of a loop body that touches shared
@@ -433,9 +441,7 @@ func (e *emitter) sync() {
 		e.roleSync()
 		return
 	}
-	if e.dirty && e.c.opts.Arch == "sm_90a" { // plain writes before wgmma/TMA reads
-		e.line("tl::fence_proxy_async();")
-	}
+	e.proxyFence()     // plain writes before wgmma/TMA reads
 	if e.c.ws != nil { // the producer warpgroup has left: only the consumers meet
 		e.line("tl::bar_sync(1, %d);", e.c.ws.consumers)
 	} else {
@@ -456,6 +462,17 @@ func (e *emitter) syncIfDirty(reads bool) {
 	}
 }
 
+// proxyFence orders the thread's plain shared-memory writes before the
+// async proxy's reads (wgmma, TMA) that follow a barrier or hand-off, on
+// sm_90a: where some were written since the last barrier and not all are
+// fenced yet (a hand-off that waits after one that fenced them needs none).
+func (e *emitter) proxyFence() {
+	if e.dirty && e.unfenced && e.c.opts.Arch == "sm_90a" {
+		e.line("tl::fence_proxy_async();")
+		e.unfenced = false
+	}
+}
+
 func (e *emitter) beforeSharedWrite() {
 	if e.role != nil && !e.pending && !e.roleRetouches() {
 		return // only tiles its warpgroup has not touched since its barrier
@@ -472,7 +489,7 @@ func (e *emitter) beforeSharedWrite() {
 func (e *emitter) flushAsync() {
 	if e.pending {
 		e.line("tl::cp_async_wait<0>();")
-		e.pending, e.dirty = false, true
+		e.pending, e.dirty, e.unfenced = false, true, true
 	}
 }
 

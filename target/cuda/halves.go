@@ -133,6 +133,7 @@ func (c *compilation) halvesRows(h *halves) bool {
 func (e *emitter) halfSync(fence bool) {
 	if fence {
 		e.line("tl::fence_proxy_async();")
+		e.unfenced = false
 	}
 	e.line("tl::bar_sync(%d + tid / 128, 128); // this warpgroup's half", halfBar)
 	e.halfRead = false

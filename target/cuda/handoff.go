@@ -285,7 +285,7 @@ func (e *emitter) handoffAfter(h *handoff) {
 	case len(h.blocks) == 2:
 		e.line("if (tid / 128 == %d) tl::bar_sync(%d, 256); // the last hand-back", h.blocks[0].Index, handBar+1)
 	}
-	e.setState(syncState{dirty: true, read: true})
+	e.setState(syncState{dirty: true, read: true, unfenced: true})
 }
 
 func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
@@ -325,9 +325,7 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 	}
 	handWait := func() {
 		settle()
-		if e.dirty && e.c.opts.Arch == "sm_90a" {
-			e.line("tl::fence_proxy_async();")
-		}
+		e.proxyFence()
 		bar := "bar_sync"
 		if h.lateBack { // the back barrier is met from two instructions, A's wait and B's
 			if k == 1 {
@@ -370,9 +368,7 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 		}
 		if i == h.arrive[k] {
 			settle()
-			if e.dirty && e.c.opts.Arch == "sm_90a" { // its writes since its last fence, for the other's wgmma
-				e.line("tl::fence_proxy_async();")
-			}
+			e.proxyFence() // its writes since its last fence, for the other's wgmma
 			if at := e.handMbar(h, h.arriveBar[k]); at >= 0 {
 				e.line("tl::mbar_arrive(tl::smem_addr(smem + %d)); // hand-off to the other warpgroup", at)
 			} else {
@@ -404,7 +400,7 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 
 // covers: state a owes all that b owes.
 func covers(a, b roleState) bool {
-	if b.sync.dirty && !a.sync.dirty || b.sync.pending && !a.sync.pending || b.sync.read && !a.sync.read {
+	if b.sync.dirty && !a.sync.dirty || b.sync.pending && !a.sync.pending || b.sync.read && !a.sync.read || b.sync.unfenced && !a.sync.unfenced {
 		return false
 	}
 	for buf := range b.seen {
@@ -428,5 +424,5 @@ func mergeRoleState(a, b roleState) roleState {
 		maps.Copy(u, y)
 		return u
 	}
-	return roleState{syncState{a.sync.dirty || b.sync.dirty, a.sync.pending || b.sync.pending, a.sync.read || b.sync.read}, union(a.seen, b.seen), union(a.wrote, b.wrote)}
+	return roleState{syncState{a.sync.dirty || b.sync.dirty, a.sync.pending || b.sync.pending, a.sync.read || b.sync.read, a.sync.unfenced || b.sync.unfenced}, union(a.seen, b.seen), union(a.wrote, b.wrote)}
 }

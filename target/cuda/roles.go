@@ -68,7 +68,8 @@ func (e *emitter) warpgroup(s *ir.Warpgroup) {
 	e.role = nil
 	inside := e.state()
 	e.close()
-	e.setState(syncState{dirty: before.dirty || inside.dirty || writes, pending: before.pending || inside.pending, read: before.read || reads})
+	e.setState(syncState{dirty: before.dirty || inside.dirty || writes, pending: before.pending || inside.pending, read: before.read || reads,
+		unfenced: before.unfenced || inside.unfenced || writes})
 }
 
 // roleSync is a barrier of the warpgroup block being emitted: its own 128
@@ -76,9 +77,7 @@ func (e *emitter) warpgroup(s *ir.Warpgroup) {
 // an mbarrier the warpgroup arrives at and waits on (planHandBars says
 // why), else a named barrier.
 func (e *emitter) roleSync() {
-	if e.dirty && e.c.opts.Arch == "sm_90a" {
-		e.line("tl::fence_proxy_async();")
-	}
+	e.proxyFence()
 	if w := e.c.ws; w != nil && w.hand >= 0 {
 		e.line("tl::mbar_arrive_wait(tl::smem_addr(smem + %d)); // warpgroup %d's own", w.roleMbar(e.role.Index), e.role.Index)
 	} else {
@@ -144,7 +143,7 @@ func (e *emitter) roleCurTouches(reads bool, set map[*ir.Buffer]bool) bool {
 // sm_90a); inside one the barrier waits for the next read in the block
 // (syncIfDirty), or for the one after it, where all warpgroups meet.
 func (e *emitter) wroteShared() {
-	e.dirty = true
+	e.dirty, e.unfenced = true, true
 	if e.role == nil {
 		e.sync()
 	}
