@@ -404,11 +404,9 @@ func (e *emitter) forLoop(s *ir.For) {
 }
 
 // syncState is what the emitter knows about shared memory at a point of
-// the program: the barriers and waits still owed.
-// syncState is what the threads owe before shared memory is read or
-// written again: a barrier (dirty, read), a wait for cp.async copies
-// (pending), and a proxy fence (unfenced: plain writes since the last
-// fence_proxy_async, which wgmma and TMA need to see them).
+// the program: the barriers and waits still owed (dirty, read), the
+// cp.async copies not yet waited for (pending), and plain writes not yet
+// fenced for the async proxy, wgmma's and TMA's reads (unfenced).
 type syncState struct{ dirty, pending, read, unfenced bool }
 
 func (e *emitter) state() syncState { return syncState{e.dirty, e.pending, e.read, e.unfenced} }
@@ -468,10 +466,20 @@ func (e *emitter) syncIfDirty(reads bool) {
 // fenced yet (a hand-off that waits after one that fenced them needs none).
 func (e *emitter) proxyFence() {
 	if e.dirty && e.unfenced && e.c.opts.Arch == "sm_90a" {
-		e.line("tl::fence_proxy_async();")
-		e.unfenced = false
+		e.fence()
 	}
 }
+
+// fence emits fence.proxy.async: every plain write so far is fenced.
+func (e *emitter) fence() {
+	e.line("tl::fence_proxy_async();")
+	e.unfenced = false
+}
+
+// written notes plain writes of shared memory (or cp.async copies into
+// it): a barrier is owed before other threads read them, and a proxy
+// fence before wgmma or TMA does.
+func (e *emitter) written() { e.dirty, e.unfenced = true, true }
 
 func (e *emitter) beforeSharedWrite() {
 	if e.role != nil && !e.pending && !e.roleRetouches() {
@@ -489,7 +497,8 @@ func (e *emitter) beforeSharedWrite() {
 func (e *emitter) flushAsync() {
 	if e.pending {
 		e.line("tl::cp_async_wait<0>();")
-		e.pending, e.dirty, e.unfenced = false, true, true
+		e.pending = false
+		e.written()
 	}
 }
 

@@ -40,7 +40,8 @@ func (e *emitter) copy(s *ir.Copy, atomic bool) {
 		if dst.Buf.Scope == ir.Shared {
 			if src.Buf.Scope == ir.Global { // waited for at the first read
 				e.line("tl::cp_async_commit();")
-				e.pending, e.dirty, e.unfenced = true, true, true
+				e.pending = true
+				e.written()
 			} else {
 				e.sync()
 			}
@@ -421,8 +422,7 @@ func suffix(i int) string {
 // asyncFence orders landed cp.async data before wgmma reads it (sm_90a).
 func (e *emitter) asyncFence() {
 	if e.c.opts.Arch == "sm_90a" {
-		e.line("tl::fence_proxy_async();")
-		e.unfenced = false
+		e.fence()
 	}
 }
 

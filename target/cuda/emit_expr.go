@@ -271,6 +271,6 @@ func (e *emitter) storeStmt(s *ir.Store) {
 	}
 	e.line("%s = %s;", e.ref(s.Buf, s.Idx), e.store(s.Buf.DType, e.expr(s.Value)))
 	if s.Buf.Scope == ir.Shared && e.par == nil {
-		e.dirty, e.unfenced = true, true
+		e.written()
 	}
 }

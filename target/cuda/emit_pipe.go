@@ -91,7 +91,8 @@ func (e *emitter) pipelined(s *ir.For) {
 	halves := e.halvesPipe(s)
 	if (free || hand != nil) && !(halves && !e.dirty && !e.pending && !e.read) { // by halves: nothing issued before it
 		e.line("tl::cp_async_wait<0>();")
-		e.dirty, e.pending, e.unfenced = true, false, true
+		e.pending = false
+		e.written()
 		e.sync()
 	}
 	turns := free && e.pingPong(rest)
@@ -116,7 +117,8 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.line("tl::cp_async_wait<%d>();", S-2) // also lands copies issued before the loop
 	}
 	if !free && hand == nil {
-		e.dirty, e.pending, e.unfenced = true, false, true // so sync fences them for wgmma
+		e.pending = false
+		e.written() // so sync fences them for wgmma
 		e.sync()
 	}
 	if !ws {

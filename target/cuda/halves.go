@@ -132,8 +132,7 @@ func (c *compilation) halvesRows(h *halves) bool {
 // half (fenced for the TMA store) or before it writes the half again.
 func (e *emitter) halfSync(fence bool) {
 	if fence {
-		e.line("tl::fence_proxy_async();")
-		e.unfenced = false
+		e.fence()
 	}
 	e.line("tl::bar_sync(%d + tid / 128, 128); // this warpgroup's half", halfBar)
 	e.halfRead = false

@@ -143,7 +143,7 @@ func (e *emitter) roleCurTouches(reads bool, set map[*ir.Buffer]bool) bool {
 // sm_90a); inside one the barrier waits for the next read in the block
 // (syncIfDirty), or for the one after it, where all warpgroups meet.
 func (e *emitter) wroteShared() {
-	e.dirty, e.unfenced = true, true
+	e.written()
 	if e.role == nil {
 		e.sync()
 	}

@@ -12,7 +12,7 @@ import "github.com/tilego/tilego/ir"
 func (e *emitter) ticket(s *ir.Ticket) {
 	e.writesDone()
 	e.line("if (tid == 0) %s = tl::ticket(&%s);", e.ref(s.Dst.Buf, s.Dst.Start), e.ref(s.Counter.Buf, s.Counter.Start))
-	e.dirty, e.unfenced = true, true
+	e.written()
 	e.sync()
 }
 
