@@ -36,6 +36,19 @@ func (sb *smemBuf) swizzleMode() int {
 	return 0
 }
 
+// hardwareSwizzled reports whether the hardware's view of the tile's
+// swizzle (TMA boxes, wgmma descriptors) is the threads' view (tl::swz).
+// The hardware XORs a 16-byte chunk with address bits above the 128-byte
+// unit, so its pattern restarts every 8 panel rows counted from a period
+// boundary (1024 bytes for 128B); tl::swz restarts it at every panel. The
+// two agree when each panel starts on a boundary: one panel, or rows a
+// multiple of 8. A 4-row bf16 tile of 1024 columns does not: its odd
+// panels start 512 bytes into a period, so a TMA store read them with
+// the chunks of rows 4-7.
+func (sb *smemBuf) hardwareSwizzled() bool {
+	return sb.swizzleMode() != 0 && (sb.cols*sb.eb <= sb.panelW || sb.rows%8 == 0)
+}
+
 type smemPlan struct {
 	bufs    map[*ir.Buffer]*smemBuf
 	total   int

@@ -102,7 +102,8 @@ func (c *compilation) tmaCopy(cp *ir.Copy) (*tmaCopy, TMASpec, bool) {
 // boxes, if they can: a 16-bit tensor whose last dim is contiguous and
 // whose rows step in multiples of 16 bytes, a region keeping exactly its
 // last two dims, rank 2-4, and a whole tile of ≤ 256 rows in 128-byte
-// panels with the 128B swizzle (TMA's own layout for such a box).
+// panels with the 128B swizzle (TMA's own layout for such a box), each
+// panel on a period of the pattern (hardwareSwizzled).
 func (c *compilation) tmaBox(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool) {
 	p := g.Buf
 	n := len(p.Shape)
@@ -130,7 +131,7 @@ func (c *compilation) tmaBox(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool)
 			return nil, TMASpec{}, false
 		}
 	}
-	if sb.swizzleMode() != 1 || sb.rows > 256 || sb.cols*sb.eb%128 != 0 || sb.eb != 2 {
+	if sb.swizzleMode() != 1 || !sb.hardwareSwizzled() || sb.rows > 256 || sb.cols*sb.eb%128 != 0 || sb.eb != 2 {
 		return nil, TMASpec{}, false
 	}
 	if g.Extent[n-2] != sb.rows || g.Extent[n-1] != sb.cols {
