@@ -21,13 +21,12 @@ var Suites = map[string]func(SuiteOptions) ([]Point, error){
 }
 
 // SuiteFlush is how a suite's launches are kept cold unless the run says
-// otherwise: mla on rotated copies of its inputs, the others with an L2
-// flush before every launch, as triton's do_bench times their peers. An
-// MLA cache is many times the L2, so a rotated copy is cold; a memset
-// flush would leave the L2 full of dirty lines, whose write-back falls in
-// the timed launch: 6-9% of a 230 µs launch at b64 (docs/perf.md,
-// eighteenth and twenty-fifth sessions). scripts/peers.py times the mla
-// suite's peers, and the copy bandwidth they are held to, the same way.
+// otherwise: mla on rotated copies of its inputs, the others with an L2 flush
+// before every launch, as triton's do_bench times their peers. An MLA cache is
+// many times the L2, so a rotated copy is cold; a memset flush would leave the
+// L2 full of dirty lines, whose write-back falls in the timed launch: 6-9% of
+// a 230 µs launch at b64. scripts/peers.py times the mla suite's peers, and
+// the copy bandwidth they are held to, the same way.
 func SuiteFlush(suite string) Flush {
 	if suite == "mla" {
 		return FlushRotate
@@ -70,26 +69,23 @@ func AttnConfigsFor(d int, causal bool, seqQ int) []kernels.Config {
 	return cs
 }
 
-// shortAttnConfigs are tried at short sequences (up to 2k query tokens),
-// where a block's prologue and epilogue weigh most: configs that prefetch
-// the next wave's Q and first K/V tiles into L2, and persistent grids
-// whose producer loads the next tile's Q and K/V while the consumers
-// finish this one (target/cuda/walk.go). At d256 the query tile fits
-// beside the ring only with the output stored from registers
-// (AttnConfig.Direct): 2-10% slower than the grid at every short point on
-// the H100 while those stores were 4 bytes a lane, 1.01-1.10× the grid's
-// best at 512-1k tokens since they are 16 (target/cuda/emit_quad.go,
-// docs/perf.md, sixteenth session). At d64 and d128 the Direct walks won
-// 6 of the 12 points from 512 to 2k tokens, by 0.1-3.3% (seventeenth
-// session); their third ring slot (the staging tile's bytes leave room
-// for it) won only at d64 causal 512, and lost 4-9% at d128. 256-row
-// blocks at d64 (128 rows a consumer warpgroup), which read each head's K
-// and V from L2 half as often, were 0.65-0.89× the best at 512-2k
-// (eighteenth session). With a causal mask a persistent block walks
-// pairs of tiles of equal total work (kernels.causalPair), so the blocks
-// stay balanced; a causal walk that draws its tiles (Draw) won d128 causal
-// 512 (twenty-fourth session), so the d128 and d256 causal lists have
-// drawn walks too.
+// shortAttnConfigs are tried at short sequences (up to 2k query tokens), where
+// a block's prologue and epilogue weigh most: configs that prefetch the next
+// wave's Q and first K/V tiles into L2, and persistent grids whose producer
+// loads the next tile's Q and K/V while the consumers finish this one
+// (target/cuda/walk.go). At d256 the query tile fits beside the ring only with
+// the output stored from registers (AttnConfig.Direct): 2-10% slower than the
+// grid at every short point on the H100 while those stores were 4 bytes a
+// lane, 1.01-1.10× the grid's best at 512-1k tokens since they are 16
+// (target/cuda/emit_quad.go, docs/perf.md). At d64 and d128 the Direct walks
+// won 6 of the 12 points from 512 to 2k tokens, by 0.1-3.3%; their third ring
+// slot (the staging tile's bytes leave room for it) won only at d64 causal
+// 512, and lost 4-9% at d128. 256-row blocks at d64 (128 rows a consumer
+// warpgroup), which read each head's K and V from L2 half as often, were
+// 0.65-0.89× the best at 512-2k. With a causal mask a persistent block walks
+// pairs of tiles of equal total work (kernels.causalPair), so the blocks stay
+// balanced; a causal walk that draws its tiles (Draw) won d128 causal 512, so
+// the d128 and d256 causal lists have drawn walks too.
 func shortAttnConfigs(d int, causal bool) []kernels.Config {
 	pf := func(c kernels.AttnConfig) kernels.Config { c.Prefetch = true; return c }
 	walk := func(n, threads int, pingPong, overlap bool) kernels.Config {
@@ -276,8 +272,7 @@ func faBwd(o SuiteOptions) ([]Point, error) {
 }
 
 // attnBwdConfigs are the backward's candidates: its GPU config, and the
-// same with 32 query rows a step (no spills at d128; 1.00-1.03x in the
-// thirty-first session's probes).
+// same with 32 query rows a step (no spills at d128; 1.00-1.03×).
 func attnBwdConfigs(c kernels.AttnConfig) []kernels.Config {
 	m32 := c
 	m32.M = 32
@@ -334,7 +329,7 @@ func AttnConfigs(d int, causal bool) []kernels.Config {
 		add(128, 64, 256, 2)
 		add(128, 128, 128, 2)
 		add(64, 64, 128, 2)
-		add(64, 128, 128, 2) // causal 1k: 0.995× the time of 64-key tiles (H100, twenty-eighth session)
+		add(64, 128, 128, 2) // causal 1k: 0.995× the time of 64-key tiles (H100)
 		addWS(128, 128, 256, 2)
 		addPP(128, 128, 2)
 		addPP(128, 64, 2)

@@ -140,17 +140,15 @@ func (p *attnProblem) GPUConfig() Config {
 	return AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}
 }
 
-// GPUConfigFor: on sm_90a, for head dims 64, 128 and 256 (Q, K and V
-// alike), the configs that won the FlashAttention-3 sweep on an H100 or
-// came within 7% of the winner at every point (docs/perf.md, 2026-11-24):
-// d64 one warpgroup a block (64-row tiles, causal up to 1k keys); d128 a
-// persistent walk with ping-pong and the overlap up to 2k keys (causal up
-// to 512 drawing its tiles), then
-// FlashAttention-3's 128×176 tiles; d256 up to 1k keys a walk with
-// ping-pong, the overlap and the output stored from registers (sixteenth
-// session), then the overlap with 80 keys a tile, in clusters of two from
-// 8k keys non-causal (tenth session). Other shapes, and sm_80, get
-// GPUConfig.
+// GPUConfigFor: on sm_90a, for head dims 64, 128 and 256 (Q, K and V alike),
+// the configs that won the FlashAttention-3 sweep on an H100 or came within 7%
+// of the winner at every point (docs/perf.md, 2026-11-24): d64 one warpgroup a
+// block (64-row tiles, causal up to 1k keys); d128 a persistent walk with
+// ping-pong and the overlap up to 2k keys (causal up to 512 drawing its
+// tiles), then FlashAttention-3's 128×176 tiles; d256 up to 1k keys a walk
+// with ping-pong, the overlap and the output stored from registers, then the
+// overlap with 80 keys a tile, in clusters of two from 8k keys non-causal.
+// Other shapes, and sm_80, get GPUConfig.
 func (p *attnProblem) GPUConfigFor(arch string) Config {
 	s := p.s
 	if arch != "sm_90a" || s.Dqk != s.Dv {
@@ -168,12 +166,12 @@ func (p *attnProblem) GPUConfigFor(arch string) Config {
 		if s.Skv <= 2048 {
 			c.N, c.Persistent = 128, true
 		}
-		if s.Causal && s.Skv <= 512 { // tiles drawn (headsThenLongest): 1.03-1.05× the pairs at 512 back to back, the sweep's pick (twenty-fourth session)
+		if s.Causal && s.Skv <= 512 { // tiles drawn (headsThenLongest): 1.03-1.05× the pairs at 512 back to back, the sweep's pick
 			c.Draw = true
 		}
 	case 256:
 		c = AttnConfig{M: 128, N: 80, Stages: 2, Threads: 256, WS: true, Overlap: true}
-		if s.Skv <= 1024 { // a walk, the output stored from registers: within 2% of the best at 512-1k (sixteenth session)
+		if s.Skv <= 1024 { // a walk, the output stored from registers: within 2% of the best at 512-1k
 			c = AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true, Persistent: true, Direct: true}
 		}
 		if !s.Causal && s.Skv >= 8192 { // K/V multicast to pairs of query tiles: 1.005-1.05× there over two runs (docs/perf.md)

@@ -64,10 +64,10 @@ type AttnConfig struct {
 	// headsThenLongest's order rather than walk pairs (causalPair).
 	// Non-causal, on an H100 at 512-2k tokens it was 0.96-1.15× the dealt
 	// walk: ahead with ping-pong and no overlap, behind at d256 with the
-	// overlap (twentieth session); with both at d128 1.010× at 512 tokens
+	// overlap; with both at d128 1.010× at 512 tokens
 	// timed back to back, but not the fastest in the sweep's flushed
-	// timing, and 0.989-0.998× at 1k-2k (twenty-second session). Causal
-	// (twenty-fourth session, back to back): at d128 512 tokens
+	// timing, and 0.989-0.998× at 1k-2k. Causal
+	// (back to back): at d128 512 tokens
 	// 1.03-1.05× the pairs walk (the same DRAM bytes at 74% of the peak
 	// bandwidth rather than 70%: the SMs' tile ends no longer coincide),
 	// the sweep's pick there; at d256 1.00× at 512 (DRAM reads 215 MB
@@ -186,7 +186,7 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 // lateCycles is how late the blocks of a dealt walk that run a tile fewer
 // start (tl's LateStart): a quarter of a tile's time, counting 2160 FLOPs
 // a cycle an SM (the 512-token walks' rate on an H100), and at most 8000
-// cycles. On an H100 (docs/perf.md, twenty-third session): d256 512 with
+// cycles. On an H100: d256 512 with
 // 8000 cycles 0.972× the time (4000: 0.988×, 11000: 0.977×), d128 512
 // 0.969-0.970× at 2000-6000, d256 1k 0.984× at 8000 (12000-16000:
 // 0.986×).
@@ -262,7 +262,7 @@ func longestFirst(id tl.Expr, s AttnShape, c AttnConfig) (b, h, bx tl.Expr) {
 // causalGroup heads as longestFirst orders them, so that the walk ends on
 // short tiles. Drawn as blocks free up, a head's tiles start together
 // (its K and V are read from L2 by all but the first), while the blocks'
-// tile ends fall apart. On an H100 (twenty-fourth session, back to back)
+// tile ends fall apart. On an H100 (back to back)
 // against longestFirst's order for the whole walk: d256 causal 512 0.962×
 // the time (DRAM reads 215 MB against 226), 1k 0.975×, d128 causal 512
 // 0.990×. Of the tails tried, one group: half a group or none lost 2-6%
@@ -291,7 +291,7 @@ func headsThenLongest(id tl.Expr, s AttnShape, c AttnConfig) (b, h, bx tl.Expr) 
 // side: d64 causal 512-4k at 64 rows (three blocks an SM) ran 0.974-0.999×
 // the time with groups of 32 heads on an H200 and 0.980-0.999× on an H100
 // (1k with 128-key tiles: within 0.1%), while 128-row blocks at 4k ran
-// 1.011-1.016× (H200; docs/perf.md, twenty-ninth and thirtieth sessions).
+// 1.011-1.016× (H200).
 // BHSD was not measured.
 func causalGroup(s AttnShape, c AttnConfig, nM, heads int) int {
 	kv := s.Skv * (s.Dqk + s.Dv) * s.DType.Bytes()

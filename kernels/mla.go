@@ -26,7 +26,8 @@ type MLAShape struct {
 	Hq, Sq int      // query heads (all share the one KV head); query tokens per request, causal among them
 	DType  tl.DType // f16 or bf16: Q, the cache and O
 	Scale  float64  // softmax scale, positive (Check); 0 means 1/sqrt(Dqk)
-	// Dqk, Dv and Page are 576, 512 and 64 when 0 (smaller ones make fast tests).
+	// Dqk, Dv and Page are 576, 512 and 64 when 0 (smaller ones make fast
+	// tests).
 	Dqk, Dv, Page int
 }
 
@@ -166,8 +167,8 @@ func MLADecode(s MLAShape, c MLAConfig) *tl.Func { return mlaDecode(s, c, false)
 // part's chunks (parts[p] = first chunk, end), and chunk (b, lo, hi, sp)
 // covers cache blocks [lo, hi) of request b and writes split sp of its
 // normalized output (in partialDType) and base-2 LSE to O_partial and
-// LSE_partial; an empty chunk writes zeros and -inf. Splits past num_splits[b] are not written:
-// MLACombine reads only those.
+// LSE_partial; an empty chunk writes zeros and -inf. Splits past num_splits[b]
+// are not written: MLACombine reads only those.
 func MLADecodeSplit(s MLAShape, c MLAConfig) *tl.Func { return mlaDecode(s, c, true) }
 
 func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
@@ -213,7 +214,7 @@ func mlaDecode(s MLAShape, c MLAConfig, split bool) *tl.Func {
 	if split {
 		f.Kernel(tl.Grid(nM, nParts), c.Threads, func(k *tl.Block) {
 			bx, p, _ := k.Idx()
-			k.FirstTilesFirst() // Q and the first page at once, the second after (docs/perf.md, thirty-fourth session)
+			k.FirstTilesFirst() // Q and the first page at once, the second after
 			if c.Early {
 				k.NextEarly() // the combine's blocks take the SMs of the parts that end first
 			}
@@ -327,7 +328,8 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 	k.PipelinedRange(lo, hi, c.Stages, func(j tl.Expr) {
 		k.Copy(a.KV.Sub(a.Table.At(b, j), tl.All, tl.All), kvs, hint...) // the request's j-th cache block
 		key0 := j.Mul(s.Page)
-		// Token t sees keys <= L - Sq + t: an edge block hides a key from some row.
+		// Token t sees keys <= L - Sq + t: an edge block hides a key from some
+		// row.
 		edge := key0.Add(s.Page).Gt(L.Val().Sub(s.Sq - 1))
 		zero := func() {
 			k.If(edge, func() { // slots past the length may hold anything, NaN too: zero them
@@ -690,7 +692,7 @@ func (t *mlaBlock) seesaw(kvsA *tl.Tensor, b, L, lo, hi tl.Expr) {
 // multiply-adds: held in registers beside acc, whole (64 a thread) or as
 // pairs beside acc packed, it spilled values out of the page loop (H200,
 // 2026-11-25: 0.96× and 0.99× the combine at b64 h_q 128 kv8k, this 0.99×
-// there and 1.006× at b128; docs/perf.md, thirty-sixth session).
+// there and 1.006× at b128).
 func (t *mlaBlock) mergeEpilogue(at []any) {
 	k, s, c, a := t.k, t.s, t.c, t.a
 	req := at[0].(tl.Expr)
@@ -756,6 +758,6 @@ func (t *mlaBlock) mergeEpilogue(at []any) {
 // output against 0.0018 in f32), and the partials are a share of the bytes
 // moved: 128 KB a piece and 64-row block in f32, against about 4.5 MB of
 // pages at h_q 64 and kv8k. H100, 2026-11-24: b64 h_q 64 1.03-1.04×,
-// b128 h_q 32 and 64 1.02-1.03×, h_q 16 within noise (thirteenth session);
+// b128 h_q 32 and 64 1.02-1.03×, h_q 16 within noise;
 // h_q 128 1.01-1.03× at kv8k-16k (fifteenth; docs/perf.md).
 func (s MLAShape) partialDType() tl.DType { return s.DType }

@@ -44,10 +44,10 @@ func TestMLAEmitCUDA(t *testing.T) {
 						if !strings.Contains(prog.Source, "__global__") {
 							t.Errorf("%v %s %s: no kernel in the source", vals, fn.Name, arch)
 						}
-						// The split kernel's producer (sm_90a, 64-row blocks) walks
-						// pieces with Q as the walk's tile: its second page waits
-						// for Q and the first at the start (ws.go's firstFill); no
-						// other program has that wait.
+						// The split kernel's producer (sm_90a, 64-row blocks)
+						// walks pieces with Q as the walk's tile: its second
+						// page waits for Q and the first at the start (ws.go's
+						// firstFill); no other program has that wait.
 						want := 0
 						if arch == "sm_90a" && fn.Name == "mla_decode" && hq == 128 && splits == "3" {
 							want = 1
@@ -103,7 +103,7 @@ func TestMLAMergeEmit(t *testing.T) {
 // The hand-off kernel's proxy fences: warpgroup 0 fences P and the row
 // factors right before it hands them over, and waits for warpgroup 1's
 // hand-back without another (it wrote nothing in between: the fence there
-// cost 0.6% at b64 h_q 128 kv8k, docs/perf.md, thirty-ninth session).
+// cost 0.6% at b64 h_q 128 kv8k, docs/perf.md).
 func TestMLAHandoffFences(t *testing.T) {
 	s := kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
 	c := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true, Early: true}

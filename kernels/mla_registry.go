@@ -219,7 +219,7 @@ func (p *mlaProblem) GPUConfig() Config { return p.GPUConfigFor("sm_90a") }
 // 1.011-1.017× at kv4k, 1.010-1.020× at b64 h_q 64 kv8k (over 132); with
 // about two requests a part, 0.996-0.997× at b128 h_q 128 kv8k and
 // 0.998-1.001× at b64 s_q 2 kv4k, where most requests are whole and the
-// split kernel writes them (docs/perf.md, thirty-fifth session). On an
+// split kernel writes them. On an
 // H100 the same b64 points: 1.006-1.020×; on the H200 b128 h_q 32 and 64
 // and b64 h_q 32 1.003-1.016×.
 //
@@ -228,8 +228,8 @@ func (p *mlaProblem) GPUConfig() Config { return p.GPUConfigFor("sm_90a") }
 // registers. H200, 2026-11-25, alternating pairs against the combine:
 // b128 h_q 128 kv4k 1.015-1.017×, kv8k 1.005-1.006×, kv16k 1.003-1.004×,
 // s_q 2 kv4k at b64 1.004-1.010× and b128 1.005-1.009× (15 of 15 rounds
-// faster); at b64 kv4k-8k, where Early runs, 0.97-0.99× (docs/perf.md,
-// thirty-sixth session). Its blocks wait for each other, so its grid (one
+// faster); at b64 kv4k-8k, where Early runs, 0.97-0.99× (docs/perf.md).
+// Its blocks wait for each other, so its grid (one
 // block an SM and M-block of a part) must fit the GPU at once: --sms no
 // more than the GPU's SMs.
 func (p *mlaProblem) GPUConfigFor(arch string) Config {

@@ -27,8 +27,8 @@ import (
 // fitted for each kind of point:
 //   - where a request's rows take two or more 64-row blocks (h_q·s_q >
 //     64, compute-bound): 10 on an H100 while a piece cost 14k cycles
-//     (fifteenth session: 10 beat 18 by 1-1.3%, 18 had beaten 8 and 4).
-//     With the combine's merge in registers (thirty-second session, H200,
+//     (10 beat 18 by 1-1.3%, 18 had beaten 8 and 4).
+//     With the combine's merge in registers (H200,
 //     alternating pairs, h_q 128) 7 beat 10 by 1.0-3.0% at b64 kv4k-16k,
 //     b128 kv8k and s_q 2 kv4k, and 6 was within ±0.3% of 7 at kv8k and s_q
 //     2, 3% faster at b64 kv4k; 5 was slower than 6;
@@ -36,9 +36,9 @@ import (
 //     one piece got 69 blocks and one of two pieces 51 (b64 h_q 16 kv8k),
 //     and the parts of one piece, which take longest, set the time; 8 was
 //     2-4% faster at all six memory-bound bench points (2026-11-24), 6
-//     0-2% faster than 8 with the partials in bf16 (thirteenth session),
+//     0-2% faster than 8 with the partials in bf16,
 //     and 4 and 8 0.4-1.7% slower than 6 with the merge in registers
-//     (thirty-second session, b64 h_q 32 and 64 kv8k).
+//     (b64 h_q 32 and 64 kv8k).
 func MLAPieceCost(sq, hq int) int { return 6 }
 
 // MLAChunk is a piece of one request: cache blocks [Begin, End).
@@ -69,7 +69,7 @@ func MLASMParts(sq, hq, sms int) int {
 // and the last to finish sets its time; the split path's is its costliest
 // part, each piece adding MLAPieceCost. On the 2026-11-23 H100 bench
 // this picked the faster path at every point where the two differed by
-// more than 5%; on the thirty-second session's H200 mla suite the split
+// more than 5%; on an H200 mla suite the split
 // path it took was faster at all 17 points (1.07-2.15×, b64 kv2k the
 // least); it declined only at kv1k (b64 and b128), where no split ran.
 func MLASplitPays(md MLAMetadata, lens []int32, sq, hq, sms int) bool {

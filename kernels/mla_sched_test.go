@@ -127,10 +127,10 @@ func TestMLASplitPays(t *testing.T) {
 		sq, sms int
 		want    bool
 	}{
-		{MLALengths(64, 2048), 1, 132, true},    // 1.07× the single program with the merge in registers (H200, thirty-second session)
+		{MLALengths(64, 2048), 1, 132, true},    // 1.07× the single program with the merge in registers (H200)
 		{MLALengths(128, 8192), 1, 132, true},   // 2 uneven waves of ~128 blocks
 		{MLALengths(128, 32768), 1, 132, true},  // the same, longer
-		{MLALengths(128, 4096), 2, 132, true},   // 4 M-blocks a request: 1.09× split (H100, fifteenth session)
+		{MLALengths(128, 4096), 2, 132, true},   // 4 M-blocks a request: 1.09× split (H100)
 		{[]int32{64 * 1000}, 1, 132, true},      // one request on 2 of 132 SMs
 		{[]int32{100, 200, 300}, 1, 132, false}, // a few blocks each
 	} {

@@ -104,7 +104,7 @@ const mergeGroup = 4
 // gives the rows one thread each where it can (layout.Rows), so the merge
 // needs no shared memory and no barrier, and the rows move as 16-byte
 // vectors (on the GPU, 1.5-3% of MLA's time at kv8k went to the combine's
-// barriers and staging; docs/perf.md, thirty-second session).
+// barriers and staging).
 func mergeSplits(k *tl.Block, n any, R, dv int, odt tl.DType, lseOf, oOf func(i tl.Expr) tl.Region) (acc, lse *tl.Tensor) {
 	frag := func(name string, dims ...int) *tl.Tensor { return k.Fragment(tl.F32, dims...).Named(name) }
 	st := rowStats{frag("m", R), frag("alpha", R), frag("w", R), frag("sum", R)}

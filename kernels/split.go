@@ -26,7 +26,7 @@ package kernels
 // 7 ways in its last wave, ran 1.034-1.035× the single program (medians of
 // eight back-to-back pairs in each of two calls, H100, 2026-11-24); at 8k
 // keys 1.005×; a d256 grid of 1024 blocks at 4k and 8k cut 3 ways ran
-// 0.96× and 0.98× (docs/perf.md, twenty-first session). The model gives
+// 0.96× and 0.98×. The model gives
 // +2.1%, +1.5%, −3.0% and −1.5%: it takes the first alone.
 const (
 	// SplitKeys: what each piece adds: loading its Q tile again and
