@@ -61,7 +61,6 @@ type Result struct {
 	Error    string             `json:"error,omitempty"`
 	Errors   map[string]float64 `json:"-"`
 	lost     error              // a kernel faulted or hung and took the CUDA context with it
-	elapsed  time.Duration
 }
 
 // Options control timing.

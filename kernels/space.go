@@ -362,13 +362,10 @@ func regBudget(threads int) int {
 	return min(MaxRegs, 65536/threads/8*8)
 }
 
-// regsOver rejects an estimate within RegMargin of the budget: such
-// configs spill (the wgmma accumulators among them), and on the H100 on
-// 2026-11-22 a FlashAttention config at M 192, N 128, 384 threads (168
-// registers) even faulted.
-func regsOver(regs, threads int) string { return regsOverBudget(regs, threads, 0) }
-
-// regsOverBudget is regsOver with the budget given (0: the thread count's).
+// regsOverBudget rejects an estimate within RegMargin of the budget (0:
+// the thread count's): such configs spill (the wgmma accumulators among
+// them), and on an H100 a FlashAttention config at M 192, N 128, 384
+// threads (168 registers) even faulted.
 func regsOverBudget(regs, threads, budget int) string {
 	if budget == 0 {
 		budget = regBudget(threads)
