@@ -29,7 +29,7 @@ func inferLayouts(c *compilation) error {
 			return nil
 		}
 		if err := l.Check(); err != nil {
-			return fmt.Errorf("cuda: internal error: %v", err)
+			return errAt(why, pos, "internal compiler error: layout of %s: %v", b.Name, err)
 		}
 		c.layouts[b] = l
 		origin[b] = from{why, pos}
@@ -57,27 +57,30 @@ func inferLayouts(c *compilation) error {
 		if why := wgmmaFits(c, g); why == "" {
 			c.wgmma[g] = true
 			acc, err := layout.WGAccumulator(sh[0], sh[1], wgSplit(threads/128, sh[0], g.Policy, splitNWanted(c)))
-			if err == nil {
-				fail(set(g.C.Buf, acc, g.P, "gemm"))
+			if err != nil {
+				fail(errAt("gemm", g.P, "wgmma accumulator: %v", err))
+				return
 			}
-			if a := g.A.Buf; err == nil && a.Scope == ir.Fragment {
+			fail(set(g.C.Buf, acc, g.P, "gemm"))
+			if a := g.A.Buf; a.Scope == ir.Fragment {
 				opA, err := layout.WGOperandA(sh[0], g.A.Shape()[1], threads/128)
-				if err == nil {
-					fail(set(a, opA, g.P, "gemm"))
+				if err != nil {
+					fail(errAt("gemm", g.P, "wgmma A in registers: %v", err))
+					return
 				}
+				fail(set(a, opA, g.P, "gemm"))
 			}
-			fail(err)
 			return
 		}
 		w, err := chooseWarps(g.Policy, sh[0], sh[1], warps, g.A.Buf.Scope == ir.Fragment)
 		if err != nil {
-			fail(errAt("gemm", g.P, "%v", err))
+			fail(c.mmaErr(g, "%v", err))
 			return
 		}
 		c.warps[g] = w
 		acc, err := layout.Accumulator(sh[0], sh[1], w)
 		if err != nil {
-			fail(errAt("gemm", g.P, "%v", err))
+			fail(c.mmaErr(g, "%v", err))
 			return
 		}
 		fail(set(g.C.Buf, acc, g.P, "gemm"))
