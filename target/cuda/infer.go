@@ -101,63 +101,79 @@ func inferLayouts(c *compilation) error {
 		return firstErr
 	}
 	// Propagate until nothing changes.
-	for changed := true; changed && firstErr == nil; {
-		changed = false
-		n := len(c.layouts)
-		ir.Walk(k.Body, func(s ir.Stmt) {
-			switch s := s.(type) {
-			case *ir.Copy:
-				a, b := s.Src.Buf, s.Dst.Buf
-				if a.Scope == ir.Fragment && b.Scope == ir.Fragment {
-					if l, ok := c.layouts[a]; ok {
-						fail(set(b, l, s.P, "copy"))
-					} else if l, ok := c.layouts[b]; ok {
-						fail(set(a, l, s.P, "copy"))
+	propagate := func() {
+		for changed := true; changed && firstErr == nil; {
+			changed = false
+			n := len(c.layouts)
+			ir.Walk(k.Body, func(s ir.Stmt) {
+				switch s := s.(type) {
+				case *ir.Copy:
+					a, b := s.Src.Buf, s.Dst.Buf
+					if a.Scope == ir.Fragment && b.Scope == ir.Fragment {
+						if l, ok := c.layouts[a]; ok {
+							fail(set(b, l, s.P, "copy"))
+						} else if l, ok := c.layouts[b]; ok {
+							fail(set(a, l, s.P, "copy"))
+						}
 					}
-				}
-			case *ir.Reduce:
-				if s.Src.Scope != ir.Fragment || s.Dst.Scope != ir.Fragment {
-					return
-				}
-				if l, ok := c.layouts[s.Src]; ok {
-					fail(set(s.Dst, l.Project(keepAllBut(len(l.Shape), s.Dim)), s.P, "reduce"))
-				}
-			case *ir.Parallel:
-				if drv, _ := parallelDriver(c, s); drv != nil {
-					for _, a := range fragmentAccesses(s) {
-						if keep, ok := accessKeep(s, a.idx); ok {
-							fail(set(a.buf, c.layouts[drv].Project(keep), s.P, "parallel"))
+				case *ir.Reduce:
+					if s.Src.Scope != ir.Fragment || s.Dst.Scope != ir.Fragment {
+						return
+					}
+					if l, ok := c.layouts[s.Src]; ok {
+						fail(set(s.Dst, l.Project(keepAllBut(len(l.Shape), s.Dim)), s.P, "reduce"))
+					}
+				case *ir.Parallel:
+					if drv, _ := parallelDriver(c, s); drv != nil {
+						for _, a := range fragmentAccesses(s) {
+							if keep, ok := accessKeep(s, a.idx); ok {
+								fail(set(a.buf, c.layouts[drv].Project(keep), s.P, "parallel"))
+							}
 						}
 					}
 				}
-			}
-		})
-		changed = len(c.layouts) != n
-		// Seed one unconstrained fragment that drives a loop, then go on:
-		// of the widest such loop, whose layout projects onto the fragments
-		// of the narrower ones (a row's statistics).
-		if !changed && firstErr == nil {
-			var seed *ir.Parallel
-			var seedBuf *ir.Buffer
-			ir.Walk(k.Body, func(s ir.Stmt) {
-				p, ok := s.(*ir.Parallel)
-				if !ok || seed != nil && len(p.Vars) <= len(seed.Vars) {
-					return
-				}
-				if drv, cand := parallelDriver(c, p); drv == nil && cand != nil {
-					seed, seedBuf = p, cand
-				}
 			})
-			if seed != nil {
-				fail(set(seedBuf, seedLayout(c, seed, c.threadsOf(seedBuf)), seed.P, "parallel"))
-				changed = true
+			changed = len(c.layouts) != n
+			// Seed one unconstrained fragment that drives a loop, then go on:
+			// of the widest such loop, whose layout projects onto the fragments
+			// of the narrower ones (a row's statistics).
+			if !changed && firstErr == nil {
+				var seed *ir.Parallel
+				var seedBuf *ir.Buffer
+				ir.Walk(k.Body, func(s ir.Stmt) {
+					p, ok := s.(*ir.Parallel)
+					if !ok || seed != nil && len(p.Vars) <= len(seed.Vars) {
+						return
+					}
+					if drv, cand := parallelDriver(c, p); drv == nil && cand != nil {
+						seed, seedBuf = p, cand
+					}
+				})
+				if seed != nil {
+					fail(set(seedBuf, seedLayout(c, seed, c.threadsOf(seedBuf)), seed.P, "parallel"))
+					changed = true
+				}
 			}
 		}
 	}
-	for _, b := range k.Allocs {
-		if b.Scope == ir.Fragment && c.layouts[b] == nil && firstErr == nil {
-			shape, _ := b.StaticShape()
-			fail(set(b, layout.Spread(shape, c.threadsOf(b), 1), b.Pos, "alloc"))
+	propagate()
+	// What is left gets a plain spread, one fragment at a time, each
+	// carried on to those its copies and reductions fix: a reduction's
+	// source first, so that its result takes the projection (a spread of
+	// each apart would not match).
+	reduced := map[*ir.Buffer]bool{}
+	ir.Walk(k.Body, func(s ir.Stmt) {
+		if r, ok := s.(*ir.Reduce); ok && r.Src.Scope == ir.Fragment {
+			reduced[r.Dst] = true
+		}
+	})
+	for _, results := range []bool{false, true} {
+		for _, b := range k.Allocs {
+			if b.Scope == ir.Fragment && c.layouts[b] == nil && firstErr == nil && reduced[b] == results {
+				shape, _ := b.StaticShape()
+				fail(set(b, layout.Spread(shape, c.threadsOf(b), 1), b.Pos, "alloc"))
+				propagate()
+			}
 		}
 	}
 	return firstErr

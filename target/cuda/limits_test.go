@@ -30,6 +30,7 @@ func TestLimitsBuild(t *testing.T) {
 		// 192 KiB once pipelined: over an A100's 163 KiB, within Hopper's 227.
 		{"shared_192k", "sm_80", attn(d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}), "flash.go", "shared memory after pipelining is 196608 bytes, over sm_80's 166912 per block"},
 		{"shared_192k", "sm_90a", attn(d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}), "", ""},
+		{"unbound_size", "sm_80", unboundSize, "limits_test.go", "size N is no parameter's dim, so a launch cannot give it a value"},
 		{"splitn_64_threads", "sm_90a", func() (*tl.Func, int) {
 			return kernels.MLADecode(kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}, kernels.MLAConfig{M: 64, Stages: 1, Threads: 64, SplitN: true}), 0
 		}, "", ""},
@@ -78,6 +79,19 @@ func gemmK8() (*tl.Func, int) {
 		k.Copy(acc, C)
 	})
 	return f, line
+}
+
+// unboundSize sizes its grid by a Sym that no tensor's dim gives.
+func unboundSize() (*tl.Func, int) {
+	f := tl.NewFunc("unbound_size")
+	n := f.Sym("N")
+	X, Y := f.In("X", tl.F32, 64), f.Out("Y", tl.F32, 64)
+	f.Kernel(tl.Grid(tl.CeilDiv(n, 64)), 128, func(k *tl.Block) {
+		fr := k.Fragment(tl.F32, 64)
+		k.Copy(X, fr)
+		k.Copy(fr, Y)
+	})
+	return f, callerLine() - 5
 }
 
 func attn(s kernels.AttnShape, c kernels.AttnConfig) func() (*tl.Func, int) {
