@@ -119,7 +119,7 @@ func compile(f *ir.Func, opts Options, dump string) (prog *Program, err error) {
 	for _, p := range passes {
 		c.pass, c.at = p.name, nil
 		if err := p.run(c); err != nil {
-			return nil, err
+			return nil, c.placed(err)
 		}
 		if p.dump != nil && (dump == f.Name || dump == "all") {
 			fmt.Fprintf(os.Stderr, "=== %s after %s ===\n%s\n", f.Name, p.name, p.dump(c))

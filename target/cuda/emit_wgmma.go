@@ -32,8 +32,10 @@ func wgmmaFits(c *compilation, g *ir.Gemm) string {
 		return fmt.Sprintf("its inputs are %s, not f16 or bf16", dt)
 	case T%128 != 0 || m%(64*w.M) != 0:
 		return fmt.Sprintf("%d threads' warpgroups cannot split M = %d in 64-row tiles", T, m)
+	case n%(8*w.N) != 0 && w.N == 1:
+		return fmt.Sprintf("N = %d is not a multiple of 8", n)
 	case n%(8*w.N) != 0:
-		return fmt.Sprintf("N = %d is not a multiple of %d (8 columns a warpgroup's instruction)", n, 8*w.N)
+		return fmt.Sprintf("N = %d does not split in %d warpgroups' multiples of 8 columns", n, w.N)
 	case k%16 != 0:
 		return fmt.Sprintf("K = %d is not a multiple of 16", k)
 	case g.A.Buf.Scope == ir.Fragment && g.TransA:

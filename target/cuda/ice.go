@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -21,6 +22,18 @@ func (c *compilation) recoverICE(prog **Program, err *error) {
 	if r == nil {
 		return
 	}
+	*prog = nil
+	*err = c.placed(fmt.Errorf("internal compiler error (cuda %s, program %s, pass %s, at %s): %v", c.opts.Arch, c.f.Name, c.pass, panicSite(), r))
+}
+
+// placed is a pass's error with a position: one without (a helper's
+// plain error) gets the statement being lowered's, else the kernel's.
+func (c *compilation) placed(err error) error {
+	var pe *ir.Error
+	var list ir.ErrorList
+	if errors.As(err, &pe) || errors.As(err, &list) {
+		return err
+	}
 	op, pos := "kernel", c.f.Pos
 	if c.f.Kernel != nil {
 		pos = c.f.Kernel.P
@@ -28,8 +41,7 @@ func (c *compilation) recoverICE(prog **Program, err *error) {
 	if c.at != nil {
 		op, pos = stmtName(c.at), c.at.Position()
 	}
-	*prog = nil
-	*err = errAt(op, pos, "internal compiler error (cuda %s, program %s, pass %s, at %s): %v", c.opts.Arch, c.f.Name, c.pass, panicSite(), r)
+	return errAt(op, pos, "%v", err)
 }
 
 // stmtName is a statement's op as errors name it ("copy", "atomic_add").

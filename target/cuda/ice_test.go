@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -119,12 +120,14 @@ func TestCompileRecoversPanic(t *testing.T) {
 	}
 	saved := passes
 	defer func() { passes = saved }()
+	var panicLine int
 	for _, at := range []bool{false, true} {
 		passes = append(saved[:len(saved):len(saved)], pass{"explode", func(c *compilation) error {
 			if at {
 				c.at = c.f.Kernel.Body[0]
 			}
 			var m map[string]int
+			panicLine = callerLine() + 1
 			m["x"]++ // a nil map write: a runtime panic
 			return nil
 		}, nil})
@@ -132,7 +135,7 @@ func TestCompileRecoversPanic(t *testing.T) {
 		if p != nil || err == nil {
 			t.Fatal("a panicking pass compiled")
 		}
-		for _, want := range []string{"internal compiler error", "program boom", "pass explode", "ice_test.go:", "assignment to entry in nil map"} {
+		for _, want := range []string{"internal compiler error", "program boom", "pass explode", fmt.Sprintf("ice_test.go:%d)", panicLine), "assignment to entry in nil map"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("at=%v: %q lacks %q", at, err, want)
 			}

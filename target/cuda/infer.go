@@ -86,7 +86,7 @@ func inferLayouts(c *compilation) error {
 		fail(set(g.C.Buf, acc, g.P, "gemm"))
 		if g.A.Buf.Scope == ir.Fragment {
 			if g.TransA {
-				fail(errAt("gemm", g.P, "A from a fragment cannot be transposed"))
+				fail(c.mmaErr(g, "A from a fragment cannot be transposed"))
 				return
 			}
 			a, err := layout.OperandA(sh[0], g.A.Shape()[1], w)
