@@ -30,6 +30,9 @@ func TestLimitsBuild(t *testing.T) {
 		// 192 KiB once pipelined: over an A100's 163 KiB, within Hopper's 227.
 		{"shared_192k", "sm_80", attn(d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}), "flash.go", "shared memory after pipelining is 196608 bytes, over sm_80's 166912 per block"},
 		{"shared_192k", "sm_90a", attn(d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}), "", ""},
+		{"huge_fragment", "sm_90a", hugeTiles((*tl.Block).Fragment), "limits_test.go", "fragment f0 [131072 131072] takes one thread's fragments and locals to 536870912 bytes, over the CUDA target's 16384"},
+		{"huge_local", "sm_80", hugeTiles((*tl.Block).Local), "limits_test.go", "local l0 [131072 131072] takes one thread's fragments and locals to 68719476736 bytes"},
+		{"overflowing_shared", "sm_90a", overflowingShared, "limits_test.go", "shared tile s0 [4294967296 4294967296] is more bytes than an int counts"},
 		{"unbound_size", "sm_80", unboundSize, "limits_test.go", "size N is no parameter's dim, so a launch cannot give it a value"},
 		{"splitn_64_threads", "sm_90a", func() (*tl.Func, int) {
 			return kernels.MLADecode(kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}, kernels.MLAConfig{M: 64, Stages: 1, Threads: 64, SplitN: true}), 0
@@ -77,6 +80,35 @@ func gemmK8() (*tl.Func, int) {
 		k.Gemm(as, bs, acc, tl.ClearAccum)
 		line = callerLine() - 1
 		k.Copy(acc, C)
+	})
+	return f, line
+}
+
+// hugeTiles allocates a 2^34-element tile with alloc (a fragment or a
+// local): verified, it once took the layout pass minutes and gigabytes.
+func hugeTiles(alloc func(*tl.Block, tl.DType, ...int) *tl.Tensor) func() (*tl.Func, int) {
+	return func() (*tl.Func, int) {
+		f := tl.NewFunc("huge")
+		X := f.In("X", tl.F32, 64)
+		var line int
+		f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+			fr := alloc(k, tl.F32, 1<<17, 1<<17)
+			line = callerLine() - 1
+			k.Copy(X.Sub(tl.Tile(0, 64)), fr.Sub(0, tl.Tile(0, 64)))
+		})
+		return f, line
+	}
+}
+
+// overflowingShared allocates a shared tile whose byte count overflows.
+func overflowingShared() (*tl.Func, int) {
+	f := tl.NewFunc("overflow")
+	X := f.In("X", tl.F32, 64)
+	var line int
+	f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+		s := k.Shared(tl.F32, 1<<32, 1<<32)
+		line = callerLine() - 1
+		k.Copy(X.Sub(tl.Tile(0, 64)), s.Sub(0, tl.Tile(0, 64)))
 	})
 	return f, line
 }
