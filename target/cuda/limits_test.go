@@ -1,6 +1,8 @@
 package cuda
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/tilego/tilego/ir"
@@ -128,4 +130,49 @@ func unboundSize() (*tl.Func, int) {
 
 func attn(s kernels.AttnShape, c kernels.AttnConfig) func() (*tl.Func, int) {
 	return func() (*tl.Func, int) { return kernels.FlashAttention(s, c), 0 }
+}
+
+// Every refusal of the library's config space, on both targets, is at a
+// file:line of the kernel code and none is an internal error.
+func TestRefusalsHavePositions(t *testing.T) {
+	shapes := map[string][]map[string]string{
+		"flash-attention": {{"dim": "128", "causal": "true"}, {"dim": "100"}, {"dim": "256"}},
+		"gemm":            {{"k": "8"}, {"dtype": "f8e4m3", "trans-b": "true"}, {"m": "100", "n": "72", "k": "40"}},
+	}
+	refused := 0
+	for kernel, list := range shapes {
+		e, err := kernels.Lookup(kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sh := range list {
+			p, err := e.Problem(sh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := kernels.Candidates(p)
+			for i := 0; i < len(cs); i += 67 {
+				for _, arch := range []string{"sm_80", "sm_90a"} {
+					_, err := kernels.Build(p, cs[i], Limits(arch))
+					var list ir.ErrorList
+					switch {
+					case err == nil:
+						continue
+					case !errors.As(err, &list):
+						t.Errorf("%s %v %s: %v (%T): not an ir.ErrorList", kernel, sh, arch, err, err)
+						continue
+					}
+					refused++
+					for _, e := range list {
+						if e.Pos.File == "" || e.Pos.Line == 0 || strings.Contains(e.Msg, "internal compiler error") {
+							t.Errorf("%s %v %s: %v", kernel, sh, arch, e)
+						}
+					}
+				}
+			}
+		}
+	}
+	if refused == 0 {
+		t.Error("no config refused: the test checks nothing")
+	}
 }
