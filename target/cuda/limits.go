@@ -18,8 +18,12 @@ var sharedOptin = map[string]int{
 // a block may opt in to and the threads it may have, and a check that
 // compiles the program for arch (pure Go, no NVRTC: cheap) so that Build
 // refuses, at the op's file:line, every program Compile would refuse.
-// An architecture not in the table gets ir.DefaultLimits' resources.
+// An architecture not in the table gets ir.DefaultLimits' resources; ""
+// is sm_80, as for Compile.
 func Limits(arch string) ir.Limits {
+	if arch == "" {
+		arch = "sm_80"
+	}
 	shared, ok := sharedOptin[arch]
 	if !ok {
 		shared = ir.DefaultLimits.MaxSharedBytes

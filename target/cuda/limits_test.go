@@ -63,7 +63,7 @@ func TestLimitsBuild(t *testing.T) {
 
 // Limits are the opt-in shared memory of the architecture.
 func TestLimitsShared(t *testing.T) {
-	for arch, want := range map[string]int{"sm_80": 166912, "sm_90a": 232448, "sm_86": 101376, "sm_75x": ir.DefaultLimits.MaxSharedBytes} {
+	for arch, want := range map[string]int{"sm_80": 166912, "sm_90a": 232448, "sm_86": 101376, "": 166912, "sm_75x": ir.DefaultLimits.MaxSharedBytes} {
 		if got := Limits(arch); got.MaxSharedBytes != want || got.MaxThreads != 1024 || got.Target == nil {
 			t.Errorf("Limits(%s) = %d bytes, %d threads; want %d, 1024 and a check", arch, got.MaxSharedBytes, got.MaxThreads, want)
 		}
