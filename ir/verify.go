@@ -6,6 +6,10 @@ import "fmt"
 type Limits struct {
 	MaxSharedBytes int // per block, with the opt-in for large dynamic shared memory
 	MaxThreads     int
+	// Target, when set, is the target's own check of a verified program
+	// (what its compiler can lower), so that Build refuses what the target
+	// would refuse later; its errors carry the op's position.
+	Target func(*Func) error
 }
 
 // DefaultLimits are those of sm_90 (Hopper): 227 KiB of shared memory.

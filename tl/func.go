@@ -174,7 +174,8 @@ func (f *Func) Kernel(grid []any, threads int, body func(k *Block)) {
 }
 
 // Build verifies the program against the limits (ir.DefaultLimits if none)
-// and returns it, or every error found.
+// and returns it, or every error found. A verified program then meets the
+// target's check (lim.Target) if there is one, whose error is returned as is.
 func (f *Func) Build(lim ...ir.Limits) (*ir.Func, error) {
 	l := ir.DefaultLimits
 	if len(lim) > 0 {
@@ -188,6 +189,11 @@ func (f *Func) Build(lim ...ir.Limits) (*ir.Func, error) {
 	}
 	if len(errs) > 0 {
 		return nil, errs
+	}
+	if l.Target != nil {
+		if err := l.Target(f.fn); err != nil {
+			return nil, err
+		}
 	}
 	return f.fn, nil
 }

@@ -93,7 +93,7 @@ func TestErrors(t *testing.T) {
 		{1, `unknown suite "fa-swep" (have extra, fa-bwd, fa-short`, []string{"bench", "--suite", "mla,fa-swep"}},
 		{1, "--shape: error parsing regexp", []string{"bench", "--shape", "dim=(64"}},
 		{1, "--match: error parsing regexp", []string{"bench", "--match", "m=[64"}},
-		{1, "config m=64 n=7 stages=2 threads=128: ", []string{"emit", "flash-attention", "--target", "sm_90a", "--config", "m=64 n=7 threads=128"}},
+		{1, "(m=64 n=7 stages=2 threads=128) does not build", []string{"emit", "flash-attention", "--target", "sm_90a", "--config", "m=64 n=7 threads=128"}}, // refused at Build, by the target's check
 		{1, "7 columns cannot be cut in 8-column pieces", []string{"emit", "flash-attention", "--target", "sm_80", "--config", "m=64 n=7 threads=128"}},
 		{2, "--step 1: gemm runs as one program", []string{"emit", "gemm", "--step", "1"}},
 		{2, "--step 3: this shape runs as 2 program(s); want 1 to 2", []string{"emit", "mla-decode", "--splits", "2", "--step", "3"}},

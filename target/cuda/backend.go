@@ -58,9 +58,12 @@ func (b *Backend) Device() string {
 	return fmt.Sprintf("%s (%s, %d SMs)", b.dev.Name, b.arch, b.dev.SMCount)
 }
 
-// Limits are the device's: its opt-in shared memory per block.
+// Limits are the device's, its opt-in shared memory per block and threads,
+// with the check that the program compiles for its architecture (Limits):
+// Build refuses what Run would.
 func (b *Backend) Limits() ir.Limits {
-	return ir.Limits{MaxSharedBytes: b.dev.SharedPerBlockOptin, MaxThreads: b.dev.MaxThreadsPerBlock}
+	lim := ir.Limits{MaxSharedBytes: b.dev.SharedPerBlockOptin, MaxThreads: b.dev.MaxThreadsPerBlock}
+	return targetLimits(lim, Options{Arch: b.arch, Rounding: b.opts.Rounding})
 }
 
 // Emit returns the CUDA C++ generated for f.

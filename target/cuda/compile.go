@@ -58,12 +58,13 @@ type Program struct {
 type pass struct {
 	name string
 	run  func(*compilation) error
-	dump func(*compilation) string // what TILEGO_DUMP prints after the pass
+	dump func(*compilation) string // what TILEGO_DUMP prints after the pass, if anything
 }
 
 // passes is the whole pipeline from verified IR to CUDA C++.
 var passes = []pass{
 	{"verify", verifyPass, func(c *compilation) string { return c.f.String() }},
+	{"check-target", checkTarget, nil},
 	{"assign-warpgroups", assignRoles, dumpRoles},
 	{"infer-layouts", inferLayouts, dumpLayouts},
 	{"plan-shared", planShared, dumpShared},
@@ -88,11 +89,20 @@ type compilation struct {
 	halves    *halves                // a walk whose epilogue stores by warpgroup halves (halves.go), or nil
 	cluster   bool                   // blocks in pairs multicast the producer's ring tiles (cluster.go)
 	prog      *Program
+	pass      string  // the pass running, for an internal error (ice.go)
+	at        ir.Stmt // the statement being lowered, if known, for the same
 }
 
 // Compile translates f to CUDA C++. Set TILEGO_DUMP to the program's name
-// (or "all") to print the program after every pass on stderr.
+// (or "all") to print the program after every pass on stderr. It does not
+// panic: a panic in a pass is an internal compiler error (ice.go).
 func Compile(f *ir.Func, opts Options) (*Program, error) {
+	return compile(f, opts, os.Getenv("TILEGO_DUMP"))
+}
+
+// compile runs the passes, dumping after each where dump names f (or is
+// "all").
+func compile(f *ir.Func, opts Options, dump string) (prog *Program, err error) {
 	if opts.Arch == "" {
 		opts.Arch = "sm_80"
 	}
@@ -105,12 +115,13 @@ func Compile(f *ir.Func, opts Options) (*Program, error) {
 		return nil, fmt.Errorf("cuda: rounding %q: want rn, rz or ra", opts.Rounding)
 	}
 	c := &compilation{f: f, opts: opts, layouts: map[*ir.Buffer]*layout.Fragment{}, warps: map[*ir.Gemm]layout.Warps{}, wgmma: map[*ir.Gemm]bool{}}
-	dump := os.Getenv("TILEGO_DUMP")
+	defer c.recoverICE(&prog, &err)
 	for _, p := range passes {
+		c.pass, c.at = p.name, nil
 		if err := p.run(c); err != nil {
-			return nil, err
+			return nil, c.placed(err)
 		}
-		if dump == f.Name || dump == "all" {
+		if p.dump != nil && (dump == f.Name || dump == "all") {
 			fmt.Fprintf(os.Stderr, "=== %s after %s ===\n%s\n", f.Name, p.name, p.dump(c))
 		}
 	}

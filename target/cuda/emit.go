@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -66,10 +67,22 @@ func emitPass(c *compilation) error {
 	return nil
 }
 
+// fail records the first error; one without a position gets that of the
+// statement being emitted, so every refusal points at the user's op.
 func (e *emitter) fail(err error) {
-	if e.err == nil {
-		e.err = err
+	if e.err != nil || err == nil {
+		return
 	}
+	var pe *ir.Error
+	if !errors.As(err, &pe) && e.c.at != nil {
+		err = errAt(stmtName(e.c.at), e.c.at.Position(), "%v", err)
+	}
+	e.err = err
+}
+
+// failHere refuses the statement being emitted, at its position.
+func (e *emitter) failHere(format string, args ...any) {
+	e.fail(fmt.Errorf(format, args...))
 }
 
 func (e *emitter) line(format string, args ...any) {
@@ -274,7 +287,16 @@ func (e *emitter) stmts(body []ir.Stmt) {
 	}
 }
 
+// stmt emits s; a panic while it does names s (ice.go), so the previous
+// statement is restored only on the normal return.
 func (e *emitter) stmt(s ir.Stmt) {
+	prev := e.c.at
+	e.c.at = s
+	e.lower(s)
+	e.c.at = prev
+}
+
+func (e *emitter) lower(s ir.Stmt) {
 	if e.role != nil && e.par == nil {
 		defer e.roleStmt(s)()
 	}
@@ -345,7 +367,7 @@ func (e *emitter) stmt(s ir.Stmt) {
 			e.roleSeen, e.roleWrote = m.seen, m.wrote
 		}
 	default:
-		e.fail(fmt.Errorf("cuda: cannot emit %T", s))
+		e.fail(errAt(stmtName(s), s.Position(), "the CUDA target cannot lower a %T", s))
 	}
 }
 

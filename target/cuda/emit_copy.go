@@ -62,7 +62,7 @@ func (e *emitter) elemAssign(src, dst ir.Region, sIdx, dIdx []string, atomic boo
 	var stmt string
 	if atomic {
 		if dst.Buf.DType != ir.F32 {
-			e.fail(fmt.Errorf("cuda: atomic_add into %s: only f32 destinations are supported", dst.Buf.DType))
+			e.failHere("atomic_add into %s: the CUDA target adds atomically into f32 only", dst.Buf.DType)
 		}
 		stmt = fmt.Sprintf("atomicAdd(&%s, %s);", e.refStr(dst.Buf, dIdx), srcVal)
 	} else {
@@ -132,6 +132,9 @@ func (e *emitter) vecWidth(src, dst ir.Region) int {
 	}
 	v := 16 / eb
 	shape := src.Shape()
+	if len(shape) == 0 { // single elements: nothing to vectorize
+		return 0
+	}
 	inner := shape[len(shape)-1]
 	for _, r := range []ir.Region{src, dst} {
 		n := len(r.Start)

@@ -76,7 +76,7 @@ func (e *emitter) expr(x ir.Expr) string {
 		}
 		return load(x.Buf.DType, e.ref(x.Buf, x.Idx))
 	}
-	e.fail(fmt.Errorf("cuda: cannot emit expression %T", x))
+	e.failHere("the CUDA target cannot lower an expression %T", x)
 	return "0"
 }
 
@@ -127,7 +127,7 @@ func (e *emitter) ref(b *ir.Buffer, idx []ir.Expr) string {
 // Parallel loop being emitted.
 func (e *emitter) fragIndex(b *ir.Buffer, idx []ir.Expr) string {
 	if e.par == nil || e.par.drv == nil {
-		e.fail(fmt.Errorf("cuda: fragment %s accessed outside a Parallel loop a fragment drives", b.Name))
+		e.failHere("fragment %s accessed outside a Parallel loop a fragment drives", b.Name)
 		return "0"
 	}
 	keep, ok := accessKeep(e.par.p, idx)
@@ -236,7 +236,7 @@ func (e *emitter) sharedBase(b *ir.Buffer) string {
 	if sb.stages > 1 {
 		st, ok := e.stage[b]
 		if !ok {
-			e.fail(fmt.Errorf("cuda: multi-buffered tile %s used outside its pipelined loop", b.Name))
+			e.failHere("multi-buffered tile %s used outside its pipelined loop", b.Name)
 		}
 		return fmt.Sprintf("(smem + %d + (%s) * %d)", sb.off, st, sb.stageBytes)
 	}

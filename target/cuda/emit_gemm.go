@@ -6,6 +6,16 @@ import (
 	"github.com/tilego/tilego/ir"
 )
 
+// mmaErr refuses a Gemm that mma.sync cannot lower; on sm_90a, which
+// tries wgmma first, it says why wgmma did not take it either.
+func (c *compilation) mmaErr(g *ir.Gemm, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if c.opts.Arch == "sm_90a" {
+		msg += "; nor can wgmma: " + wgmmaFits(c, g)
+	}
+	return errAt("gemm", g.P, "%s", msg)
+}
+
 // gemm lowers C += A·B to mma.sync m16n8k16. Each warp owns a WM×WN slice
 // of C; per 16-wide step of K it loads its A tiles (ldmatrix from shared,
 // or takes them from a packed register fragment) and then, two n tiles at
@@ -16,7 +26,7 @@ import (
 func (e *emitter) gemm(g *ir.Gemm) {
 	dt := g.B.Buf.DType
 	if dt != ir.BF16 && dt != ir.F16 {
-		e.fail(errAt("gemm", g.P, "the sm_80 path multiplies f16 or bf16, not %s", dt))
+		e.fail(e.c.mmaErr(g, "mma.sync multiplies f16 or bf16, not %s", dt))
 		return
 	}
 	e.syncIfDirty(true)
@@ -28,7 +38,7 @@ func (e *emitter) gemm(g *ir.Gemm) {
 		K = g.B.Shape()[1]
 	}
 	if K%16 != 0 {
-		e.fail(errAt("gemm", g.P, "K = %d must be a multiple of 16 for mma m16n8k16", K))
+		e.fail(e.c.mmaErr(g, "K = %d must be a multiple of 16 for mma m16n8k16", K))
 		return
 	}
 	WM, WN := M/w.M, N/w.N
@@ -153,7 +163,7 @@ func (o *operand) ld(x4 bool) string {
 func (e *emitter) newOperand(r ir.Region, name string, threads int, row func(int) int, rowC string, col func(int) int, colC string, rcs, ccs []int, trans bool) *operand {
 	dims := r.Dims()
 	if len(dims) != 2 {
-		e.fail(fmt.Errorf("cuda: gemm operand %s must be a 2-D region", r.Buf.Name))
+		e.failHere("operand %s must be a 2-D region", r.Buf.Name)
 		return nil
 	}
 	o := &operand{e: e, name: name, trans: trans, r: r, rowC: rowC, colC: colC}

@@ -184,7 +184,7 @@ func (e *emitter) tileLoop(shape []int, perThread bool, body func(tile []string)
 		e.open("for (int idx = 0; idx < %d; ++idx)", total)
 	} else {
 		if e.role != nil {
-			e.fail(fmt.Errorf("cuda: internal error: a tile spread over all threads inside warpgroup block at %s", e.role.P))
+			e.failHere("internal compiler error: a tile spread over all threads inside the warpgroup block at %s", e.role.P)
 		}
 		e.open("for (int idx = tid; idx < %d; idx += %d)", total, e.c.f.Kernel.Threads)
 	}

@@ -29,11 +29,15 @@ func wgmmaFits(c *compilation, g *ir.Gemm) string {
 	case c.opts.Arch != "sm_90a":
 		return "not sm_90a"
 	case dt != ir.BF16 && dt != ir.F16:
-		return "inputs are not 16-bit"
+		return fmt.Sprintf("its inputs are %s, not f16 or bf16", dt)
 	case T%128 != 0 || m%(64*w.M) != 0:
-		return "warpgroups cannot split M in 64-row tiles"
-	case n%(8*w.N) != 0 || k%16 != 0:
-		return "N or K out of range"
+		return fmt.Sprintf("%d threads' warpgroups cannot split M = %d in 64-row tiles", T, m)
+	case n%(8*w.N) != 0 && w.N == 1:
+		return fmt.Sprintf("N = %d is not a multiple of 8", n)
+	case n%(8*w.N) != 0:
+		return fmt.Sprintf("N = %d does not split in %d warpgroups' multiples of 8 columns", n, w.N)
+	case k%16 != 0:
+		return fmt.Sprintf("K = %d is not a multiple of 16", k)
 	case g.A.Buf.Scope == ir.Fragment && g.TransA:
 		return "A in registers cannot be transposed"
 	case g.A.Buf.Scope == ir.Fragment && w.N > 1:
@@ -58,9 +62,10 @@ func wgmmaFits(c *compilation, g *ir.Gemm) string {
 // has a 64-row tile for each, else M's tiles times an even split of N
 // (two warpgroups on 64 rows take half the columns each, as MLA's 64×512
 // accumulator needs), where the kernel asks (splitN) and the policy does
-// not keep whole rows to a warp.
+// not keep whole rows to a warp. Fewer than 128 threads (wg = 0) have no
+// warpgroup to split: wgmmaFits refuses them.
 func wgSplit(wg, m int, p ir.Policy, splitN bool) layout.WGs {
-	if t := m / 64; splitN && p != ir.FullRow && m%64 == 0 && m%(64*wg) != 0 && t > 0 && wg%t == 0 {
+	if t := m / 64; splitN && wg > 0 && p != ir.FullRow && m%64 == 0 && m%(64*wg) != 0 && t > 0 && wg%t == 0 {
 		return layout.WGs{M: t, N: wg / t}
 	}
 	return layout.WGs{M: wg, N: 1}

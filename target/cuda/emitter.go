@@ -12,9 +12,11 @@ import (
 // `tilego emit`); it cannot run programs.
 type Emitter struct{ Arch string }
 
-func (e Emitter) Name() string      { return "cuda" }
-func (e Emitter) Device() string    { return "none (emit only, " + e.Arch + ")" }
-func (e Emitter) Limits() ir.Limits { return ir.DefaultLimits }
+func (e Emitter) Name() string   { return "cuda" }
+func (e Emitter) Device() string { return "none (emit only, " + e.Arch + ")" }
+
+// Limits are Limits(e.Arch): Build refuses what Emit would.
+func (e Emitter) Limits() ir.Limits { return Limits(e.Arch) }
 
 // Emit returns the generated source.
 func (e Emitter) Emit(f *ir.Func) (string, error) {

@@ -29,7 +29,7 @@ func inferLayouts(c *compilation) error {
 			return nil
 		}
 		if err := l.Check(); err != nil {
-			return fmt.Errorf("cuda: internal error: %v", err)
+			return errAt(why, pos, "internal compiler error: layout of %s: %v", b.Name, err)
 		}
 		c.layouts[b] = l
 		origin[b] = from{why, pos}
@@ -57,33 +57,36 @@ func inferLayouts(c *compilation) error {
 		if why := wgmmaFits(c, g); why == "" {
 			c.wgmma[g] = true
 			acc, err := layout.WGAccumulator(sh[0], sh[1], wgSplit(threads/128, sh[0], g.Policy, splitNWanted(c)))
-			if err == nil {
-				fail(set(g.C.Buf, acc, g.P, "gemm"))
+			if err != nil {
+				fail(errAt("gemm", g.P, "wgmma accumulator: %v", err))
+				return
 			}
-			if a := g.A.Buf; err == nil && a.Scope == ir.Fragment {
+			fail(set(g.C.Buf, acc, g.P, "gemm"))
+			if a := g.A.Buf; a.Scope == ir.Fragment {
 				opA, err := layout.WGOperandA(sh[0], g.A.Shape()[1], threads/128)
-				if err == nil {
-					fail(set(a, opA, g.P, "gemm"))
+				if err != nil {
+					fail(errAt("gemm", g.P, "wgmma A in registers: %v", err))
+					return
 				}
+				fail(set(a, opA, g.P, "gemm"))
 			}
-			fail(err)
 			return
 		}
 		w, err := chooseWarps(g.Policy, sh[0], sh[1], warps, g.A.Buf.Scope == ir.Fragment)
 		if err != nil {
-			fail(errAt("gemm", g.P, "%v", err))
+			fail(c.mmaErr(g, "%v", err))
 			return
 		}
 		c.warps[g] = w
 		acc, err := layout.Accumulator(sh[0], sh[1], w)
 		if err != nil {
-			fail(errAt("gemm", g.P, "%v", err))
+			fail(c.mmaErr(g, "%v", err))
 			return
 		}
 		fail(set(g.C.Buf, acc, g.P, "gemm"))
 		if g.A.Buf.Scope == ir.Fragment {
 			if g.TransA {
-				fail(errAt("gemm", g.P, "A from a fragment cannot be transposed"))
+				fail(c.mmaErr(g, "A from a fragment cannot be transposed"))
 				return
 			}
 			a, err := layout.OperandA(sh[0], g.A.Shape()[1], w)
@@ -98,63 +101,79 @@ func inferLayouts(c *compilation) error {
 		return firstErr
 	}
 	// Propagate until nothing changes.
-	for changed := true; changed && firstErr == nil; {
-		changed = false
-		n := len(c.layouts)
-		ir.Walk(k.Body, func(s ir.Stmt) {
-			switch s := s.(type) {
-			case *ir.Copy:
-				a, b := s.Src.Buf, s.Dst.Buf
-				if a.Scope == ir.Fragment && b.Scope == ir.Fragment {
-					if l, ok := c.layouts[a]; ok {
-						fail(set(b, l, s.P, "copy"))
-					} else if l, ok := c.layouts[b]; ok {
-						fail(set(a, l, s.P, "copy"))
+	propagate := func() {
+		for changed := true; changed && firstErr == nil; {
+			changed = false
+			n := len(c.layouts)
+			ir.Walk(k.Body, func(s ir.Stmt) {
+				switch s := s.(type) {
+				case *ir.Copy:
+					a, b := s.Src.Buf, s.Dst.Buf
+					if a.Scope == ir.Fragment && b.Scope == ir.Fragment {
+						if l, ok := c.layouts[a]; ok {
+							fail(set(b, l, s.P, "copy"))
+						} else if l, ok := c.layouts[b]; ok {
+							fail(set(a, l, s.P, "copy"))
+						}
 					}
-				}
-			case *ir.Reduce:
-				if s.Src.Scope != ir.Fragment || s.Dst.Scope != ir.Fragment {
-					return
-				}
-				if l, ok := c.layouts[s.Src]; ok {
-					fail(set(s.Dst, l.Project(keepAllBut(len(l.Shape), s.Dim)), s.P, "reduce"))
-				}
-			case *ir.Parallel:
-				if drv, _ := parallelDriver(c, s); drv != nil {
-					for _, a := range fragmentAccesses(s) {
-						if keep, ok := accessKeep(s, a.idx); ok {
-							fail(set(a.buf, c.layouts[drv].Project(keep), s.P, "parallel"))
+				case *ir.Reduce:
+					if s.Src.Scope != ir.Fragment || s.Dst.Scope != ir.Fragment {
+						return
+					}
+					if l, ok := c.layouts[s.Src]; ok {
+						fail(set(s.Dst, l.Project(keepAllBut(len(l.Shape), s.Dim)), s.P, "reduce"))
+					}
+				case *ir.Parallel:
+					if drv, _ := parallelDriver(c, s); drv != nil {
+						for _, a := range fragmentAccesses(s) {
+							if keep, ok := accessKeep(s, a.idx); ok {
+								fail(set(a.buf, c.layouts[drv].Project(keep), s.P, "parallel"))
+							}
 						}
 					}
 				}
-			}
-		})
-		changed = len(c.layouts) != n
-		// Seed one unconstrained fragment that drives a loop, then go on:
-		// of the widest such loop, whose layout projects onto the fragments
-		// of the narrower ones (a row's statistics).
-		if !changed && firstErr == nil {
-			var seed *ir.Parallel
-			var seedBuf *ir.Buffer
-			ir.Walk(k.Body, func(s ir.Stmt) {
-				p, ok := s.(*ir.Parallel)
-				if !ok || seed != nil && len(p.Vars) <= len(seed.Vars) {
-					return
-				}
-				if drv, cand := parallelDriver(c, p); drv == nil && cand != nil {
-					seed, seedBuf = p, cand
-				}
 			})
-			if seed != nil {
-				fail(set(seedBuf, seedLayout(c, seed, c.threadsOf(seedBuf)), seed.P, "parallel"))
-				changed = true
+			changed = len(c.layouts) != n
+			// Seed one unconstrained fragment that drives a loop, then go on:
+			// of the widest such loop, whose layout projects onto the fragments
+			// of the narrower ones (a row's statistics).
+			if !changed && firstErr == nil {
+				var seed *ir.Parallel
+				var seedBuf *ir.Buffer
+				ir.Walk(k.Body, func(s ir.Stmt) {
+					p, ok := s.(*ir.Parallel)
+					if !ok || seed != nil && len(p.Vars) <= len(seed.Vars) {
+						return
+					}
+					if drv, cand := parallelDriver(c, p); drv == nil && cand != nil {
+						seed, seedBuf = p, cand
+					}
+				})
+				if seed != nil {
+					fail(set(seedBuf, seedLayout(c, seed, c.threadsOf(seedBuf)), seed.P, "parallel"))
+					changed = true
+				}
 			}
 		}
 	}
-	for _, b := range k.Allocs {
-		if b.Scope == ir.Fragment && c.layouts[b] == nil && firstErr == nil {
-			shape, _ := b.StaticShape()
-			fail(set(b, layout.Spread(shape, c.threadsOf(b), 1), b.Pos, "alloc"))
+	propagate()
+	// What is left gets a plain spread, one fragment at a time, each
+	// carried on to those its copies and reductions fix: a reduction's
+	// source first, so that its result takes the projection (a spread of
+	// each apart would not match).
+	reduced := map[*ir.Buffer]bool{}
+	ir.Walk(k.Body, func(s ir.Stmt) {
+		if r, ok := s.(*ir.Reduce); ok && r.Src.Scope == ir.Fragment {
+			reduced[r.Dst] = true
+		}
+	})
+	for _, results := range []bool{false, true} {
+		for _, b := range k.Allocs {
+			if b.Scope == ir.Fragment && c.layouts[b] == nil && firstErr == nil && reduced[b] == results {
+				shape, _ := b.StaticShape()
+				fail(set(b, layout.Spread(shape, c.threadsOf(b), 1), b.Pos, "alloc"))
+				propagate()
+			}
 		}
 	}
 	return firstErr
