@@ -57,6 +57,7 @@ func (v *verifier) run() {
 		if p.Strides != nil && len(p.Strides) != len(p.Shape) {
 			v.errorf("param", p.Pos, "%s: %d strides for %d dims", p.Name, len(p.Strides), len(p.Shape))
 		}
+		v.paramSize(p)
 		for _, d := range append(append([]Expr{}, p.Shape...), p.Strides...) {
 			v.expr("param", p.Pos, d)
 			if c, ok := ConstInt(d); ok && c <= 0 {
@@ -81,7 +82,12 @@ func (v *verifier) kernel(k *Kernel, names map[string]bool) {
 	}
 	for _, g := range k.Grid {
 		v.expr("kernel", k.P, g)
+		if g != nil && !g.Type().IsInt() {
+			v.errorf("kernel", k.P, "grid dim %s is not an integer", ExprString(g))
+		}
 	}
+	v.gridSize(k)
+	owners, roleErrs := FragmentOwners(k.Body) // who may use a Warpgroup block's fragments
 	switch {
 	case k.Threads <= 0 || k.Threads%32 != 0:
 		v.errorf("kernel", k.P, "threads = %d is not a positive multiple of 32 (a warp)", k.Threads)
@@ -109,18 +115,24 @@ func (v *verifier) kernel(k *Kernel, names map[string]bool) {
 			v.errorf("alloc", b.Pos, "%s: on-chip buffers need a constant shape in shared, fragment or local scope", b.Name)
 			continue
 		}
+		positive := true
 		for _, d := range s {
-			if d <= 0 {
-				v.errorf("alloc", b.Pos, "%s: dims must be positive, got %v", b.Name, s)
-			}
+			positive = positive && d > 0
 		}
+		if !positive {
+			v.errorf("alloc", b.Pos, "%s: dims must be positive, got %v", b.Name, s)
+			continue
+		}
+		if b.Scope == Shared && b.Swizzle > Swizzle128B {
+			v.errorf("swizzle", b.Pos, "%s: unknown swizzle %s", b.Name, b.Swizzle)
+		}
+		v.allocSize(b, k.Threads, owners)
 	}
 	if n := k.PeakSharedBytes(); n > v.lim.MaxSharedBytes {
 		v.errorf("kernel", k.P, "shared memory %d bytes exceeds the target's %d per block", n, v.lim.MaxSharedBytes)
 	}
 	v.spreadAtTop(k.Body)
 	v.stmts(k.Body)
-	_, roleErrs := FragmentOwners(k.Body) // who may use a Warpgroup block's fragments
 	v.errs = append(v.errs, roleErrs...)
 }
 

@@ -54,7 +54,10 @@ func lift(v any) Expr {
 		}
 		return Expr{e: &ir.Const{T: ir.Bool, I: b}}
 	case *Tensor:
-		if v != nil && v.b.Scope == ir.Local && v.b.NumElems() == 1 {
+		if v == nil || v.b == nil {
+			return Expr{err: errNilTensor}
+		}
+		if v.b.Scope == ir.Local && v.b.NumElems() == 1 {
 			idx := make([]ir.Expr, len(v.b.Shape))
 			for i := range idx {
 				idx[i] = ir.IntConst(0)
