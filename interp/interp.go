@@ -108,7 +108,7 @@ func evalInt(e ir.Expr, syms map[*ir.Var]int) (int, error) {
 		c.slot[v] = len(st.vars)
 		st.vars = append(st.vars, float64(n))
 	}
-	fn := c.expr(e)
+	fn := c.iexpr(e)
 	if c.err != nil {
 		return 0, c.err
 	}
@@ -319,7 +319,7 @@ func (st *state) reset(c *compiler) {
 		m := st.mem[b.local]
 		poison := math.NaN()
 		if !b.b.DType.IsFloat() {
-			poison = -1 << 30
+			poison = b.fromInt(-1 << 30)
 		}
 		for i := range m {
 			m[i] = poison

@@ -13,7 +13,7 @@ var DefaultLimits = Limits{MaxSharedBytes: 227 * 1024, MaxThreads: 1024}
 
 // Verify checks a program and returns every problem it finds.
 func Verify(f *Func, lim Limits) error {
-	v := &verifier{f: f, lim: lim, known: map[*Buffer]bool{}, bound: map[*Var]bool{}}
+	v := &verifier{f: f, lim: lim, known: map[*Buffer]bool{}, bound: map[*Var]bool{}, parExt: map[*Var]int{}}
 	v.run()
 	return v.errs.Err()
 }
@@ -27,6 +27,10 @@ type verifier struct {
 	inPar   int // depth of enclosing Parallel loops
 	inDefer int // depth of enclosing Deferred bodies
 	inWG    int // depth of enclosing Warpgroup blocks
+	inPipe  int // depth of enclosing Pipelined loops
+	// parExt is the extent of each index variable of the enclosing
+	// Parallel loops.
+	parExt map[*Var]int
 }
 
 func (v *verifier) errorf(op string, pos Pos, format string, args ...any) {
@@ -65,6 +69,7 @@ func (v *verifier) run() {
 			}
 		}
 	}
+	v.symsBound()
 	k := f.Kernel
 	if k == nil {
 		v.errorf("func", f.Pos, "%s has no kernel", f.Name)
@@ -101,6 +106,7 @@ func (v *verifier) kernel(k *Kernel, names map[string]bool) {
 	if k.Raster != nil && k.Raster.Panel <= 0 {
 		v.errorf("rasterize", k.Raster.Pos, "panel size %d must be positive", k.Raster.Panel)
 	}
+	before := len(v.errs)
 	for _, b := range k.Allocs {
 		v.known[b] = true
 		if names[b.Name] {
@@ -128,12 +134,16 @@ func (v *verifier) kernel(k *Kernel, names map[string]bool) {
 		}
 		v.allocSize(b, k.Threads, owners)
 	}
-	if n := k.PeakSharedBytes(); n > v.lim.MaxSharedBytes {
+	allocFailed := len(v.errs) > before
+	if n := k.PeakSharedBytes(); n > v.lim.MaxSharedBytes && !allocFailed { // a tile refused above is counted there
 		v.errorf("kernel", k.P, "shared memory %d bytes exceeds the target's %d per block", n, v.lim.MaxSharedBytes)
 	}
 	v.spreadAtTop(k.Body)
 	v.stmts(k.Body)
 	v.errs = append(v.errs, roleErrs...)
+	if len(v.errs) == 0 { // on a well-formed body only: it walks regions the checks above vouch for
+		v.blockRaces(k)
+	}
 }
 
 // spreadAtTop checks that Spread loops are statements of the kernel body:
@@ -200,6 +210,8 @@ func (v *verifier) stmt(s Stmt) {
 		v.writable("atomic_add", pos, s.Dst.Buf)
 		if s.Dst.Buf.Scope != Global {
 			v.errorf("atomic_add", pos, "destination %s must be a global tensor", s.Dst.Buf.Name)
+		} else {
+			v.atomicDType(pos, s.Dst)
 		}
 	case *Ticket:
 		v.ticket(pos, s)
@@ -234,11 +246,17 @@ func (v *verifier) stmt(s Stmt) {
 		if _, _, ok := s.Scale(); s.SkipOnes && !ok {
 			v.errorf("parallel", pos, "skip_ones on a loop that is not x[i, ...] = x[i, ...] * f[...]")
 		}
+		for i, x := range s.Vars {
+			v.parExt[x] = s.Extents[i]
+		}
 		v.scoped(s.Vars, func() {
 			v.inPar++
 			v.stmts(s.Body)
 			v.inPar--
 		})
+		for _, x := range s.Vars {
+			delete(v.parExt, x)
+		}
 	case *Store:
 		if s.Buf == nil {
 			v.errorf("store", pos, "missing buffer")
@@ -258,7 +276,14 @@ func (v *verifier) stmt(s Stmt) {
 		if s.Kind == Pipelined && s.Stages < 1 {
 			v.errorf(op, pos, "stages = %d; want at least 1", s.Stages)
 		}
+		v.nestedPipelined(s)
+		if s.Kind == Pipelined {
+			v.inPipe++
+		}
 		v.scoped([]*Var{s.Var}, func() { v.loopBody(s) })
+		if s.Kind == Pipelined {
+			v.inPipe--
+		}
 	case *Deferred:
 		// Reached only where a Deferred is misplaced: loopBody checks
 		// those of a Pipelined loop's body itself.

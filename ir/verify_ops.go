@@ -39,6 +39,7 @@ func (v *verifier) access(op string, pos Pos, b *Buffer, idx []Expr) {
 	if b.Scope == Fragment && v.inPar == 0 {
 		v.errorf(op, pos, "fragment %s is accessed element by element outside a Parallel loop; its elements live in different threads' registers", b.Name)
 	}
+	v.parallelFits(op, pos, b, idx)
 	for i, x := range idx {
 		if x == nil {
 			continue

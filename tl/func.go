@@ -149,7 +149,7 @@ func (f *Func) param(name string, dt DType, out bool, shape []any) *Tensor {
 // the tensors passed in).
 func (f *Func) Sym(name string) Expr {
 	f = f.self()
-	v := &ir.Var{Name: name, Kind: ir.SymSize}
+	v := &ir.Var{Name: name, Kind: ir.SymSize, Pos: callerPos()}
 	f.fn.Syms = append(f.fn.Syms, v)
 	return Expr{e: v}
 }
