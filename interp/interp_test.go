@@ -122,7 +122,7 @@ func TestRegionStartOutside(t *testing.T) {
 		bx, _, _ := k.Idx()
 		s := k.Shared(tl.F32, 8, 8)
 		k.Copy(X.Sub(tl.Tile(bx.Mul(2), 8), tl.All), s) // block 1 starts at row 16
-		k.If(bx.Eq(0), func() { k.Copy(s, Y) }) // one block writes Y: no race
+		k.If(bx.Eq(0), func() { k.Copy(s, Y) })         // one block writes Y: no race
 	})
 	fn, err := f.Build()
 	if err != nil {
