@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/tensor"
@@ -20,6 +21,8 @@ type compiler struct {
 	syms     map[*ir.Var]int
 	err      error
 	atomicMu sync.Mutex
+	halt     atomic.Pointer[error] // the reason to stop, once set (guard.go)
+	coop     *coop                 // a cooperative kernel's schedule, guarded by atomicMu
 }
 
 type (

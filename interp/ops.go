@@ -13,10 +13,11 @@ func (c *compiler) stmts(body []ir.Stmt) exec {
 		fns[i] = c.stmt(s)
 	}
 	return func(st *state) {
-		for _, fn := range fns {
+		for i, fn := range fns {
 			if st.err != nil {
 				return
 			}
+			st.at = body[i]
 			fn(st)
 		}
 	}
@@ -76,6 +77,9 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 					return
 				}
 				for i := 0; i < s.Extents[d] && st.err == nil; i++ {
+					if d == 0 && st.halted(s.P, "parallel") {
+						return
+					}
 					st.vars[slots[d]] = float64(i)
 					rec(d + 1)
 				}
@@ -88,11 +92,11 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 		if s.Kind == ir.Pipelined && hasDeferred(s) {
 			return c.lateFor(s, slot, lo, hi)
 		}
-		body := c.stmts(s.Body)
+		body, op := c.stmts(s.Body), s.Kind.String()
 		if s.Kind == ir.Spread { // the block's linear index, then every grid-th
 			return func(st *state) {
 				end := hi(st)
-				for i := lo(st) + float64(st.block); i < end && st.err == nil; i += float64(st.blocks) {
+				for i := lo(st) + float64(st.block); i < end && st.err == nil && !st.halted(s.P, "spread"); i += float64(st.blocks) {
 					st.vars[slot] = i
 					body(st)
 				}
@@ -100,7 +104,7 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 		}
 		return func(st *state) {
 			end := hi(st)
-			for i := lo(st); i < end && st.err == nil; i++ {
+			for i := lo(st); i < end && st.err == nil && !st.halted(s.P, op); i++ {
 				st.vars[slot] = i
 				body(st)
 			}
@@ -114,7 +118,7 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 	case *ir.While:
 		cond, body := c.expr(s.Cond), c.stmts(s.Body)
 		return func(st *state) {
-			for st.err == nil && cond(st) != 0 {
+			for st.err == nil && !st.halted(s.P, "while") && cond(st) != 0 {
 				body(st)
 			}
 		}
@@ -177,7 +181,7 @@ func (c *compiler) lateFor(f *ir.For, slot int, lo, hi eval) exec {
 	return func(st *state) {
 		end := hi(st)
 		start := lo(st)
-		for i := start; i < end && st.err == nil; i++ {
+		for i := start; i < end && st.err == nil && !st.halted(f.P, "pipelined"); i++ {
 			st.vars[slot] = i
 			for _, p := range parts {
 				if st.err != nil {
@@ -471,6 +475,9 @@ func (c *compiler) waitCount(s *ir.WaitCount) exec {
 			st.fail(s.P, "wait_count: counter %s is %v and the block waits for %v; the kernels before this one have ended, so it would wait forever", name, have, want)
 		case !st.coop.wait(st, func() bool { _, ok := short(); return !ok }):
 			have, _ = short()
+			if st.halted(s.P, "wait_count") {
+				return
+			}
 			if st.coop.stuck {
 				st.fail(s.P, "wait_count: counter %s is %v and the block waits for %v; every other block of the grid has ended or waits too, so no block still running adds to the counter: it would wait forever", name, have, want)
 			} else {

@@ -376,9 +376,18 @@ func opName(s Stmt) string {
 		return "defer"
 	case *While:
 		return "while"
+	case *Store:
+		return "store"
+	case *If:
+		return "if"
+	case *Warpgroup:
+		return "warpgroup"
 	}
 	return fmt.Sprintf("%T", s)
 }
+
+// OpName is the name of the tl call that builds s, as errors give it.
+func OpName(s Stmt) string { return opName(s) }
 
 func (v *verifier) cond(op string, pos Pos, c Expr) {
 	v.expr(op, pos, c)
