@@ -43,14 +43,23 @@ func (c *compiler) prepare(args []*tensor.Tensor, syms map[*ir.Var]int) {
 		c.buf[p] = len(c.bufs)
 		c.bufs = append(c.bufs, &buffer{b: p, shape: t.Shape, strides: t.Strides, global: t.Data})
 	}
-	nlocal := 0
+	nlocal, elems := 0, 0
 	for _, b := range c.f.Kernel.Allocs {
 		shape, _ := b.StaticShape()
 		c.buf[b] = len(c.bufs)
 		c.bufs = append(c.bufs, &buffer{b: b, shape: shape, strides: tensor.RowMajor(shape), local: nlocal, size: b.NumElems()})
 		nlocal++
+		if elems += max(b.NumElems(), 0); elems > MaxOnChipElems || elems < 0 {
+			c.errorf("interp: %s: the kernel's tiles take more than %d elements a block, more than the interpreter holds (verified against larger limits than a GPU's?)", c.f.Name, MaxOnChipElems)
+			return
+		}
 	}
 }
+
+// MaxOnChipElems bounds the elements of a block's tiles the interpreter
+// allocates for each of its workers: 16 Mi float64s (128 MiB), hundreds of
+// times the shared memory and registers of any GPU's block.
+const MaxOnChipElems = 1 << 24
 
 // symValues is called by newState to load symbolic sizes into their slots.
 func (c *compiler) varSlot(v *ir.Var) int {

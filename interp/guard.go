@@ -81,6 +81,9 @@ func RunWith(f *ir.Func, args []*tensor.Tensor, opts Options) (err error) {
 		}
 	}()
 	c.prepare(args, syms)
+	if c.err != nil {
+		return c.err
+	}
 	body := c.stmts(f.Kernel.Body)
 	if c.err != nil {
 		return c.err
