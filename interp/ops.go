@@ -77,7 +77,7 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 					return
 				}
 				for i := 0; i < s.Extents[d] && st.err == nil; i++ {
-					if d == 0 && st.halted(s.P, "parallel") {
+					if st.halted(s.P, "parallel") {
 						return
 					}
 					st.vars[slots[d]] = float64(i)

@@ -208,6 +208,9 @@ func (v *verifier) stmt(s Stmt) {
 		}
 		v.sameShape("atomic_add", pos, s.Src, s.Dst)
 		v.writable("atomic_add", pos, s.Dst.Buf)
+		if s.Src.Buf.Scope == Global {
+			v.errorf("atomic_add", pos, "source %s is global; add from a shared tile or a fragment", s.Src.Buf.Name)
+		}
 		if s.Dst.Buf.Scope != Global {
 			v.errorf("atomic_add", pos, "destination %s must be a global tensor", s.Dst.Buf.Name)
 		} else {
@@ -243,6 +246,7 @@ func (v *verifier) stmt(s Stmt) {
 				v.errorf("parallel", pos, "extent %d of %s must be positive", s.Extents[i], x.Name)
 			}
 		}
+		v.parallelPoints(pos, s.Extents)
 		if _, _, ok := s.Scale(); s.SkipOnes && !ok {
 			v.errorf("parallel", pos, "skip_ones on a loop that is not x[i, ...] = x[i, ...] * f[...]")
 		}

@@ -1,5 +1,7 @@
 package ir
 
+import "math"
+
 // Rules whose breach the verifier would otherwise pass on to a later step
 // that refuses it (or, worse, runs it wrong): every target refuses these,
 // so they are the language's.
@@ -66,5 +68,18 @@ func (v *verifier) parallelFits(op string, pos Pos, b *Buffer, idx []Expr) {
 func (v *verifier) nestedPipelined(f *For) {
 	if f.Kind == Pipelined && v.inPipe > 0 {
 		v.errorf("pipelined", f.P, "a pipelined loop inside another pipelined loop; make one of them Serial")
+	}
+}
+
+// parallelPoints checks a Parallel loop's number of points: its index
+// variables are i32, and the backends number its points in 32 bits.
+func (v *verifier) parallelPoints(pos Pos, extents []int) {
+	n := int64(1)
+	for _, e := range extents {
+		var ok bool
+		if n, ok = MulChecked(n, int64(max(e, 1))); !ok || n > math.MaxInt32 {
+			v.errorf("parallel", pos, "extents %v make more than 2^31-1 points; a Parallel loop's points are numbered in 32 bits", extents)
+			return
+		}
 	}
 }

@@ -34,9 +34,13 @@ func FuzzBuild(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
 		g := &gen{data: data}
 		fn := g.program()
 		p, err := fn.Build(g.limits())
+		if d := time.Since(start); d > 2*time.Second { // a builder or verifier step that blows up
+			t.Fatalf("building took %v", d)
+		}
 		if err != nil {
 			var list ir.ErrorList
 			if !errors.As(err, &list) || len(list) == 0 {
@@ -50,6 +54,9 @@ func FuzzBuild(f *testing.F) {
 		}
 		_ = p.String()
 		g.run(t, p)
+		if d := time.Since(start); d > 10*time.Second { // past the run's time guard
+			t.Fatalf("the run took %v", d)
+		}
 	})
 }
 

@@ -172,6 +172,19 @@ var verify50Cases = []errCase{
 			})
 		},
 	},
+	{
+		name: "Parallel of more than 2^31-1 points", op: "parallel", phrase: "make more than 2^31-1 points",
+		build: func(f *tl.Func) {
+			kernel1(f, func(k *tl.Block) { k.Parallel(func(i, j tl.Expr) {}, mark(1<<20), 1<<20) })
+		},
+	},
+	{
+		name: "atomic add from a global tensor", op: "atomic_add", phrase: "source A is global",
+		build: func(f *tl.Func) {
+			A, O := f.In("A", tl.F32, 64), f.Out("O", tl.F32, 64)
+			kernel1(f, func(k *tl.Block) { k.AtomicAdd(A, mark(O)) })
+		},
+	},
 }
 
 func init() { errCases = append(errCases, verify50Cases...) }
