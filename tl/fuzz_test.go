@@ -524,7 +524,7 @@ func (g *gen) run(t *testing.T, p *ir.Func) {
 	if blocks > 64 {
 		return
 	}
-	err := interp.RunWith(p, args, interp.Options{Timeout: 2 * time.Second})
+	err := interp.RunWith(p, args, interp.Options{Timeout: 300 * time.Millisecond})
 	var pe *interp.PanicError
 	if errors.As(err, &pe) {
 		t.Fatalf("the interpreter panicked: %v\n%s\n%s", err, p, pe.Stack)
