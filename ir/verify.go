@@ -247,6 +247,7 @@ func (v *verifier) stmt(s Stmt) {
 			}
 		}
 		v.parallelPoints(pos, s.Extents)
+		v.parallelRaces(s)
 		if _, _, ok := s.Scale(); s.SkipOnes && !ok {
 			v.errorf("parallel", pos, "skip_ones on a loop that is not x[i, ...] = x[i, ...] * f[...]")
 		}

@@ -189,3 +189,86 @@ func (v *verifier) blockRaces(k *Kernel) {
 	}
 	visit(k.Body, 0)
 }
+
+// parallelRaces refuses the races inside a Parallel loop, whose points
+// run on different threads at once with no barrier between them: a point
+// that reads an element of a shared tile or global tensor another point
+// writes (a load of a written buffer at other indices than the write's),
+// and points that all write one element (a store whose indices, and the
+// conditions around it in the loop, leave out one of the loop's variables
+// with an extent above 1). Registers (fragments, locals) are each thread's
+// own.
+func (v *verifier) parallelRaces(p *Parallel) {
+	points := 1
+	for _, e := range p.Extents {
+		points = satMul(points, max(e, 1))
+	}
+	if points <= 1 { // one point: one thread, nothing to race with
+		return
+	}
+	type access struct {
+		idx  string
+		vars map[*Var]bool // the loop's variables the indices and guards name
+		pos  Pos
+	}
+	stores, loads := map[*Buffer][]access{}, map[*Buffer][]access{}
+	shared := func(b *Buffer) bool { return b != nil && (b.Scope == Shared || b.Scope == Global) }
+	names := func(es []Expr, into map[*Var]bool) {
+		for _, e := range es {
+			WalkExpr(e, func(x Expr) {
+				if lv, ok := x.(*Var); ok {
+					into[lv] = true
+				}
+			})
+		}
+	}
+	load := func(e Expr, pos Pos) {
+		WalkExpr(e, func(x Expr) {
+			if l, ok := x.(*Load); ok && shared(l.Buf) {
+				loads[l.Buf] = append(loads[l.Buf], access{idx: ExprString(&Load{Buf: l.Buf, Idx: l.Idx}), pos: pos})
+			}
+		})
+	}
+	var visit func(body []Stmt, guards []Expr)
+	visit = func(body []Stmt, guards []Expr) {
+		for _, s := range body {
+			switch s := s.(type) {
+			case *Store:
+				load(s.Value, s.P)
+				for _, x := range s.Idx {
+					load(x, s.P)
+				}
+				if shared(s.Buf) {
+					vars := map[*Var]bool{}
+					names(s.Idx, vars)
+					names(guards, vars)
+					stores[s.Buf] = append(stores[s.Buf], access{idx: ExprString(&Load{Buf: s.Buf, Idx: s.Idx}), vars: vars, pos: s.P})
+				}
+			case *If:
+				load(s.Cond, s.P)
+				g := append(append([]Expr{}, guards...), s.Cond)
+				visit(s.Then, g)
+				visit(s.Else, g)
+			}
+		}
+	}
+	visit(p.Body, nil)
+	for b, ws := range stores {
+		w := ws[0]
+		for _, other := range ws {
+			for i, x := range p.Vars {
+				if p.Extents[i] > 1 && !other.vars[x] {
+					v.errorf("parallel", other.pos, "every point along %s writes %s: threads would race; index the element by %s", x.Name, other.idx, x.Name)
+				}
+			}
+			if other.idx != w.idx {
+				v.errorf("parallel", other.pos, "points write %s and %s: a point may write only its own element; split the loop in two", w.idx, other.idx)
+			}
+		}
+		for _, r := range loads[b] {
+			if r.idx != w.idx {
+				v.errorf("parallel", r.pos, "a point reads %s while another writes %s, with no barrier between: threads would race; read it in a loop of its own (the compiler puts a barrier between tile ops)", r.idx, w.idx)
+			}
+		}
+	}
+}

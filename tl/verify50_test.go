@@ -185,6 +185,24 @@ var verify50Cases = []errCase{
 			kernel1(f, func(k *tl.Block) { k.AtomicAdd(A, mark(O)) })
 		},
 	},
+	{
+		name: "Parallel reads a shared element another point writes", op: "parallel", phrase: "a point reads s0[i0 + 1] while another writes s0[i0]",
+		build: func(f *tl.Func) {
+			kernel1(f, func(k *tl.Block) {
+				s := k.Shared(tl.F32, 65)
+				k.Parallel(func(i tl.Expr) { s.Set(mark(s.At(i.Add(1))), i) }, 64)
+			})
+		},
+	},
+	{
+		name: "every Parallel point writes one shared element", op: "parallel", phrase: "every point along i0 writes s0[0]",
+		build: func(f *tl.Func) {
+			kernel1(f, func(k *tl.Block) {
+				s := k.Shared(tl.F32, 64)
+				k.Parallel(func(i tl.Expr) { s.Set(mark(1), 0) }, 64)
+			})
+		},
+	},
 }
 
 func init() { errCases = append(errCases, verify50Cases...) }
@@ -239,6 +257,18 @@ func TestRaceRuleAccepts(t *testing.T) {
 				x := k.Fragment(tl.F32, 64)
 				k.Clear(x)
 				k.AtomicAdd(x, O)
+			})
+		}},
+		{"a Parallel loop guarded to one point", func(f *tl.Func) {
+			f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+				s := k.Shared(tl.F32, 64)
+				k.Parallel(func(i tl.Expr) { k.If(i.Eq(0), func() { s.Set(1, 0) }) }, 64)
+			})
+		}},
+		{"a Parallel loop over its own elements", func(f *tl.Func) {
+			f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+				s := k.Shared(tl.F32, 64, 8)
+				k.Parallel(func(i, j tl.Expr) { s.Set(s.At(i, j).Mul(2), i, j) }, 64, 8)
 			})
 		}},
 		{"one block along x", func(f *tl.Func) {
