@@ -5,15 +5,17 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"weak"
 )
 
 // A nil *Tensor, a zero Block or a zero IfStmt carries no *Func to record
 // its error in. The Func this goroutine is building (set by NewFunc and
 // Kernel, dropped by Build) takes it instead, so that Build reports the
-// mistake rather than the call panicking.
+// mistake rather than the call panicking. The pointers are weak: a Func
+// never built is collected as usual, and its entry pruned.
 var current struct {
 	sync.Mutex
-	by map[uint64]*Func
+	by map[uint64]weak.Pointer[Func]
 }
 
 // goid is the running goroutine's id, read from its stack header
@@ -37,14 +39,21 @@ func setCurrent(f *Func) *Func {
 	current.Lock()
 	defer current.Unlock()
 	if current.by == nil {
-		current.by = map[uint64]*Func{}
+		current.by = map[uint64]weak.Pointer[Func]{}
 	}
-	old := current.by[id]
+	old := current.by[id].Value()
 	if f == nil {
 		delete(current.by, id)
-	} else {
-		current.by[id] = f
+		return old
 	}
+	if len(current.by) >= 1024 { // entries of goroutines gone: drop the collected
+		for k, p := range current.by {
+			if p.Value() == nil {
+				delete(current.by, k)
+			}
+		}
+	}
+	current.by[id] = weak.Make(f)
 	return old
 }
 
@@ -53,7 +62,7 @@ func dropCurrent(f *Func) {
 	id := goid()
 	current.Lock()
 	defer current.Unlock()
-	if current.by[id] == f {
+	if current.by[id].Value() == f {
 		delete(current.by, id)
 	}
 }
@@ -64,7 +73,7 @@ func dropCurrent(f *Func) {
 func orphan() *Func {
 	id := goid()
 	current.Lock()
-	f := current.by[id]
+	f := current.by[id].Value()
 	current.Unlock()
 	if f == nil {
 		f = &Func{}
