@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/tensor"
@@ -20,6 +21,8 @@ type compiler struct {
 	syms     map[*ir.Var]int
 	err      error
 	atomicMu sync.Mutex
+	halt     atomic.Pointer[error] // the reason to stop, once set (guard.go)
+	coop     *coop                 // a cooperative kernel's schedule, guarded by atomicMu
 }
 
 type (
@@ -40,14 +43,23 @@ func (c *compiler) prepare(args []*tensor.Tensor, syms map[*ir.Var]int) {
 		c.buf[p] = len(c.bufs)
 		c.bufs = append(c.bufs, &buffer{b: p, shape: t.Shape, strides: t.Strides, global: t.Data})
 	}
-	nlocal := 0
+	nlocal, elems := 0, 0
 	for _, b := range c.f.Kernel.Allocs {
 		shape, _ := b.StaticShape()
 		c.buf[b] = len(c.bufs)
 		c.bufs = append(c.bufs, &buffer{b: b, shape: shape, strides: tensor.RowMajor(shape), local: nlocal, size: b.NumElems()})
 		nlocal++
+		if elems += max(b.NumElems(), 0); elems > MaxOnChipElems || elems < 0 {
+			c.errorf("interp: %s: the kernel's tiles take more than %d elements a block, more than the interpreter holds (verified against larger limits than a GPU's?)", c.f.Name, MaxOnChipElems)
+			return
+		}
 	}
 }
+
+// MaxOnChipElems bounds the elements of a block's tiles the interpreter
+// allocates for each of its workers: 16 Mi float64s (128 MiB), hundreds of
+// times the shared memory and registers of any GPU's block.
+const MaxOnChipElems = 1 << 24
 
 // symValues is called by newState to load symbolic sizes into their slots.
 func (c *compiler) varSlot(v *ir.Var) int {
@@ -73,7 +85,7 @@ func (c *compiler) expr(e ir.Expr) eval {
 	case *ir.Const:
 		v := e.F
 		if !e.T.IsFloat() {
-			v = float64(e.I)
+			v = float64(ir.WrapInt(e.T, e.I))
 		}
 		return func(*state) float64 { return v }
 	case *ir.Var:
@@ -83,11 +95,27 @@ func (c *compiler) expr(e ir.Expr) eval {
 			return func(*state) float64 { return 0 }
 		}
 		return func(st *state) float64 { return st.vars[s] }
+	case nil:
+		c.errorf("interp: missing expression")
+		return func(*state) float64 { return 0 }
+	}
+	if e.Type().IsInt() { // exact, in int64 (ints.go)
+		iv := c.iexpr(e)
+		return func(st *state) float64 { return float64(iv(st)) }
+	}
+	switch e := e.(type) {
 	case *ir.Cast:
+		if xt := e.X.Type(); xt.IsInt() {
+			iv, t := c.iexpr(e.X), e.T
+			if t == ir.Bool {
+				return func(st *state) float64 { return b2f(iv(st) != 0) }
+			}
+			return func(st *state) float64 { return tensor.Round(t, intToFloat(iv(st))) }
+		}
 		x, t := c.expr(e.X), e.T
 		return func(st *state) float64 { return tensor.Round(t, x(st)) }
 	case *ir.Select:
-		cond, x, y := c.expr(e.Cond), c.expr(e.X), c.expr(e.Y)
+		cond, x, y := c.expr(e.Cond), c.asFloat(e.X), c.asFloat(e.Y)
 		return func(st *state) float64 {
 			if cond(st) != 0 {
 				return x(st)
@@ -105,8 +133,18 @@ func (c *compiler) expr(e ir.Expr) eval {
 	return func(*state) float64 { return 0 }
 }
 
+// asFloat compiles an operand of float arithmetic: an integer converts to
+// f32 first, as C converts it (ints.go).
+func (c *compiler) asFloat(e ir.Expr) eval {
+	if e != nil && e.Type().IsInt() {
+		iv := c.iexpr(e)
+		return func(st *state) float64 { return intToFloat(iv(st)) }
+	}
+	return c.expr(e)
+}
+
 func (c *compiler) unary(e *ir.Unary) eval {
-	x := c.expr(e.X)
+	x := c.asFloat(e.X)
 	var fn func(float64) float64
 	switch e.Op {
 	case ir.Neg:
@@ -127,6 +165,9 @@ func (c *compiler) unary(e *ir.Unary) eval {
 		fn = math.Sqrt
 	case ir.Rsqrt:
 		fn = func(v float64) float64 { return 1 / math.Sqrt(v) }
+	default:
+		c.errorf("interp: unknown operator %d", e.Op)
+		return func(*state) float64 { return 0 }
 	}
 	if e.T == ir.F32 {
 		return func(st *state) float64 { return f32(fn(x(st))) }
@@ -156,9 +197,13 @@ func fmin(a, b float64) float64 {
 	return a
 }
 
+// binary compiles float arithmetic, comparisons and logic; integer
+// arithmetic is ibinary's (ints.go).
 func (c *compiler) binary(e *ir.Binary) eval {
-	x, y := c.expr(e.X), c.expr(e.Y)
-	isInt := e.T.IsInt()
+	if e.Op.IsCompare() && e.X.Type().IsInt() && e.Y.Type().IsInt() {
+		return c.icompare(e)
+	}
+	x, y := c.asFloat(e.X), c.asFloat(e.Y)
 	var fn func(a, b float64) float64
 	switch e.Op {
 	case ir.Add:
@@ -168,26 +213,7 @@ func (c *compiler) binary(e *ir.Binary) eval {
 	case ir.Mul:
 		fn = func(a, b float64) float64 { return a * b }
 	case ir.Div:
-		if isInt {
-			return func(st *state) float64 {
-				a, b := x(st), y(st)
-				if b == 0 {
-					st.err = fmt.Errorf("integer division by zero in %s", ir.ExprString(e))
-					return 0
-				}
-				return math.Trunc(a / b)
-			}
-		}
 		fn = func(a, b float64) float64 { return a / b }
-	case ir.Mod:
-		return func(st *state) float64 {
-			a, b := x(st), y(st)
-			if b == 0 {
-				st.err = fmt.Errorf("integer modulo by zero in %s", ir.ExprString(e))
-				return 0
-			}
-			return math.Mod(a, b)
-		}
 	case ir.Min:
 		fn = fmin
 	case ir.Max:
@@ -208,14 +234,35 @@ func (c *compiler) binary(e *ir.Binary) eval {
 		return func(st *state) float64 { return b2f(x(st) != 0 && y(st) != 0) }
 	case ir.Or:
 		return func(st *state) float64 { return b2f(x(st) != 0 || y(st) != 0) }
+	default:
+		c.errorf("interp: %s on %s operands", e.Op, e.T)
+		return func(*state) float64 { return 0 }
 	}
 	if e.T == ir.F32 {
 		return func(st *state) float64 { return f32(fn(x(st), y(st))) }
 	}
-	if e.T == ir.I32 {
-		return func(st *state) float64 { return float64(int32(int64(fn(x(st), y(st))))) }
-	}
 	return func(st *state) float64 { return fn(x(st), y(st)) }
+}
+
+// icompare compares two integers exactly.
+func (c *compiler) icompare(e *ir.Binary) eval {
+	x, y := c.iexpr(e.X), c.iexpr(e.Y)
+	var fn func(a, b int64) bool
+	switch e.Op {
+	case ir.Lt:
+		fn = func(a, b int64) bool { return a < b }
+	case ir.Le:
+		fn = func(a, b int64) bool { return a <= b }
+	case ir.Gt:
+		fn = func(a, b int64) bool { return a > b }
+	case ir.Ge:
+		fn = func(a, b int64) bool { return a >= b }
+	case ir.Eq:
+		fn = func(a, b int64) bool { return a == b }
+	default:
+		fn = func(a, b int64) bool { return a != b }
+	}
+	return func(st *state) float64 { return b2f(fn(x(st), y(st))) }
 }
 
 // addr compiles the element offset of idx in b; ok is false when out of
@@ -254,7 +301,7 @@ func (c *compiler) load(e *ir.Load) eval {
 			st.failIdx(e.Buf, e.Idx, c, "read")
 			return 0
 		}
-		return st.data(b)[off]
+		return b.readFloat(st.data(b)[off])
 	}
 }
 

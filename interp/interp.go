@@ -10,6 +10,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/tensor"
@@ -17,23 +18,9 @@ import (
 
 // Run executes f over args, one tensor per parameter in order. Outputs are
 // written in place. Symbolic sizes are bound from the tensors' shapes, and
-// each tensor's strides must match those the program declares.
-func Run(f *ir.Func, args []*tensor.Tensor) error {
-	if len(args) != len(f.Params) {
-		return fmt.Errorf("interp: %s takes %d tensors, got %d", f.Name, len(f.Params), len(args))
-	}
-	c := &compiler{f: f, slot: map[*ir.Var]int{}, buf: map[*ir.Buffer]int{}}
-	syms, err := Bind(f, args)
-	if err != nil {
-		return err
-	}
-	c.prepare(args, syms)
-	body := c.stmts(f.Kernel.Body)
-	if c.err != nil {
-		return c.err
-	}
-	return c.launch(body)
-}
+// each tensor's strides must match those the program declares. It runs
+// under DefaultTimeout (RunWith sets another).
+func Run(f *ir.Func, args []*tensor.Tensor) error { return RunWith(f, args, Options{}) }
 
 // InterpSMs is the SM count a program sees in the interpreter: more than
 // one, so that persistent grids walk several tiles a block, unevenly.
@@ -108,7 +95,7 @@ func evalInt(e ir.Expr, syms map[*ir.Var]int) (int, error) {
 		c.slot[v] = len(st.vars)
 		st.vars = append(st.vars, float64(n))
 	}
-	fn := c.expr(e)
+	fn := c.iexpr(e)
 	if c.err != nil {
 		return 0, c.err
 	}
@@ -155,7 +142,8 @@ func (c *compiler) launch(body exec) error {
 					return
 				}
 				idx := c.enter(st, b, grid)
-				body(st)
+				runBlock(st, body)
+				st.halted(k.P, "kernel") // stopped: fail the block, so that no other starts
 				if st.err != nil {
 					mu.Lock()
 					if first == nil {
@@ -190,6 +178,12 @@ type coop struct {
 // launchCoop runs a cooperative kernel's blocks as coop describes.
 func (c *compiler) launchCoop(body exec, grid [3]int, total, workers int) error {
 	g := &coop{tokens: make(chan struct{}, workers), cond: sync.NewCond(&c.atomicMu), live: total, waiters: map[*state]func() bool{}}
+	c.atomicMu.Lock()
+	c.coop = g // stop wakes its waiters
+	if why := c.halt.Load(); why != nil {
+		g.first = fmt.Errorf("%s: %w", c.f.Name, *why)
+	}
+	c.atomicMu.Unlock()
 	for range workers {
 		g.tokens <- struct{}{}
 	}
@@ -208,7 +202,7 @@ func (c *compiler) launchCoop(body exec, grid [3]int, total, workers int) error 
 				st := c.newState()
 				st.coop = g
 				idx = c.enter(st, b, grid)
-				body(st)
+				runBlock(st, body)
 				err = st.err
 			}
 			c.atomicMu.Lock()
@@ -288,15 +282,17 @@ type state struct {
 	vars []float64
 	mem  [][]float64
 	err  error
-	mu   *sync.Mutex // guards atomic adds to global tensors
-	coop *coop       // the schedule of a cooperative kernel, else nil
+	mu   *sync.Mutex            // guards atomic adds to global tensors
+	coop *coop                  // the schedule of a cooperative kernel, else nil
+	halt *atomic.Pointer[error] // set when the run must stop (guard.go)
+	at   ir.Stmt                // the statement last started, for a recovered panic
 	// block is the running block's linear index in the grid of blocks
 	// (Spread loops deal their values by it).
 	block, blocks int
 }
 
 func (c *compiler) newState() *state {
-	st := &state{vars: make([]float64, c.nslots), mu: &c.atomicMu}
+	st := &state{vars: make([]float64, c.nslots), mu: &c.atomicMu, halt: &c.halt}
 	for v, n := range c.syms {
 		st.vars[c.slot[v]] = float64(n)
 	}
@@ -319,7 +315,7 @@ func (st *state) reset(c *compiler) {
 		m := st.mem[b.local]
 		poison := math.NaN()
 		if !b.b.DType.IsFloat() {
-			poison = -1 << 30
+			poison = b.fromInt(-1 << 30)
 		}
 		for i := range m {
 			m[i] = poison

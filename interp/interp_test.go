@@ -122,7 +122,7 @@ func TestRegionStartOutside(t *testing.T) {
 		bx, _, _ := k.Idx()
 		s := k.Shared(tl.F32, 8, 8)
 		k.Copy(X.Sub(tl.Tile(bx.Mul(2), 8), tl.All), s) // block 1 starts at row 16
-		k.Copy(s, Y)
+		k.If(bx.Eq(0), func() { k.Copy(s, Y) })         // one block writes Y: no race
 	})
 	fn, err := f.Build()
 	if err != nil {
@@ -297,10 +297,11 @@ func TestCooperativeBarrier(t *testing.T) {
 func TestWaitCountNotCooperative(t *testing.T) {
 	f := tl.NewFunc("wait")
 	count := f.In("count", tl.I32, 1)
-	out := f.Out("out", tl.F32, 1)
+	out := f.Out("out", tl.F32, 4)
 	f.Kernel(tl.Grid(4), 128, func(k *tl.Block) {
+		bx, _, _ := k.Idx()
 		k.WaitCount(count.Sub(0), 3)
-		k.Parallel(func(i tl.Expr) { out.Set(1, i) }, 1)
+		k.Parallel(func(i tl.Expr) { out.Set(1, bx.Add(i)) }, 1) // each block its own element
 	})
 	fn, err := f.Build()
 	if err != nil {
@@ -312,7 +313,7 @@ func TestWaitCountNotCooperative(t *testing.T) {
 	}{{3, ""}, {2, "it would wait forever"}} {
 		cnt := tensor.New(ir.I32, 1)
 		cnt.Set(c.have, 0)
-		err := runWithin(t, fn, []*tensor.Tensor{cnt, tensor.New(ir.F32, 1)})
+		err := runWithin(t, fn, []*tensor.Tensor{cnt, tensor.New(ir.F32, 4)})
 		if (c.want == "" && err != nil) || (c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want))) {
 			t.Errorf("count %g: got %v, want %q", c.have, err, c.want)
 		}

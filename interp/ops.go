@@ -13,10 +13,11 @@ func (c *compiler) stmts(body []ir.Stmt) exec {
 		fns[i] = c.stmt(s)
 	}
 	return func(st *state) {
-		for _, fn := range fns {
+		for i, fn := range fns {
 			if st.err != nil {
 				return
 			}
+			st.at = body[i]
 			fn(st)
 		}
 	}
@@ -39,13 +40,13 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 	case *ir.Gemm:
 		return c.gemm(s)
 	case *ir.Fill:
-		v := c.expr(s.Value)
 		dst := c.tile(s.Dst, s.P)
+		v := c.value(dst.b, s.Value)
 		return func(st *state) {
 			x := v(st)
 			dst.each(st, func(d []float64, off int, in bool) {
 				if in {
-					d[off] = tensor.Round(dst.b.b.DType, x)
+					d[off] = x
 				}
 			})
 		}
@@ -53,14 +54,14 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 		return c.reduce(s)
 	case *ir.Store:
 		b := c.bufs[c.buf[s.Buf]]
-		at, v := c.addr(b, s.Idx), c.expr(s.Value)
+		at, v := c.addr(b, s.Idx), c.value(b, s.Value)
 		return func(st *state) {
 			off, ok := at(st)
 			if !ok {
 				st.failIdx(s.Buf, s.Idx, c, "write")
 				return
 			}
-			st.data(b)[off] = tensor.Round(s.Buf.DType, v(st))
+			st.data(b)[off] = v(st)
 		}
 	case *ir.Parallel:
 		slots := make([]int, len(s.Vars))
@@ -76,6 +77,9 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 					return
 				}
 				for i := 0; i < s.Extents[d] && st.err == nil; i++ {
+					if st.halted(s.P, "parallel") {
+						return
+					}
 					st.vars[slots[d]] = float64(i)
 					rec(d + 1)
 				}
@@ -88,11 +92,11 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 		if s.Kind == ir.Pipelined && hasDeferred(s) {
 			return c.lateFor(s, slot, lo, hi)
 		}
-		body := c.stmts(s.Body)
+		body, op := c.stmts(s.Body), s.Kind.String()
 		if s.Kind == ir.Spread { // the block's linear index, then every grid-th
 			return func(st *state) {
 				end := hi(st)
-				for i := lo(st) + float64(st.block); i < end && st.err == nil; i += float64(st.blocks) {
+				for i := lo(st) + float64(st.block); i < end && st.err == nil && !st.halted(s.P, "spread"); i += float64(st.blocks) {
 					st.vars[slot] = i
 					body(st)
 				}
@@ -100,7 +104,7 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 		}
 		return func(st *state) {
 			end := hi(st)
-			for i := lo(st); i < end && st.err == nil; i++ {
+			for i := lo(st); i < end && st.err == nil && !st.halted(s.P, op); i++ {
 				st.vars[slot] = i
 				body(st)
 			}
@@ -114,7 +118,7 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 	case *ir.While:
 		cond, body := c.expr(s.Cond), c.stmts(s.Body)
 		return func(st *state) {
-			for st.err == nil && cond(st) != 0 {
+			for st.err == nil && !st.halted(s.P, "while") && cond(st) != 0 {
 				body(st)
 			}
 		}
@@ -130,6 +134,20 @@ func (c *compiler) stmt(s ir.Stmt) exec {
 	}
 	c.errorf("interp: unknown statement %T", s)
 	return func(*state) {}
+}
+
+// value compiles the element b stores for the value of e (ints.go's
+// conversions: integers exact and wrapped, floats to integers as cvt.rzi).
+func (c *compiler) value(b *buffer, e ir.Expr) eval {
+	if e != nil && e.Type().IsInt() {
+		iv := c.iexpr(e)
+		return func(st *state) float64 { return b.fromInt(iv(st)) }
+	}
+	v, t := c.expr(e), ir.Invalid
+	if e != nil {
+		t = e.Type()
+	}
+	return func(st *state) float64 { return b.from(t, v(st)) }
 }
 
 // hasDeferred says whether f has Deferred statements of its own.
@@ -163,7 +181,7 @@ func (c *compiler) lateFor(f *ir.For, slot int, lo, hi eval) exec {
 	return func(st *state) {
 		end := hi(st)
 		start := lo(st)
-		for i := start; i < end && st.err == nil; i++ {
+		for i := start; i < end && st.err == nil && !st.halted(f.P, "pipelined"); i++ {
 			st.vars[slot] = i
 			for _, p := range parts {
 				if st.err != nil {
@@ -248,14 +266,15 @@ func (t *tile) each(st *state, fn func(d []float64, off int, in bool)) {
 func (c *compiler) copy(pos ir.Pos, src, dst ir.Region, atomic bool) exec {
 	s, d := c.tile(src, pos), c.tile(dst, pos)
 	dt := dst.Buf.DType
+	cv := conv(s.b, d.b) // each element as dst stores it
 	return func(st *state) {
 		var vals []float64
 		s.each(st, func(data []float64, off int, in bool) {
 			switch {
 			case in:
-				vals = append(vals, data[off])
+				vals = append(vals, cv(data[off]))
 			case s.b.global != nil:
-				vals = append(vals, 0)
+				vals = append(vals, cv(0))
 			default:
 				st.fail(pos, "copy reads %s outside its shape", src.Buf.Name)
 				vals = append(vals, 0)
@@ -276,7 +295,7 @@ func (c *compiler) copy(pos ir.Pos, src, dst ir.Region, atomic bool) exec {
 			case in && atomic:
 				data[off] = tensor.Round(dt, data[off]+v)
 			case in:
-				data[off] = tensor.Round(dt, v)
+				data[off] = v
 			case d.b.global == nil:
 				st.fail(pos, "copy writes %s outside its shape", dst.Buf.Name)
 			}
@@ -351,6 +370,7 @@ func (c *compiler) gemm(g *ir.Gemm) exec {
 
 func (c *compiler) reduce(r *ir.Reduce) exec {
 	src, dst := c.bufs[c.buf[r.Src]], c.bufs[c.buf[r.Dst]]
+	t := r.Src.DType.Compute()
 	outer, n, inner := 1, src.shape[r.Dim], 1
 	for i, d := range src.shape {
 		if i < r.Dim {
@@ -379,13 +399,13 @@ func (c *compiler) reduce(r *ir.Reduce) exec {
 			for in := range inner {
 				acc := init
 				for k := range n {
-					acc = op(acc, s[(o*n+k)*inner+in])
+					acc = op(acc, src.readFloat(s[(o*n+k)*inner+in]))
 				}
 				j := o*inner + in
 				if !r.Clear {
-					acc = op(d[j], acc)
+					acc = op(dst.readFloat(d[j]), acc)
 				}
-				d[j] = tensor.Round(r.Dst.DType, acc)
+				d[j] = dst.from(t, acc)
 			}
 		}
 	}
@@ -455,6 +475,9 @@ func (c *compiler) waitCount(s *ir.WaitCount) exec {
 			st.fail(s.P, "wait_count: counter %s is %v and the block waits for %v; the kernels before this one have ended, so it would wait forever", name, have, want)
 		case !st.coop.wait(st, func() bool { _, ok := short(); return !ok }):
 			have, _ = short()
+			if st.halted(s.P, "wait_count") {
+				return
+			}
 			if st.coop.stuck {
 				st.fail(s.P, "wait_count: counter %s is %v and the block waits for %v; every other block of the grid has ended or waits too, so no block still running adds to the counter: it would wait forever", name, have, want)
 			} else {

@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 )
 
@@ -30,6 +31,9 @@ const (
 )
 
 func (s Scope) String() string {
+	if s > Local {
+		return fmt.Sprintf("scope(%d)", uint8(s))
+	}
 	return [...]string{"global", "shared", "fragment", "local"}[s]
 }
 
@@ -46,6 +50,9 @@ const (
 )
 
 func (s Swizzle) String() string {
+	if s > Swizzle128B {
+		return fmt.Sprintf("swizzle(%d)", uint8(s))
+	}
 	return [...]string{"auto", "none", "32B", "64B", "128B"}[s]
 }
 
@@ -80,17 +87,76 @@ func (b *Buffer) StaticShape() ([]int, bool) {
 	return s, true
 }
 
-// NumElems is the product of a static shape (0 if symbolic).
+// NumElems is the product of a static shape (0 if symbolic), saturated at
+// math.MaxInt where it overflows (the verifier refuses such a tile; see
+// CheckedElems), so that a size compared with a limit is never wrapped small.
 func (b *Buffer) NumElems() int {
 	s, ok := b.StaticShape()
 	if !ok {
 		return 0
 	}
-	n := 1
+	n := int64(1)
 	for _, d := range s {
-		n *= d
+		if n, ok = MulChecked(n, int64(d)); !ok {
+			return math.MaxInt
+		}
 	}
-	return n
+	return int(n)
+}
+
+// CheckedElems is the product of a static shape, or false when the shape
+// is symbolic, has a dim below 1 or the product overflows an int64.
+func (b *Buffer) CheckedElems() (int64, bool) {
+	n := int64(1)
+	for _, d := range b.Shape {
+		c, ok := ConstInt(d)
+		if !ok || c < 1 {
+			return 0, false
+		}
+		if n, ok = MulChecked(n, c); !ok {
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+// MulChecked is a·b, or false when it overflows an int64.
+func MulChecked(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	p := a * b
+	if p/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+		return 0, false
+	}
+	return p, true
+}
+
+// AddChecked is a+b, or false when it overflows an int64.
+func AddChecked(a, b int64) (int64, bool) {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		return 0, false
+	}
+	return s, true
+}
+
+// satMul and satAdd saturate at math.MaxInt: byte counts of verified
+// programs are far below it, and a saturated count fails every limit.
+func satMul(a, b int) int {
+	p, ok := MulChecked(int64(a), int64(b))
+	if !ok || p > math.MaxInt {
+		return math.MaxInt
+	}
+	return int(p)
+}
+
+func satAdd(a, b int) int {
+	s, ok := AddChecked(int64(a), int64(b))
+	if !ok || s > math.MaxInt {
+		return math.MaxInt
+	}
+	return int(s)
 }
 
 // Region is a box of a buffer: Start and Extent per dim. Dims taken by a

@@ -84,3 +84,13 @@ func ParseDType(s string) (DType, error) {
 	}
 	return Invalid, fmt.Errorf("unknown dtype %q (want f32, f16, bf16, f8e4m3, f8e5m2, i32, i64)", s)
 }
+
+// WrapInt is v as an integer of type t holds it: two's complement, the low
+// 32 bits for I32 (the GPU's integer arithmetic wraps; see
+// docs/language.md). Other types keep v.
+func WrapInt(t DType, v int64) int64 {
+	if t == I32 {
+		return int64(int32(v))
+	}
+	return v
+}

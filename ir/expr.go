@@ -34,6 +34,7 @@ type Var struct {
 	Name string
 	Kind VarKind
 	Axis int // BlockIdx: 0, 1, 2 for x, y, z
+	Pos  Pos // SymSize: where the program declared it (tl.Sym)
 }
 
 // BinOp is a binary operator.

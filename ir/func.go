@@ -98,7 +98,7 @@ func (k *Kernel) SharedBytes() int {
 	n := 0
 	for _, b := range k.Allocs {
 		if b.Scope == Shared {
-			n += b.NumElems() * b.DType.Bytes()
+			n = satAdd(n, satMul(b.NumElems(), b.DType.Bytes()))
 		}
 	}
 	return n

@@ -204,7 +204,7 @@ func (k *Kernel) PeakSharedBytes() int {
 				continue
 			}
 			if s, ok := spans[b]; !ok || (s.First <= i && i <= s.Last) {
-				n += b.NumElems() * b.DType.Bytes()
+				n = satAdd(n, satMul(b.NumElems(), b.DType.Bytes()))
 			}
 		}
 		peak = max(peak, n)

@@ -57,7 +57,12 @@ const (
 	FullCol               // every warp owns whole columns: warps split N only
 )
 
-func (p Policy) String() string { return [...]string{"square", "fullrow", "fullcol"}[p] }
+func (p Policy) String() string {
+	if p > FullCol {
+		return fmt.Sprintf("policy(%d)", uint8(p))
+	}
+	return [...]string{"square", "fullrow", "fullcol"}[p]
+}
 
 // Gemm computes C += op(A)·op(B) where op transposes when asked: A is M×K
 // (K×M with TransA), B is K×N (N×K with TransB), C is an M×N f32 fragment.

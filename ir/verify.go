@@ -17,7 +17,7 @@ var DefaultLimits = Limits{MaxSharedBytes: 227 * 1024, MaxThreads: 1024}
 
 // Verify checks a program and returns every problem it finds.
 func Verify(f *Func, lim Limits) error {
-	v := &verifier{f: f, lim: lim, known: map[*Buffer]bool{}, bound: map[*Var]bool{}}
+	v := &verifier{f: f, lim: lim, known: map[*Buffer]bool{}, bound: map[*Var]bool{}, parExt: map[*Var]int{}}
 	v.run()
 	return v.errs.Err()
 }
@@ -31,6 +31,10 @@ type verifier struct {
 	inPar   int // depth of enclosing Parallel loops
 	inDefer int // depth of enclosing Deferred bodies
 	inWG    int // depth of enclosing Warpgroup blocks
+	inPipe  int // depth of enclosing Pipelined loops
+	// parExt is the extent of each index variable of the enclosing
+	// Parallel loops.
+	parExt map[*Var]int
 }
 
 func (v *verifier) errorf(op string, pos Pos, format string, args ...any) {
@@ -61,6 +65,7 @@ func (v *verifier) run() {
 		if p.Strides != nil && len(p.Strides) != len(p.Shape) {
 			v.errorf("param", p.Pos, "%s: %d strides for %d dims", p.Name, len(p.Strides), len(p.Shape))
 		}
+		v.paramSize(p)
 		for _, d := range append(append([]Expr{}, p.Shape...), p.Strides...) {
 			v.expr("param", p.Pos, d)
 			if c, ok := ConstInt(d); ok && c <= 0 {
@@ -68,6 +73,7 @@ func (v *verifier) run() {
 			}
 		}
 	}
+	v.symsBound()
 	k := f.Kernel
 	if k == nil {
 		v.errorf("func", f.Pos, "%s has no kernel", f.Name)
@@ -85,7 +91,12 @@ func (v *verifier) kernel(k *Kernel, names map[string]bool) {
 	}
 	for _, g := range k.Grid {
 		v.expr("kernel", k.P, g)
+		if g != nil && !g.Type().IsInt() {
+			v.errorf("kernel", k.P, "grid dim %s is not an integer", ExprString(g))
+		}
 	}
+	v.gridSize(k)
+	owners, roleErrs := FragmentOwners(k.Body) // who may use a Warpgroup block's fragments
 	switch {
 	case k.Threads <= 0 || k.Threads%32 != 0:
 		v.errorf("kernel", k.P, "threads = %d is not a positive multiple of 32 (a warp)", k.Threads)
@@ -99,6 +110,7 @@ func (v *verifier) kernel(k *Kernel, names map[string]bool) {
 	if k.Raster != nil && k.Raster.Panel <= 0 {
 		v.errorf("rasterize", k.Raster.Pos, "panel size %d must be positive", k.Raster.Panel)
 	}
+	before := len(v.errs)
 	for _, b := range k.Allocs {
 		v.known[b] = true
 		if names[b.Name] {
@@ -113,19 +125,29 @@ func (v *verifier) kernel(k *Kernel, names map[string]bool) {
 			v.errorf("alloc", b.Pos, "%s: on-chip buffers need a constant shape in shared, fragment or local scope", b.Name)
 			continue
 		}
+		positive := true
 		for _, d := range s {
-			if d <= 0 {
-				v.errorf("alloc", b.Pos, "%s: dims must be positive, got %v", b.Name, s)
-			}
+			positive = positive && d > 0
 		}
+		if !positive {
+			v.errorf("alloc", b.Pos, "%s: dims must be positive, got %v", b.Name, s)
+			continue
+		}
+		if b.Scope == Shared && b.Swizzle > Swizzle128B {
+			v.errorf("swizzle", b.Pos, "%s: unknown swizzle %s", b.Name, b.Swizzle)
+		}
+		v.allocSize(b, k.Threads, owners)
 	}
-	if n := k.PeakSharedBytes(); n > v.lim.MaxSharedBytes {
+	allocFailed := len(v.errs) > before
+	if n := k.PeakSharedBytes(); n > v.lim.MaxSharedBytes && !allocFailed { // a tile refused above is counted there
 		v.errorf("kernel", k.P, "shared memory %d bytes exceeds the target's %d per block", n, v.lim.MaxSharedBytes)
 	}
 	v.spreadAtTop(k.Body)
 	v.stmts(k.Body)
-	_, roleErrs := FragmentOwners(k.Body) // who may use a Warpgroup block's fragments
 	v.errs = append(v.errs, roleErrs...)
+	if len(v.errs) == 0 { // on a well-formed body only: it walks regions the checks above vouch for
+		v.blockRaces(k)
+	}
 }
 
 // spreadAtTop checks that Spread loops are statements of the kernel body:
@@ -190,8 +212,13 @@ func (v *verifier) stmt(s Stmt) {
 		}
 		v.sameShape("atomic_add", pos, s.Src, s.Dst)
 		v.writable("atomic_add", pos, s.Dst.Buf)
+		if s.Src.Buf.Scope == Global {
+			v.errorf("atomic_add", pos, "source %s is global; add from a shared tile or a fragment", s.Src.Buf.Name)
+		}
 		if s.Dst.Buf.Scope != Global {
 			v.errorf("atomic_add", pos, "destination %s must be a global tensor", s.Dst.Buf.Name)
+		} else {
+			v.atomicDType(pos, s.Dst)
 		}
 	case *Ticket:
 		v.ticket(pos, s)
@@ -223,14 +250,22 @@ func (v *verifier) stmt(s Stmt) {
 				v.errorf("parallel", pos, "extent %d of %s must be positive", s.Extents[i], x.Name)
 			}
 		}
+		v.parallelPoints(pos, s.Extents)
+		v.parallelRaces(s)
 		if _, _, ok := s.Scale(); s.SkipOnes && !ok {
 			v.errorf("parallel", pos, "skip_ones on a loop that is not x[i, ...] = x[i, ...] * f[...]")
+		}
+		for i, x := range s.Vars {
+			v.parExt[x] = s.Extents[i]
 		}
 		v.scoped(s.Vars, func() {
 			v.inPar++
 			v.stmts(s.Body)
 			v.inPar--
 		})
+		for _, x := range s.Vars {
+			delete(v.parExt, x)
+		}
 	case *Store:
 		if s.Buf == nil {
 			v.errorf("store", pos, "missing buffer")
@@ -250,7 +285,14 @@ func (v *verifier) stmt(s Stmt) {
 		if s.Kind == Pipelined && s.Stages < 1 {
 			v.errorf(op, pos, "stages = %d; want at least 1", s.Stages)
 		}
+		v.nestedPipelined(s)
+		if s.Kind == Pipelined {
+			v.inPipe++
+		}
 		v.scoped([]*Var{s.Var}, func() { v.loopBody(s) })
+		if s.Kind == Pipelined {
+			v.inPipe--
+		}
 	case *Deferred:
 		// Reached only where a Deferred is misplaced: loopBody checks
 		// those of a Pipelined loop's body itself.
@@ -343,9 +385,18 @@ func opName(s Stmt) string {
 		return "defer"
 	case *While:
 		return "while"
+	case *Store:
+		return "store"
+	case *If:
+		return "if"
+	case *Warpgroup:
+		return "warpgroup"
 	}
 	return fmt.Sprintf("%T", s)
 }
+
+// OpName is the name of the tl call that builds s, as errors give it.
+func OpName(s Stmt) string { return opName(s) }
 
 func (v *verifier) cond(op string, pos Pos, c Expr) {
 	v.expr(op, pos, c)

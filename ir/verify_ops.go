@@ -39,6 +39,7 @@ func (v *verifier) access(op string, pos Pos, b *Buffer, idx []Expr) {
 	if b.Scope == Fragment && v.inPar == 0 {
 		v.errorf(op, pos, "fragment %s is accessed element by element outside a Parallel loop; its elements live in different threads' registers", b.Name)
 	}
+	v.parallelFits(op, pos, b, idx)
 	for i, x := range idx {
 		if x == nil {
 			continue
@@ -86,7 +87,7 @@ func (v *verifier) region(op string, pos Pos, r Region) bool {
 		}
 		if sok && (st < 0 || st >= d) {
 			v.errorf(op, pos, "region of %s starts at %d in dim %d, outside its size %d", b.Name, st, i, d)
-		} else if b.Scope != Global && sok && st+int64(r.Extent[i]) > d {
+		} else if end, ok := AddChecked(st, int64(r.Extent[i])); b.Scope != Global && sok && (!ok || end > d) {
 			v.errorf(op, pos, "region of %s [%d, %d) in dim %d runs past its size %d", b.Name, st, st+int64(r.Extent[i]), i, d)
 		} else if b.Scope != Global && int64(r.Extent[i]) > d {
 			v.errorf(op, pos, "region of %s has extent %d in dim %d, larger than its size %d", b.Name, r.Extent[i], i, d)
@@ -127,6 +128,9 @@ func (v *verifier) gemm(g *Gemm) {
 	}
 	if g.C.Buf.DType != F32 {
 		v.errorf("gemm", pos, "C (%s) must be f32 to accumulate, not %s", g.C.Buf.Name, g.C.Buf.DType)
+	}
+	if g.Policy > FullCol {
+		v.errorf("gemm", pos, "unknown warp policy %s", g.Policy)
 	}
 	if g.A.Buf.DType != g.B.Buf.DType {
 		v.errorf("gemm", pos, "A is %s but B is %s; they must match", g.A.Buf.DType, g.B.Buf.DType)

@@ -11,9 +11,22 @@ type Block struct {
 	k *ir.Kernel
 }
 
+// ok reports whether k is a Block that Kernel made, and records op's
+// error otherwise: a zero or nil Block has no program to add to.
+func (k *Block) ok(op string) bool {
+	if k != nil && k.f != nil && k.k != nil {
+		return true
+	}
+	orphan().errorf(op, callerPos(), "a zero Block: use the one Kernel passes to its body")
+	return false
+}
+
 // Idx returns the block's index along x, y and z (0 for absent dims).
 func (k *Block) Idx() (x, y, z Expr) {
 	out := [3]Expr{Int(0), Int(0), Int(0)}
+	if !k.ok("idx") {
+		return out[0], out[1], out[2]
+	}
 	for i, v := range k.k.Idx {
 		out[i] = Expr{e: v}
 	}
@@ -21,6 +34,9 @@ func (k *Block) Idx() (x, y, z Expr) {
 }
 
 func (k *Block) alloc(scope ir.Scope, prefix string, dt DType, dims []int) *Tensor {
+	if !k.ok("alloc") {
+		return nil
+	}
 	b := &ir.Buffer{Name: k.f.name(prefix), DType: dt, Scope: scope, Pos: callerPos()}
 	for _, d := range dims {
 		b.Shape = append(b.Shape, ir.IntConst(int64(d)))
@@ -47,7 +63,9 @@ func (k *Block) Local(dt DType, dims ...int) *Tensor { return k.alloc(ir.Local, 
 // producer warpgroup may use too (its copies' addresses: the walk's tile).
 func (k *Block) Var(dt DType, init any) *Tensor {
 	t := k.alloc(ir.Local, "v", dt, []int{1})
-	t.Assign(init)
+	if t != nil {
+		t.Assign(init)
+	}
 	return t
 }
 
@@ -56,6 +74,9 @@ func (k *Block) Var(dt DType, init any) *Tensor {
 // region past the tensor's edge read as zero and are not written. A last
 // argument EvictFirst or EvictLast tells L2 how the global tile is used.
 func (k *Block) Copy(src, dst any, hint ...CacheHint) {
+	if !k.ok("copy") {
+		return
+	}
 	pos := callerPos()
 	s, ok1 := k.f.region("copy", pos, src)
 	d, ok2 := k.f.region("copy", pos, dst)
@@ -89,6 +110,9 @@ const (
 // block that runs one wave later: its cache lines are fetched into L2.
 // It changes no result; parts past the tensor's edge are skipped.
 func (k *Block) Prefetch(src any) {
+	if !k.ok("prefetch") {
+		return
+	}
 	pos := callerPos()
 	if s, ok := k.f.region("prefetch", pos, src); ok {
 		k.f.emit("prefetch", pos, &ir.Prefetch{At: ir.At{P: pos}, Src: s})
@@ -96,10 +120,18 @@ func (k *Block) Prefetch(src any) {
 }
 
 // NumSMs is Func.NumSMs, for use in the kernel's body.
-func (k *Block) NumSMs() Expr { return k.f.NumSMs() }
+func (k *Block) NumSMs() Expr {
+	if !k.ok("num_sms") {
+		return Int(0)
+	}
+	return k.f.NumSMs()
+}
 
 // AtomicAdd adds the tile src into the global region dst atomically.
 func (k *Block) AtomicAdd(src, dst any) {
+	if !k.ok("atomic_add") {
+		return
+	}
 	pos := callerPos()
 	s, ok1 := k.f.region("atomic_add", pos, src)
 	d, ok2 := k.f.region("atomic_add", pos, dst)
@@ -115,6 +147,9 @@ func (k *Block) AtomicAdd(src, dst any) {
 // the counter, after its Ticket: the block that finds n-1, of n that write
 // and then draw, may read what all n wrote.
 func (k *Block) Ticket(counter, dst any) {
+	if !k.ok("ticket") {
+		return
+	}
 	pos := callerPos()
 	c, ok1 := k.f.region("ticket", pos, counter)
 	d, ok2 := k.f.region("ticket", pos, dst)
@@ -129,6 +164,9 @@ func (k *Block) Ticket(counter, dst any) {
 // block neither learns the count nor waits for the add: the threads that
 // compute go on at once.
 func (k *Block) Signal(counter any) {
+	if !k.ok("signal") {
+		return
+	}
 	pos := callerPos()
 	if c, ok := k.f.region("signal", pos, counter); ok {
 		k.f.emit("signal", pos, &ir.Signal{At: ir.At{P: pos}, Counter: c})
@@ -144,6 +182,9 @@ func (k *Block) Signal(counter any) {
 // counter must not be one this kernel's own blocks add to (a block could
 // wait for one that never runs).
 func (k *Block) WaitCount(counter, n any) {
+	if !k.ok("wait_count") {
+		return
+	}
 	pos := callerPos()
 	c, ok := k.f.region("wait_count", pos, counter)
 	x := lift(n)
@@ -169,6 +210,9 @@ func WithPolicy(p ir.Policy) GemmOpt { return func(g *ir.Gemm) { g.Policy = p } 
 
 // Gemm accumulates C += A·B on the tensor cores.
 func (k *Block) Gemm(a, b, c any, opts ...GemmOpt) {
+	if !k.ok("gemm") {
+		return
+	}
 	pos := callerPos()
 	ra, ok1 := k.f.region("gemm", pos, a)
 	rb, ok2 := k.f.region("gemm", pos, b)
@@ -178,6 +222,10 @@ func (k *Block) Gemm(a, b, c any, opts ...GemmOpt) {
 	}
 	g := &ir.Gemm{At: ir.At{P: pos}, A: ra, B: rb, C: rc}
 	for _, o := range opts {
+		if o == nil {
+			k.f.errorf("gemm", pos, "nil option")
+			return
+		}
 		o(g)
 	}
 	k.f.emit("gemm", pos, g)
@@ -185,6 +233,9 @@ func (k *Block) Gemm(a, b, c any, opts ...GemmOpt) {
 
 // Fill sets every element of dst to v.
 func (k *Block) Fill(dst any, v any) {
+	if !k.ok("fill") {
+		return
+	}
 	pos := callerPos()
 	r, ok := k.f.region("fill", pos, dst)
 	x := lift(v)
@@ -204,13 +255,20 @@ type ReduceOpt func(*ir.Reduce)
 var Accumulate ReduceOpt = func(r *ir.Reduce) { r.Clear = false }
 
 func (k *Block) reduce(kind ir.ReduceKind, src, dst *Tensor, dim int, opts []ReduceOpt) {
+	if !k.ok("reduce_" + kind.String()) {
+		return
+	}
 	pos := callerPos()
-	if src == nil || dst == nil {
+	if src == nil || dst == nil || src.b == nil || dst.b == nil {
 		k.f.errorf("reduce_"+kind.String(), pos, "nil tile")
 		return
 	}
 	r := &ir.Reduce{At: ir.At{P: pos}, Kind: kind, Src: src.b, Dst: dst.b, Dim: dim, Clear: true}
 	for _, o := range opts {
+		if o == nil {
+			k.f.errorf("reduce_"+kind.String(), pos, "nil option")
+			return
+		}
 		o(r)
 	}
 	k.f.emit("reduce_"+kind.String(), pos, r)
@@ -234,21 +292,33 @@ func (k *Block) ReduceAbsMax(src, dst *Tensor, dim int, opts ...ReduceOpt) {
 // WarpSpecialize asks for a producer warpgroup that issues the pipelined
 // loop's loads while the kernel's threads compute (Hopper, where the loop
 // loads by TMA; elsewhere the hint is ignored).
-func (k *Block) WarpSpecialize() { k.k.Producer = true }
+func (k *Block) WarpSpecialize() {
+	if k.ok("warp_specialize") {
+		k.k.Producer = true
+	}
+}
 
 // PingPong asks that, with a producer warpgroup (WarpSpecialize) and two
 // consumer warpgroups that each own their rows, the consumers take turns
 // issuing the pipelined loop's matrix multiplies: one's softmax then runs
 // while the other's multiplies keep the tensor cores busy. A hint, ignored
 // where it cannot apply (see docs/language.md).
-func (k *Block) PingPong() { k.k.PingPong = true }
+func (k *Block) PingPong() {
+	if k.ok("ping_pong") {
+		k.k.PingPong = true
+	}
+}
 
 // Draw asks that the blocks of a Spread loop draw its values from a
 // counter as each is ready for the next, rather than be dealt them by
 // block index: a walk over equal tiles whose blocks run at different
 // speeds. A hint; the CUDA backend draws where a producer warpgroup loads
 // the walk's tiles (Hopper).
-func (k *Block) Draw() { k.k.Draw = true }
+func (k *Block) Draw() {
+	if k.ok("draw") {
+		k.k.Draw = true
+	}
+}
 
 // LateStart asks that, in a Spread walk dealt by block index whose last
 // round is partial, the blocks that walk one value fewer start the given
@@ -257,7 +327,11 @@ func (k *Block) Draw() { k.k.Draw = true }
 // no more: on an H100, 2.8% faster at FlashAttention d256 512 with 32 of
 // 132 blocks 8000 cycles late (docs/perf.md). Under a value's time, the
 // delay costs those blocks nothing. A hint; the CUDA backend applies it.
-func (k *Block) LateStart(cycles int) { k.k.Late = cycles }
+func (k *Block) LateStart(cycles int) {
+	if k.ok("late_start") {
+		k.k.Late = cycles
+	}
+}
 
 // FirstTilesFirst asks that a persistent walk whose producer warpgroup
 // loads a tile of its own each iteration (MLA's query rows) issue, in its
@@ -267,13 +341,21 @@ func (k *Block) LateStart(cycles int) { k.k.Late = cycles }
 // those: 1.003-1.004× at MLA b64 kv8k on an H200 (docs/perf.md). A hint;
 // the CUDA backend applies it where a producer walks such a tile around a
 // single ring of two stages or more.
-func (k *Block) FirstTilesFirst() { k.k.FirstFill = true }
+func (k *Block) FirstTilesFirst() {
+	if k.ok("first_tiles_first") {
+		k.k.FirstFill = true
+	}
+}
 
 // NextEarly lets the kernel after this one on the stream, where that one
 // starts early (StartEarly), launch as soon as every block of this one
 // has started: its blocks then take the SMs this kernel's blocks free as
 // they end. A hint; without it such a kernel starts when this one ends.
-func (k *Block) NextEarly() { k.k.NextEarly = true }
+func (k *Block) NextEarly() {
+	if k.ok("next_early") {
+		k.k.NextEarly = true
+	}
+}
 
 // StartEarly lets the kernel start while the kernel before it on the
 // stream (a chain's earlier step that asks NextEarly) still runs, on the
@@ -283,13 +365,21 @@ func (k *Block) NextEarly() { k.k.NextEarly = true }
 // launches cannot overlap (no such driver call, TILEGO_PDL=0, the CPU
 // interpreter) it starts after the kernel before it, and its waits find
 // their counts reached.
-func (k *Block) StartEarly() { k.k.Early = true }
+func (k *Block) StartEarly() {
+	if k.ok("start_early") {
+		k.k.Early = true
+	}
+}
 
 // Cooperative has every block of the grid run at once (a cooperative
 // launch; where the grid cannot all be resident the launch fails rather
 // than run it in waves), so that a block may wait (WaitCount) for counts
 // that other blocks of the same grid add (Signal, Ticket).
-func (k *Block) Cooperative() { k.k.Cooperative = true }
+func (k *Block) Cooperative() {
+	if k.ok("cooperative") {
+		k.k.Cooperative = true
+	}
+}
 
 // Cluster asks that blocks run in clusters of n (2) along the grid's x,
 // and that the tiles a producer warpgroup (WarpSpecialize) loads alike for
@@ -297,16 +387,27 @@ func (k *Block) Cooperative() { k.k.Cooperative = true }
 // the K and V tiles the query tiles of one head share) be read from
 // memory once: each block loads half and multicasts it to both. A hint,
 // ignored where it cannot apply (see docs/language.md).
-func (k *Block) Cluster(n int) { k.k.Cluster = n }
+func (k *Block) Cluster(n int) {
+	if k.ok("cluster") {
+		k.k.Cluster = n
+	}
+}
 
 // SplitN lets the warpgroups of a wgmma Gemm whose output has fewer 64-row
 // tiles than there are warpgroups split its columns (64 rows over two
 // warpgroups: each computes half the columns), unless the Gemm's policy is
 // FullRow. A hint: elsewhere such a Gemm takes mma.sync.
-func (k *Block) SplitN() { k.k.SplitN = true }
+func (k *Block) SplitN() {
+	if k.ok("split_n") {
+		k.k.SplitN = true
+	}
+}
 
 // Rasterize sets the threadblock swizzle: blocks walk panels of panel
 // blocks, row- or column-major, for L2 reuse.
 func (k *Block) Rasterize(panel int, colMajor bool) {
+	if !k.ok("rasterize") {
+		return
+	}
 	k.k.Raster = &ir.Raster{Panel: panel, ColMajor: colMajor, Pos: callerPos()}
 }

@@ -8,6 +8,9 @@ import (
 // an independent element-wise step: body is func(i Expr), func(i, j Expr),
 // func(i, j, l Expr) or func(idx []Expr), one index per extent.
 func (k *Block) Parallel(body any, extents ...int) {
+	if !k.ok("parallel") {
+		return
+	}
 	pos := callerPos()
 	p := &ir.Parallel{At: ir.At{P: pos}, Extents: extents}
 	idx := make([]Expr, len(extents))
@@ -19,19 +22,21 @@ func (k *Block) Parallel(body any, extents ...int) {
 	var run func()
 	switch fn := body.(type) {
 	case func(Expr):
-		if len(idx) == 1 {
+		if fn != nil && len(idx) == 1 {
 			run = func() { fn(idx[0]) }
 		}
 	case func(Expr, Expr):
-		if len(idx) == 2 {
+		if fn != nil && len(idx) == 2 {
 			run = func() { fn(idx[0], idx[1]) }
 		}
 	case func(Expr, Expr, Expr):
-		if len(idx) == 3 {
+		if fn != nil && len(idx) == 3 {
 			run = func() { fn(idx[0], idx[1], idx[2]) }
 		}
 	case func([]Expr):
-		run = func() { fn(idx) }
+		if fn != nil {
+			run = func() { fn(idx) }
+		}
 	}
 	if run == nil {
 		k.f.errorf("parallel", pos, "body %T does not take %d index arguments", body, len(extents))
@@ -47,7 +52,14 @@ func (k *Block) Parallel(body any, extents ...int) {
 // do at wide head dims): a backend may skip the multiplies of threads
 // whose factors are all one (ir.Parallel's SkipOnes).
 func (k *Block) ScaleRows(x, f *Tensor) {
+	if !k.ok("scale_rows") {
+		return
+	}
 	pos := callerPos()
+	if x == nil || f == nil || x.b == nil || f.b == nil {
+		k.f.errorf("scale_rows", pos, "nil tile")
+		return
+	}
 	xs, okX := x.b.StaticShape()
 	fs, okF := f.b.StaticShape()
 	if !okX || !okF || len(xs) != 2 || len(fs) != 1 || fs[0] != xs[0] {
@@ -66,8 +78,15 @@ func (k *Block) ScaleRows(x, f *Tensor) {
 }
 
 func (k *Block) loop(kind ir.LoopKind, start, stop any, stages int, body func(i Expr)) {
-	pos := callerPos()
 	op := kind.String()
+	if !k.ok(op) {
+		return
+	}
+	pos := callerPos()
+	if body == nil {
+		k.f.errorf(op, pos, "nil body")
+		return
+	}
 	lo, hi := lift(start), lift(stop)
 	if !k.f.check(op, pos, lo, hi) {
 		return
@@ -118,7 +137,14 @@ func (k *Block) PipelinedRange(start, stop any, stages int, body func(i Expr)) {
 // kernel top level, in another loop kind, under If or While, inside another
 // Defer) Build reports an error.
 func (k *Block) Defer(body func()) {
+	if !k.ok("defer") {
+		return
+	}
 	pos := callerPos()
+	if body == nil {
+		k.f.errorf("defer", pos, "nil body")
+		return
+	}
 	d := &ir.Deferred{At: ir.At{P: pos}}
 	k.f.nest(&d.Body, body)
 	k.f.emit("defer", pos, d)
@@ -127,9 +153,16 @@ func (k *Block) Defer(body func()) {
 // While runs body while cond holds; cond is re-evaluated each time, so it
 // should read a variable the body assigns.
 func (k *Block) While(cond any, body func()) {
+	if !k.ok("while") {
+		return
+	}
 	pos := callerPos()
 	c := lift(cond)
 	if !k.f.check("while", pos, c) {
+		return
+	}
+	if body == nil {
+		k.f.errorf("while", pos, "nil body")
 		return
 	}
 	w := &ir.While{At: ir.At{P: pos}, Cond: c.e}
@@ -145,9 +178,16 @@ type IfStmt struct {
 
 // If runs then when cond holds.
 func (k *Block) If(cond any, then func()) IfStmt {
+	if !k.ok("if") {
+		return IfStmt{}
+	}
 	pos := callerPos()
 	c := lift(cond)
 	s := &ir.If{At: ir.At{P: pos}}
+	if then == nil {
+		k.f.errorf("if", pos, "nil body")
+		return IfStmt{f: k.f, s: s}
+	}
 	if k.f.check("if", pos, c) {
 		s.Cond = c.e
 		k.f.nest(&s.Then, then)
@@ -157,7 +197,16 @@ func (k *Block) If(cond any, then func()) IfStmt {
 }
 
 // Else runs body when the If's condition does not hold.
-func (s IfStmt) Else(body func()) { s.f.nest(&s.s.Else, body) }
+func (s IfStmt) Else(body func()) {
+	switch {
+	case s.f == nil || s.s == nil:
+		orphan().errorf("else", callerPos(), "Else on a zero IfStmt: call it on the value If returns")
+	case body == nil:
+		s.f.errorf("else", callerPos(), "nil body")
+	default:
+		s.f.nest(&s.s.Else, body)
+	}
+}
 
 // Warpgroup runs body on warpgroup i of the block's threads alone (threads
 // 128·i to 128·i+127), as FlashMLA gives its warpgroups roles: e.g. one
@@ -168,7 +217,14 @@ func (s IfStmt) Else(body func()) { s.f.nest(&s.s.Else, body) }
 // the same warpgroup. Shared tiles carry results to the other warpgroups;
 // the compiler puts barriers where they read them. No loops inside.
 func (k *Block) Warpgroup(i int, body func()) {
+	if !k.ok("warpgroup") {
+		return
+	}
 	pos := callerPos()
+	if body == nil {
+		k.f.errorf("warpgroup", pos, "nil body")
+		return
+	}
 	s := &ir.Warpgroup{At: ir.At{P: pos}, Index: i}
 	k.f.nest(&s.Body, body)
 	k.f.emit("warpgroup", pos, s)

@@ -12,16 +12,21 @@ import (
 	"github.com/tilego/tilego/tl"
 )
 
-// marked holds the lines of the mark calls made by the current case.
-var marked []int
+// marked holds the lines of the mark calls made by the current case, and
+// markedFile the file of the last one.
+var (
+	marked     []int
+	markedFile string
+)
 
 // mark returns v unchanged and records the source line it is called on. A
 // case wraps one argument of its bad op in mark, so the line the test
 // expects in the error is always the line of that op's call, wherever the
 // code moves.
 func mark[T any](v T) T {
-	_, _, line, _ := runtime.Caller(1)
+	_, file, line, _ := runtime.Caller(1)
 	marked = append(marked, line)
+	markedFile = filepath.Base(file)
 	return v
 }
 
@@ -813,7 +818,7 @@ func TestBuildErrors(t *testing.T) {
 				t.Fatalf("Build succeeded; want a %s error at line %d", tc.op, line)
 			}
 			text := err.Error()
-			for _, want := range []string{tc.op, fmt.Sprintf("errors_test.go:%d", line), tc.phrase} {
+			for _, want := range []string{tc.op, fmt.Sprintf("%s:%d", markedFile, line), tc.phrase} {
 				if !strings.Contains(text, want) {
 					t.Errorf("error does not contain %q:\n%s", want, text)
 				}
@@ -831,12 +836,12 @@ func TestBuildErrors(t *testing.T) {
 			}
 			found := false
 			for _, e := range list {
-				if e.Op == tc.op && filepath.Base(e.Pos.File) == "errors_test.go" && e.Pos.Line == line && strings.Contains(e.Msg, tc.phrase) {
+				if e.Op == tc.op && filepath.Base(e.Pos.File) == markedFile && e.Pos.Line == line && strings.Contains(e.Msg, tc.phrase) {
 					found = true
 				}
 			}
 			if !found {
-				t.Errorf("no single error has op %q, position errors_test.go:%d and message %q:\n%s", tc.op, line, tc.phrase, text)
+				t.Errorf("no single error has op %q, position %s:%d and message %q:\n%s", tc.op, markedFile, line, tc.phrase, text)
 			}
 		})
 	}

@@ -18,8 +18,14 @@ type Expr struct {
 // IR returns the expression node.
 func (x Expr) IR() ir.Expr { return x.e }
 
-// Int is an integer constant.
-func Int(v int) Expr { return Expr{e: ir.IntConst(int64(v))} }
+// Int is an integer constant: i32, or i64 where v does not fit in 32 bits
+// (as a C literal takes the first of int and long long that holds it).
+func Int(v int) Expr {
+	if int64(int32(v)) != int64(v) {
+		return Expr{e: &ir.Const{T: ir.I64, I: int64(v)}}
+	}
+	return Expr{e: ir.IntConst(int64(v))}
+}
 
 // Float is an f32 constant.
 func Float(v float64) Expr { return Expr{e: &ir.Const{T: ir.F32, F: v}} }
@@ -54,7 +60,10 @@ func lift(v any) Expr {
 		}
 		return Expr{e: &ir.Const{T: ir.Bool, I: b}}
 	case *Tensor:
-		if v != nil && v.b.Scope == ir.Local && v.b.NumElems() == 1 {
+		if v == nil || v.b == nil {
+			return Expr{err: errNilTensor}
+		}
+		if v.b.Scope == ir.Local && v.b.NumElems() == 1 {
 			idx := make([]ir.Expr, len(v.b.Shape))
 			for i := range idx {
 				idx[i] = ir.IntConst(0)
@@ -115,7 +124,8 @@ func binary(op ir.BinOp, xa, ya any) Expr {
 }
 
 // fold evaluates integer arithmetic on constants and drops x+0 and x*1, so
-// that tile offsets stay readable and the verifier can check them.
+// that tile offsets stay readable and the verifier can check them. It
+// wraps as the GPU does (ir.WrapInt) and as the interpreter computes.
 func fold(op ir.BinOp, x, y ir.Expr, t ir.DType) ir.Expr {
 	a, aok := ir.ConstInt(x)
 	b, bok := ir.ConstInt(y)
@@ -146,7 +156,7 @@ func fold(op ir.BinOp, x, y ir.Expr, t ir.DType) ir.Expr {
 		default:
 			return nil
 		}
-		return &ir.Const{T: t, I: v}
+		return &ir.Const{T: t, I: ir.WrapInt(t, v)} // as the GPU computes it
 	}
 	switch {
 	case (op == ir.Add || op == ir.Sub) && bok && b == 0 && x.Type() == t:
@@ -203,7 +213,7 @@ func unary(op ir.UnOp, xa any) Expr {
 		}
 		t = t.Compute()
 		if c, ok := ir.ConstInt(x.e); ok && op == ir.Neg {
-			return Expr{e: &ir.Const{T: t, I: -c}}
+			return Expr{e: &ir.Const{T: t, I: ir.WrapInt(t, -c)}}
 		}
 	default:
 		if t == ir.Bool {

@@ -47,7 +47,28 @@ type Func struct {
 
 // NewFunc starts a program.
 func NewFunc(name string) *Func {
-	return &Func{fn: &ir.Func{Name: name, Pos: callerPos()}, nextID: map[string]int{}}
+	f := &Func{fn: &ir.Func{Name: name, Pos: callerPos()}, nextID: map[string]int{}}
+	setCurrent(f)
+	return f
+}
+
+// self is f ready to record into: a zero Func gets its program, and a nil
+// one borrows this goroutine's Func (see orphan) so that no call panics.
+func (f *Func) self() *Func {
+	if f == nil {
+		return orphan()
+	}
+	f.init()
+	return f
+}
+
+func (f *Func) init() {
+	if f.fn == nil {
+		f.fn = &ir.Func{Name: "func", Pos: callerPos()}
+	}
+	if f.nextID == nil {
+		f.nextID = map[string]int{}
+	}
 }
 
 // callerPos is the position of the first caller outside this package: the
@@ -88,12 +109,12 @@ func (f *Func) name(prefix string) string {
 
 // In declares an input tensor. Dims are ints or symbolic sizes (Sym).
 func (f *Func) In(name string, dt DType, shape ...any) *Tensor {
-	return f.param(name, dt, false, shape)
+	return f.self().param(name, dt, false, shape)
 }
 
 // Out declares a tensor the program writes (an output).
 func (f *Func) Out(name string, dt DType, shape ...any) *Tensor {
-	return f.param(name, dt, true, shape)
+	return f.self().param(name, dt, true, shape)
 }
 
 // Scratch declares a global workspace of the kernel's: the caller hands it
@@ -101,7 +122,7 @@ func (f *Func) Out(name string, dt DType, shape ...any) *Tensor {
 // by the block that draws the last ticket). It is not poisoned before a
 // launch nor checked after.
 func (f *Func) Scratch(name string, dt DType, shape ...any) *Tensor {
-	t := f.param(name, dt, true, shape)
+	t := f.self().param(name, dt, true, shape)
 	t.b.Scratch = true
 	return t
 }
@@ -127,7 +148,8 @@ func (f *Func) param(name string, dt DType, out bool, shape []any) *Tensor {
 // Sym declares a size bound when the kernel is launched (from the shapes of
 // the tensors passed in).
 func (f *Func) Sym(name string) Expr {
-	v := &ir.Var{Name: name, Kind: ir.SymSize}
+	f = f.self()
+	v := &ir.Var{Name: name, Kind: ir.SymSize, Pos: callerPos()}
 	f.fn.Syms = append(f.fn.Syms, v)
 	return Expr{e: v}
 }
@@ -138,6 +160,7 @@ func (f *Func) Sym(name string) Expr {
 // SM), and so may the kernel: with a block's linear index it names about
 // the block that runs one wave later.
 func (f *Func) NumSMs() Expr {
+	f = f.self()
 	if f.fn.SMs == nil {
 		f.fn.SMs = &ir.Var{Name: "num_sms", Kind: ir.SMCount}
 	}
@@ -151,8 +174,13 @@ func Grid(dims ...any) []any { return dims }
 // the given number of threads.
 func (f *Func) Kernel(grid []any, threads int, body func(k *Block)) {
 	pos := callerPos()
-	if f.fn.Kernel != nil {
+	f = f.self()
+	switch {
+	case f.fn.Kernel != nil:
 		f.errorf("kernel", pos, "a program has one kernel; this is the second")
+		return
+	case body == nil:
+		f.errorf("kernel", pos, "nil body")
 		return
 	}
 	k := &ir.Kernel{At: ir.At{P: pos}, Threads: threads}
@@ -168,7 +196,9 @@ func (f *Func) Kernel(grid []any, threads int, body func(k *Block)) {
 	f.fn.Kernel = k
 	f.body = &k.Body
 	f.inKern = true
+	saved := setCurrent(f)
 	body(&Block{f: f, k: k})
+	setCurrent(saved)
 	f.inKern = false
 	f.body = nil
 }
@@ -177,6 +207,11 @@ func (f *Func) Kernel(grid []any, threads int, body func(k *Block)) {
 // and returns it, or every error found. A verified program then meets the
 // target's check (lim.Target) if there is one, whose error is returned as is.
 func (f *Func) Build(lim ...ir.Limits) (*ir.Func, error) {
+	if f == nil {
+		return nil, ir.ErrorList{{Op: "func", Pos: callerPos(), Msg: "Build on a nil *tl.Func; start a program with NewFunc"}}
+	}
+	f.init()
+	dropCurrent(f)
 	l := ir.DefaultLimits
 	if len(lim) > 0 {
 		l = lim[0]

@@ -13,11 +13,31 @@ type Tensor struct {
 }
 
 // Buffer returns the IR buffer.
-func (t *Tensor) Buffer() *ir.Buffer { return t.b }
+func (t *Tensor) Buffer() *ir.Buffer {
+	if t == nil {
+		return nil
+	}
+	return t.b
+}
+
+// isNil reports a nil *Tensor or a zero Tensor (never made by NewFunc's
+// or Kernel's builders), and records it against op.
+func (t *Tensor) isNil(op string, pos ir.Pos) bool {
+	if t != nil && t.b != nil && t.f != nil {
+		return false
+	}
+	orphan().errorf(op, pos, "%s", errNilTensor)
+	return true
+}
+
+const errNilTensor = "nil tensor: make it with In, Out, Scratch, Shared, Fragment, Local or Var"
 
 // Named renames an on-chip tile (the default names are s0, f0, l0, ...);
 // names show in the IR dump and generated code.
 func (t *Tensor) Named(name string) *Tensor {
+	if t.isNil("named", callerPos()) {
+		return t
+	}
 	t.b.Name = name
 	return t
 }
@@ -26,6 +46,9 @@ func (t *Tensor) Named(name string) *Tensor {
 // read several memory layouts (e.g. BSHD and BHSD) with no copy.
 func (t *Tensor) WithStrides(strides ...any) *Tensor {
 	pos := callerPos()
+	if t.isNil("strides", pos) {
+		return t
+	}
 	var s []ir.Expr
 	for _, d := range strides {
 		x := lift(d)
@@ -40,6 +63,9 @@ func (t *Tensor) WithStrides(strides ...any) *Tensor {
 
 // Swizzled sets the layout of a shared tile.
 func (t *Tensor) Swizzled(s ir.Swizzle) *Tensor {
+	if t.isNil("swizzle", callerPos()) {
+		return t
+	}
 	if t.b.Scope != ir.Shared {
 		t.f.errorf("swizzle", callerPos(), "%s is %s; only shared tiles have a swizzle", t.b.Name, t.b.Scope)
 	}
@@ -49,6 +75,9 @@ func (t *Tensor) Swizzled(s ir.Swizzle) *Tensor {
 
 // At reads one element.
 func (t *Tensor) At(idx ...any) Expr {
+	if t == nil || t.b == nil || t.f == nil {
+		return Expr{err: errNilTensor}
+	}
 	ix, err := t.indices(idx)
 	if err != "" {
 		return Expr{err: err}
@@ -59,6 +88,9 @@ func (t *Tensor) At(idx ...any) Expr {
 // Set writes one element: t[idx...] = v.
 func (t *Tensor) Set(v any, idx ...any) {
 	pos := callerPos()
+	if t.isNil("store", pos) {
+		return
+	}
 	ix, err := t.indices(idx)
 	if err != "" {
 		t.f.errorf("store", pos, "%s", err)
@@ -75,6 +107,9 @@ func (t *Tensor) Val() Expr { return lift(t) }
 
 // Assign writes a scalar variable.
 func (t *Tensor) Assign(v any) {
+	if t.isNil("store", callerPos()) {
+		return
+	}
 	idx := make([]any, len(t.b.Shape))
 	for i := range idx {
 		idx[i] = 0
@@ -125,6 +160,9 @@ type Region struct {
 // Sub takes a region of a tensor: one spec per dim, each an index (the dim
 // is dropped from the tile's shape), Tile, Range or All.
 func (t *Tensor) Sub(specs ...any) Region {
+	if t == nil || t.b == nil || t.f == nil {
+		return Region{err: errNilTensor}
+	}
 	b := t.b
 	if len(specs) != len(b.Shape) {
 		return Region{err: fmt.Sprintf("%s has %d dims but Sub got %d specs", b.Name, len(b.Shape), len(specs))}
@@ -160,6 +198,10 @@ func (t *Tensor) Sub(specs ...any) Region {
 func (f *Func) region(op string, pos ir.Pos, v any) (ir.Region, bool) {
 	switch v := v.(type) {
 	case *Tensor:
+		if v == nil || v.b == nil {
+			f.errorf(op, pos, "%s", errNilTensor)
+			return ir.Region{}, false
+		}
 		if _, ok := v.b.StaticShape(); !ok {
 			f.errorf(op, pos, "%s has a symbolic shape; take a region of it with Sub", v.b.Name)
 			return ir.Region{}, false
