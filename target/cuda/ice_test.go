@@ -63,19 +63,6 @@ func TestCompileNoPanic(t *testing.T) {
 			})
 			return f, 0
 		}, "", "__global__"},
-		// Refused before, but with no position.
-		{"atomic_add_f16", func() (*tl.Func, int) {
-			f := tl.NewFunc("atomic_f16")
-			X, Y := f.In("X", tl.F16, 64), f.Out("Y", tl.F16, 64)
-			var line int
-			f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
-				fr := k.Fragment(tl.F16, 64)
-				k.Copy(X, fr)
-				k.AtomicAdd(fr, Y)
-				line = callerLine() - 1
-			})
-			return f, line
-		}, "atomic_add: atomic_add into f16", ""},
 	}
 	for _, tc := range cases {
 		for _, arch := range []string{"sm_80", "sm_90a"} {

@@ -32,10 +32,13 @@ func TestLimitsBuild(t *testing.T) {
 		// 192 KiB once pipelined: over an A100's 163 KiB, within Hopper's 227.
 		{"shared_192k", "sm_80", attn(d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}), "flash.go", "shared memory after pipelining is 196608 bytes, over sm_80's 166912 per block"},
 		{"shared_192k", "sm_90a", attn(d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}), "", ""},
-		{"huge_fragment", "sm_90a", hugeTiles((*tl.Block).Fragment), "limits_test.go", "fragment f0 [131072 131072] takes one thread's fragments and locals to 536870912 bytes, over the CUDA target's 16384"},
-		{"huge_local", "sm_80", hugeTiles((*tl.Block).Local), "limits_test.go", "local l0 [131072 131072] takes one thread's fragments and locals to 68719476736 bytes"},
-		{"overflowing_shared", "sm_90a", overflowingShared, "limits_test.go", "shared tile s0 [4294967296 4294967296] is more bytes than an int counts"},
-		{"unbound_size", "sm_80", unboundSize, "limits_test.go", "size N is no parameter's dim, so a launch cannot give it a value"},
+		// Refused by the verifier, which Build runs first.
+		{"huge_fragment", "sm_90a", hugeTiles((*tl.Block).Fragment), "limits_test.go", "a fragment may hold at most 1024 a thread"},
+		{"huge_local", "sm_80", hugeTiles((*tl.Block).Local), "limits_test.go", "a local array may hold at most 1024"},
+		{"overflowing_shared", "sm_90a", overflowingShared, "limits_test.go", "the element count of [4294967296 4294967296] overflows"},
+		{"unbound_size", "sm_80", unboundSize, "limits_test.go", "size N is not a dim of any parameter"},
+		// Each within the verifier's limit, too many together.
+		{"many_fragments", "sm_90a", manyFragments, "limits_test.go", "takes one thread's fragments and locals to 20480 bytes, over the CUDA target's 16384"},
 		{"splitn_64_threads", "sm_90a", func() (*tl.Func, int) {
 			return kernels.MLADecode(kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}, kernels.MLAConfig{M: 64, Stages: 1, Threads: 64, SplitN: true}), 0
 		}, "", ""},
@@ -119,13 +122,14 @@ func overflowingShared() (*tl.Func, int) {
 func unboundSize() (*tl.Func, int) {
 	f := tl.NewFunc("unbound_size")
 	n := f.Sym("N")
+	line := callerLine() - 1
 	X, Y := f.In("X", tl.F32, 64), f.Out("Y", tl.F32, 64)
 	f.Kernel(tl.Grid(tl.CeilDiv(n, 64)), 128, func(k *tl.Block) {
 		fr := k.Fragment(tl.F32, 64)
 		k.Copy(X, fr)
 		k.Copy(fr, Y)
 	})
-	return f, callerLine() - 5
+	return f, line
 }
 
 func attn(s kernels.AttnShape, c kernels.AttnConfig) func() (*tl.Func, int) {
@@ -175,4 +179,24 @@ func TestRefusalsHavePositions(t *testing.T) {
 	if refused == 0 {
 		t.Error("no config refused: the test checks nothing")
 	}
+}
+
+// manyFragments holds five f32 fragments of 1024 elements a thread: each
+// within the verifier's limit, 20 KiB a thread together.
+func manyFragments() (*tl.Func, int) {
+	f := tl.NewFunc("many")
+	X, Y := f.In("X", tl.F32, 128, 1024), f.Out("Y", tl.F32, 128, 1024)
+	var line int
+	f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+		var frs []*tl.Tensor
+		for range 5 {
+			frs = append(frs, k.Fragment(tl.F32, 128, 1024))
+		}
+		line = callerLine() - 2
+		for _, fr := range frs {
+			k.Copy(X, fr)
+			k.Copy(fr, Y)
+		}
+	})
+	return f, line
 }
