@@ -1,0 +1,203 @@
+package fuzz
+
+import (
+	"fmt"
+	"regexp"
+	"runtime/debug"
+	"strings"
+
+	"github.com/tilego/tilego/interp"
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/target/cuda"
+	"github.com/tilego/tilego/tensor"
+)
+
+// What went wrong with a program. Rejected is the generator's fault (it
+// drew an invalid program); the others are findings.
+const (
+	Rejected    = "rejected by the verifier"
+	EmitError   = "emit error"
+	EmitPanic   = "emit panic"
+	InterpPanic = "interp panic"
+	InterpError = "interp error"
+	GPUCompile  = "GPU compile error"
+	GPURun      = "GPU run error"
+	GPUMismatch = "GPU mismatch"
+)
+
+// Archs are the two CUDA code paths: mma.sync (every GPU since Ampere)
+// and Hopper's wgmma/TMA.
+var Archs = []string{"sm_80", "sm_90a"}
+
+// Outcome is the result of checking one program.
+type Outcome struct {
+	Seed uint64
+	Kind string // "" when the program passed
+	Arch string // the target that failed, where one did
+	Msg  string
+}
+
+// Failed reports a finding or a rejection.
+func (o Outcome) Failed() bool { return o.Kind != "" }
+
+// Finding reports whether o is a compiler bug (not a generator bug).
+func (o Outcome) Finding() bool { return o.Kind != "" && o.Kind != Rejected }
+
+// Summary is the one-line form.
+func (o Outcome) Summary() string {
+	s := fmt.Sprintf("seed %d: %s", o.Seed, o.Kind)
+	if o.Arch != "" {
+		s += " (" + o.Arch + ")"
+	}
+	return s + ": " + firstLine(o.Msg)
+}
+
+// same reports whether o fails the way want does (the shrinker keeps a
+// candidate only then): same kind and target, and for errors the same
+// message once names, numbers and positions are blotted out.
+func (o Outcome) same(want Outcome) bool {
+	if o.Kind != want.Kind || o.Arch != want.Arch {
+		return false
+	}
+	switch o.Kind {
+	case GPUMismatch:
+		return true
+	}
+	return blot(o.Msg) == blot(want.Msg)
+}
+
+var blotRE = regexp.MustCompile(`[A-Za-z_]*[0-9]+|\S+\.go:\d+(:\d+)?`)
+
+func blot(s string) string { return blotRE.ReplaceAllString(firstLine(s), "#") }
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// Checker runs programs through the interpreter, the emitters and, with a
+// GPU, the device.
+type Checker struct {
+	Archs []string // code paths to emit (default Archs)
+	GPU   *GPU     // nil: CPU only
+}
+
+// Check builds p, runs it on the interpreter, emits it for every arch and
+// (with a GPU) runs each and compares.
+func (c *Checker) Check(p *Prog) Outcome {
+	out := Outcome{Seed: p.Seed}
+	fail := func(kind, arch, msg string) Outcome {
+		out.Kind, out.Arch, out.Msg = kind, arch, msg
+		return out
+	}
+	fn, err := p.IR()
+	if err != nil {
+		return fail(Rejected, "", err.Error())
+	}
+	args := p.Args(fn, p.Seed)
+	want := clone(args)
+	if msg, panicked := runInterp(fn, want); msg != "" {
+		if panicked {
+			return fail(InterpPanic, "", msg)
+		}
+		return fail(InterpError, "", msg)
+	}
+	archs := c.Archs
+	if archs == nil {
+		archs = Archs
+	}
+	for _, arch := range archs {
+		prog, msg, panicked := Emit(fn, arch)
+		if msg != "" {
+			if panicked {
+				return fail(EmitPanic, arch, msg)
+			}
+			return fail(EmitError, arch, msg)
+		}
+		if c.GPU == nil {
+			continue
+		}
+		got := clone(args)
+		if kind, msg := c.GPU.run(prog, got); kind != "" {
+			return fail(kind, arch, msg)
+		}
+		if msg := compareOutputs(fn, got, want, p.Tolerance()); msg != "" {
+			return fail(GPUMismatch, arch, msg)
+		}
+	}
+	return out
+}
+
+// IR builds and verifies p.
+func (p *Prog) IR() (*ir.Func, error) {
+	f, err := p.Func()
+	if err != nil {
+		return nil, err
+	}
+	return f.Build()
+}
+
+// runInterp runs fn on args, turning a panic into a message.
+func runInterp(fn *ir.Func, args []*tensor.Tensor) (msg string, panicked bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg, panicked = fmt.Sprintf("%v at %s", r, panicFrame()), true
+		}
+	}()
+	if err := interp.Run(fn, args); err != nil {
+		return err.Error(), false
+	}
+	return "", false
+}
+
+// Emit compiles fn to CUDA for arch, turning a panic into a message that
+// names the frame it came from.
+func Emit(fn *ir.Func, arch string) (prog *cuda.Program, msg string, panicked bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			prog, msg, panicked = nil, fmt.Sprintf("%v at %s", r, panicFrame()), true
+		}
+	}()
+	prog, err := cuda.Compile(fn, cuda.Options{Arch: arch})
+	if err != nil {
+		return nil, err.Error(), false
+	}
+	return prog, "", false
+}
+
+// panicFrame is the innermost frame of the panicking goroutine's stack
+// below the runtime's own (the function that panicked), as "func file:line".
+func panicFrame() string {
+	lines := strings.Split(string(debug.Stack()), "\n")
+	for i := 1; i+1 < len(lines); i += 2 {
+		fn := lines[i]
+		if strings.HasPrefix(fn, "runtime") || strings.HasPrefix(fn, "panic(") || strings.Contains(fn, "debug.Stack") || strings.Contains(fn, "fuzz.panicFrame") || strings.Contains(fn, "fuzz.Emit.func") || strings.Contains(fn, "fuzz.runInterp.func") {
+			continue
+		}
+		file := strings.TrimSpace(lines[i+1])
+		if j := strings.LastIndex(file, " +"); j >= 0 {
+			file = file[:j]
+		}
+		if k := strings.Index(fn, "("); k > 0 {
+			fn = fn[:k]
+		}
+		return fn + " " + file
+	}
+	return "unknown frame"
+}
+
+// compareOutputs compares every output but the scratch ones.
+func compareOutputs(fn *ir.Func, got, want []*tensor.Tensor, tol float64) string {
+	var msgs []string
+	for i, b := range fn.Params {
+		if !b.Output || b.Scratch {
+			continue
+		}
+		if err := Diff(b.Name, got[i], want[i], tol); err != nil {
+			msgs = append(msgs, err.Error())
+		}
+	}
+	return strings.Join(msgs, "; ")
+}

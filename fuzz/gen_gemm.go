@@ -1,0 +1,142 @@
+package fuzz
+
+import "github.com/tilego/tilego/ir"
+
+// gemmParts are the tiles of one Gemm over a K loop: C [BM,BN] += A·B,
+// A from shared (or a fragment loaded from it), B from shared.
+type gemmParts struct {
+	fam            int
+	c, as, bs, af  int // af: -1 without an A fragment
+	a, b           int // the global operands
+	bk, nk, kt     int
+	transA, transB bool
+	policy         ir.Policy
+}
+
+// gemmWarpsFit mirrors target/cuda's chooseWarps: the mma.sync path's warps
+// must tile the m×n output in 16×8 pieces by the policy.
+func gemmWarpsFit(p ir.Policy, m, n, warps int) bool {
+	fits := func(wm, wn int) bool { return m%(16*wm) == 0 && n%(8*wn) == 0 }
+	switch p {
+	case ir.FullRow:
+		return fits(warps, 1)
+	case ir.FullCol:
+		return fits(1, warps)
+	}
+	for wm := 1; wm <= warps; wm++ {
+		if warps%wm == 0 && fits(wm, warps/wm) {
+			return true
+		}
+	}
+	return false
+}
+
+// gemmTiles allocates C's family and the operand tiles; the globals are
+// added by gemmInputs once the column count is known.
+func (g *gen) gemmTiles() *gemmParts {
+	p := g.p
+	gp := &gemmParts{af: -1, transA: g.coin(2), transB: g.coin(2)}
+	gp.fam = g.family(ir.F32)
+	gp.c = g.frag2[gp.fam][0]
+	if g.coin(3) { // P: C converted to 16 bits, as attention's probabilities
+		g.frag2[gp.fam] = append(g.frag2[gp.fam], g.add(Buf{Scope: Frag, DT: g.pick16(), Shape: []int{p.BM, p.BN}, Family: gp.fam}))
+	}
+	warps := p.Threads / 32
+	for _, pol := range []ir.Policy{ir.Policy(g.r.IntN(3)), ir.Square} {
+		if gemmWarpsFit(pol, p.BM, p.BN, warps) {
+			gp.policy = pol
+			break
+		}
+	}
+	gp.bk = g.pick(16, 32, 64)
+	if g.sw.GemmK8 && g.coin(4) {
+		gp.bk = 8
+	}
+	gp.nk = 1 + g.r.IntN(3)
+	gp.kt = gp.nk * gp.bk
+	if g.coin(3) {
+		gp.kt -= g.r.IntN(gp.bk) // a partial last K tile: zeros past the edge
+	}
+	dt := g.pick16()
+	aShape, bShape := []int{p.BM, gp.bk}, []int{gp.bk, p.BN}
+	if gp.transA {
+		aShape = []int{gp.bk, p.BM}
+	}
+	if gp.transB {
+		bShape = []int{p.BN, gp.bk}
+	}
+	gp.as = g.add(Buf{Scope: Shared, DT: dt, Shape: aShape, Plain: g.coin(5), Pipeline: true})
+	gp.bs = g.add(Buf{Scope: Shared, DT: dt, Shape: bShape, Plain: g.coin(5), Pipeline: true})
+	// A in registers: FullRow warps (target/cuda forces it), not transposed.
+	if !gp.transA && g.coin(3) && gemmWarpsFit(ir.FullRow, p.BM, p.BN, warps) {
+		gp.af = g.add(Buf{Scope: Frag, DT: dt, Shape: []int{p.BM, gp.bk}, Family: g.nfam, Operand: true, Pipeline: true})
+		g.nfam++
+	}
+	return gp
+}
+
+func (g *gen) pick16() ir.DType {
+	if g.coin(2) {
+		return ir.F16
+	}
+	return ir.BF16
+}
+
+// gemmInputs adds A [Rows, KT] (or [KT, Rows]) and B [KT, cols] (or
+// [cols, KT]).
+func (g *gen) gemmInputs(cols int) {
+	gp, dt := g.gemm, g.p.Bufs[g.gemm.as].DT
+	a, b := []int{RowsDim, gp.kt}, []int{gp.kt, cols}
+	if gp.transA {
+		a = []int{gp.kt, RowsDim}
+	}
+	if gp.transB {
+		b = []int{cols, gp.kt}
+	}
+	gp.a = g.add(Buf{Name: "A", Scope: In, DT: dt, Shape: a})
+	gp.b = g.add(Buf{Name: "B", Scope: In, DT: dt, Shape: b})
+}
+
+// gemmLoop is the K loop at depth 2 (inside the column loop), its kind
+// and whether the Gemm is deferred a step (only in a Pipelined loop, with
+// the copies after the Defer so that it reads the previous step's tiles).
+func (g *gen) gemmLoop(outerPipelined bool) []Op {
+	gp, p := g.gemm, g.p
+	const kv, jv = 3, 2 // Spec.Var of the K loop (depth 2) and the column loop (depth 1)
+	aRef := Ref{Buf: gp.a, Spec: []Spec{{Var: 1, N: p.BM}, {Var: kv, N: gp.bk}}}
+	if gp.transA {
+		aRef.Spec = []Spec{{Var: kv, N: gp.bk}, {Var: 1, N: p.BM}}
+	}
+	bRef := Ref{Buf: gp.b, Spec: []Spec{{Var: kv, N: gp.bk}, {Var: jv, N: p.BN}}}
+	if gp.transB {
+		bRef.Spec = []Spec{{Var: jv, N: p.BN}, {Var: kv, N: gp.bk}}
+	}
+	copies := []Op{{Kind: OpCopy, Src: aRef, Dst: whole(gp.as)}, {Kind: OpCopy, Src: bRef, Dst: whole(gp.bs)}}
+	aOp := whole(gp.as)
+	if gp.af >= 0 {
+		src := whole(gp.as)
+		if g.coin(3) {
+			src = aRef
+		}
+		copies = append(copies, Op{Kind: OpCopy, Src: src, Dst: whole(gp.af)})
+		aOp = whole(gp.af)
+	}
+	mm := Op{Kind: OpGemm, Src: aOp, Dst: whole(gp.bs), C: whole(gp.c), TransA: gp.transA, TransB: gp.transB, Policy: gp.policy, Clear: gp.nk == 1 && g.coin(2)}
+	loop := Op{Kind: OpLoop, N: gp.nk, Loop: LoopKind(g.r.IntN(3))}
+	if loop.Loop == Pipelined && outerPipelined && !g.sw.NestedPipelined {
+		loop.Loop = Serial
+	}
+	if loop.Loop == Pipelined {
+		loop.Stages = 2 + g.r.IntN(2)
+	}
+	if loop.Loop == Pipelined && g.coin(2) {
+		loop.Body = append([]Op{{Kind: OpDefer, Body: []Op{mm}}}, copies...)
+	} else {
+		loop.Body = append(copies, mm)
+	}
+	var out []Op
+	if !mm.Clear {
+		out = append(out, Op{Kind: OpFill, Dst: whole(gp.c)})
+	}
+	return append(out, loop)
+}
