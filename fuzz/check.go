@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
@@ -52,6 +54,14 @@ func (o Outcome) Summary() string {
 	return s + ": " + firstLine(o.Msg)
 }
 
+// Key identifies a finding's class: kind, target and blotted message.
+func (o Outcome) Key() string {
+	if o.Kind == GPUMismatch {
+		return o.Kind + "|" + o.Arch
+	}
+	return o.Kind + "|" + o.Arch + "|" + blot(o.Msg)
+}
+
 // same reports whether o fails the way want does (the shrinker keeps a
 // candidate only then): same kind and target, and for errors the same
 // message once names, numbers and positions are blotted out.
@@ -82,52 +92,144 @@ func firstLine(s string) string {
 type Checker struct {
 	Archs []string // code paths to emit (default Archs)
 	GPU   *GPU     // nil: CPU only
+
+	mu       sync.Mutex
+	emitTime time.Duration // total time in cuda.Compile
+	emits    int
+}
+
+// EmitTime is the mean time of one cuda.Compile so far.
+func (c *Checker) EmitTime() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.emits == 0 {
+		return 0
+	}
+	return c.emitTime / time.Duration(c.emits)
+}
+
+// trial is one program on its way through the checks.
+type trial struct {
+	p          *Prog
+	fn         *ir.Func
+	args, want []*tensor.Tensor
+	progs      []*cuda.Program // one per arch
+	out        Outcome
+}
+
+func (t *trial) fail(kind, arch, msg string) {
+	t.out.Kind, t.out.Arch, t.out.Msg = kind, arch, msg
 }
 
 // Check builds p, runs it on the interpreter, emits it for every arch and
 // (with a GPU) runs each and compares.
 func (c *Checker) Check(p *Prog) Outcome {
-	out := Outcome{Seed: p.Seed}
-	fail := func(kind, arch, msg string) Outcome {
-		out.Kind, out.Arch, out.Msg = kind, arch, msg
-		return out
+	t := c.cpu(p)
+	if !t.out.Failed() && c.GPU != nil {
+		c.gpu(t)
 	}
-	fn, err := p.IR()
-	if err != nil {
-		return fail(Rejected, "", err.Error())
-	}
-	args := p.Args(fn, p.Seed)
-	want := clone(args)
-	if msg, panicked := runInterp(fn, want); msg != "" {
-		if panicked {
-			return fail(InterpPanic, "", msg)
-		}
-		return fail(InterpError, "", msg)
-	}
-	archs := c.Archs
-	if archs == nil {
-		archs = Archs
-	}
-	for _, arch := range archs {
-		prog, msg, panicked := Emit(fn, arch)
-		if msg != "" {
-			if panicked {
-				return fail(EmitPanic, arch, msg)
+	return t.out
+}
+
+// CheckAll checks ps: the CPU part on workers goroutines, then (with a
+// GPU) every program compiled by NVRTC in parallel and run one by one.
+func (c *Checker) CheckAll(ps []*Prog, workers int) []Outcome {
+	ts := make([]*trial, len(ps))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				ts[i] = c.cpu(ps[i])
 			}
-			return fail(EmitError, arch, msg)
+		}()
+	}
+	for i := range ps {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if c.GPU != nil {
+		var progs []*cuda.Program
+		for _, t := range ts {
+			if !t.out.Failed() {
+				progs = append(progs, t.progs...)
+			}
 		}
-		if c.GPU == nil {
-			continue
+		c.GPU.Precompile(progs)
+	}
+	out := make([]Outcome, len(ts))
+	for i, t := range ts {
+		if !t.out.Failed() && c.GPU != nil {
+			c.gpu(t)
 		}
-		got := clone(args)
-		if kind, msg := c.GPU.run(prog, got); kind != "" {
-			return fail(kind, arch, msg)
-		}
-		if msg := compareOutputs(fn, got, want, p.Tolerance()); msg != "" {
-			return fail(GPUMismatch, arch, msg)
-		}
+		out[i] = t.out
 	}
 	return out
+}
+
+func (c *Checker) archs() []string {
+	if c.Archs == nil {
+		return Archs
+	}
+	return c.Archs
+}
+
+// cpu builds, interprets and emits.
+func (c *Checker) cpu(p *Prog) *trial {
+	t := &trial{p: p, out: Outcome{Seed: p.Seed}}
+	fn, err := p.IR()
+	if err != nil {
+		t.fail(Rejected, "", err.Error())
+		return t
+	}
+	t.fn = fn
+	t.args = p.Args(fn, p.Seed)
+	t.want = clone(t.args)
+	if msg, panicked := runInterp(fn, t.want); msg != "" {
+		if panicked {
+			t.fail(InterpPanic, "", msg)
+		} else {
+			t.fail(InterpError, "", msg)
+		}
+		return t
+	}
+	for _, arch := range c.archs() {
+		start := time.Now()
+		prog, msg, panicked := Emit(fn, arch)
+		c.mu.Lock()
+		c.emitTime += time.Since(start)
+		c.emits++
+		c.mu.Unlock()
+		if msg != "" {
+			if panicked {
+				t.fail(EmitPanic, arch, msg)
+			} else {
+				t.fail(EmitError, arch, msg)
+			}
+			return t
+		}
+		t.progs = append(t.progs, prog)
+	}
+	return t
+}
+
+// gpu runs each emitted program on the device and compares its outputs
+// with the interpreter's.
+func (c *Checker) gpu(t *trial) {
+	for i, arch := range c.archs() {
+		got := clone(t.args)
+		if kind, msg := c.GPU.run(t.progs[i], got); kind != "" {
+			t.fail(kind, arch, msg)
+			return
+		}
+		if msg := compareOutputs(t.fn, got, t.want, t.p.Tolerance()); msg != "" {
+			t.fail(GPUMismatch, arch, msg)
+			return
+		}
+	}
 }
 
 // IR builds and verifies p.

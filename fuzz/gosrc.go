@@ -49,6 +49,7 @@ func (p *Prog) GoSource() string {
 		w.line("k.SplitN()")
 	}
 	w.line("bx, _, _ := k.Idx()")
+	w.line("_ = bx")
 	w.vars = []string{"bx"}
 	for _, b := range p.Bufs {
 		if b.Scope.global() {
