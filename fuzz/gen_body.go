@@ -216,6 +216,10 @@ func (g *gen) rowStores() []Op {
 		for _, one := range g.oneF[f] {
 			acc := g.add(Buf{Scope: Out, DT: ir.F32, Shape: []int{1}, Accum: true})
 			out = append(out, Op{Kind: OpAtomic, Src: whole(one), Dst: Ref{Buf: acc, Spec: []Spec{{N: 1}}}})
+			if g.sw.SingleElemCopy && !g.p.SymRows { // one element a block
+				y := g.add(Buf{Scope: Out, DT: g.storeDT(true), Shape: []int{g.p.Blocks, 1}})
+				out = append(out, Op{Kind: OpCopy, Src: whole(one), Dst: Ref{Buf: y, Spec: []Spec{{Drop: true, Var: 1}, {N: 1}}}})
+			}
 		}
 	}
 	rows = append(rows, g.shRow...)

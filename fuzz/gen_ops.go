@@ -106,7 +106,21 @@ func (g *gen) reduce() (Op, bool) {
 		return o, false
 	}
 	o.Src = whole(srcs[g.r.IntN(len(srcs))])
+	if g.sw.ReduceShared && g.coin(2) { // a shared tile into a shared row or column
+		dsts := map[int][]int{1: g.shRow, 0: g.shCol}[o.Dim]
+		if len(dsts) > 0 && len(g.sh2) > 0 && o.Dst.Buf != g.oneOf(f) {
+			o.Src, o.Dst = whole(g.sh2[g.r.IntN(len(g.sh2))]), whole(dsts[g.r.IntN(len(dsts))])
+		}
+	}
 	return o, true
+}
+
+// oneOf is the family's scalar fragment, or -1.
+func (g *gen) oneOf(f int) int {
+	if len(g.oneF[f]) == 0 {
+		return -1
+	}
+	return g.oneF[f][0]
 }
 
 // atomic adds an f32 [BM,BN] tile into a new accumulating output.
