@@ -43,6 +43,9 @@ func (p *Prog) Func() (f *tl.Func, err error) {
 		if p.SplitN {
 			k.SplitN()
 		}
+		if p.WS {
+			k.WarpSpecialize()
+		}
 		bx, _, _ := k.Idx()
 		b.vars = []tl.Expr{bx}
 		for i, d := range p.Bufs {
@@ -134,7 +137,14 @@ func (b *builder) op(o *Op) {
 	k := b.k
 	switch o.Kind {
 	case OpCopy:
-		k.Copy(b.ref(o.Src), b.ref(o.Dst))
+		switch o.Cache {
+		case 1:
+			k.Copy(b.ref(o.Src), b.ref(o.Dst), tl.EvictFirst)
+		case 2:
+			k.Copy(b.ref(o.Src), b.ref(o.Dst), tl.EvictLast)
+		default:
+			k.Copy(b.ref(o.Src), b.ref(o.Dst))
+		}
 	case OpAtomic:
 		k.AtomicAdd(b.ref(o.Src), b.ref(o.Dst))
 	case OpFill:

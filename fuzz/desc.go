@@ -24,6 +24,7 @@ type Prog struct {
 	Rows    int  // rows of the row-indexed tensors (a partial last tile when not a multiple of BM)
 	SymRows bool // Rows is a Sym bound at launch
 	SplitN  bool // the SplitN hint
+	WS      bool // the WarpSpecialize hint (Hopper: a producer warpgroup issues a pipelined loop's loads)
 	Bufs    []Buf
 	Body    []Op
 }
@@ -95,6 +96,7 @@ type Op struct {
 	// OpFill: the value. OpLoop: trip count N, stages. OpIf: the condition
 	// compares the innermost loop index (or bx) with Const.
 	Value  float64
+	Cache  int // OpCopy from or to global: 0 normal, 1 EvictFirst, 2 EvictLast
 	N      int
 	Stages int
 	Loop   LoopKind

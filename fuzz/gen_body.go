@@ -47,6 +47,14 @@ func (g *gen) body() {
 	g.inRing = false
 	p.Body = append(p.Body, loop)
 	p.Body = append(p.Body, g.rowStores()...)
+	walkOps(p.Body, func(o *Op) {
+		if o.Kind == OpCopy && (p.Bufs[o.Src.Buf].Scope.global() || p.Bufs[o.Dst.Buf].Scope.global()) && g.coin(8) {
+			o.Cache = 1 + g.r.IntN(2)
+		}
+		if o.Kind == OpLoop && o.Loop == Pipelined && g.coin(4) {
+			p.WS = true
+		}
+	})
 }
 
 func (g *gen) pickX() int { return g.xs[g.r.IntN(len(g.xs))] }
@@ -200,6 +208,7 @@ func (g *gen) colTile() (int, bool) {
 		ts = append(ts, g.colF[f]...)
 	}
 	ts = append(ts, g.shCol...)
+	ts = append(ts, g.loc...) // every thread writes the block's tile, the same values
 	if len(ts) == 0 {
 		return 0, false
 	}

@@ -48,6 +48,9 @@ func (p *Prog) GoSource() string {
 	if p.SplitN {
 		w.line("k.SplitN()")
 	}
+	if p.WS {
+		w.line("k.WarpSpecialize()")
+	}
 	w.line("bx, _, _ := k.Idx()")
 	w.line("_ = bx")
 	w.vars = []string{"bx"}
@@ -153,7 +156,8 @@ func goFloat(v float64) string {
 func (w *goWriter) op(o *Op) {
 	switch o.Kind {
 	case OpCopy:
-		w.line("k.Copy(%s, %s)", w.ref(o.Src), w.ref(o.Dst))
+		hint := [...]string{"", ", tl.EvictFirst", ", tl.EvictLast"}[o.Cache]
+		w.line("k.Copy(%s, %s%s)", w.ref(o.Src), w.ref(o.Dst), hint)
 	case OpAtomic:
 		w.line("k.AtomicAdd(%s, %s)", w.ref(o.Src), w.ref(o.Dst))
 	case OpFill:

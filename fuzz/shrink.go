@@ -210,7 +210,8 @@ func replaceNode(e *Expr, node, arg int) (*Expr, bool) {
 	return rec(e)
 }
 
-// smallerGrid: one block, whole row tiles, constant rows, fewer threads.
+// smallerGrid: one block, whole row tiles, constant rows, fewer threads,
+// no hints.
 func smallerGrid(p *Prog) []*Prog {
 	var out []*Prog
 	edit := func(f func(c *Prog) bool) {
@@ -233,6 +234,12 @@ func smallerGrid(p *Prog) []*Prog {
 	})
 	edit(func(c *Prog) bool { ok := c.SymRows; c.SymRows = false; return ok })
 	edit(func(c *Prog) bool { ok := c.SplitN; c.SplitN = false; return ok })
+	edit(func(c *Prog) bool { ok := c.WS; c.WS = false; return ok })
+	edit(func(c *Prog) bool {
+		ok := false
+		walkOps(c.Body, func(o *Op) { ok, o.Cache = ok || o.Cache != 0, 0 })
+		return ok
+	})
 	edit(func(c *Prog) bool {
 		if c.Threads <= 32 {
 			return false
