@@ -26,7 +26,7 @@ func Shrink(p *Prog, want Outcome, check func(*Prog) Outcome, budget int) (*Prog
 	}
 	for progress := true; progress && tries < budget; {
 		progress = false
-		for _, edit := range []func(*Prog) []*Prog{dropOps, unwrapOps, oneTrip, simplerExprs, smallerGrid} {
+		for _, edit := range []func(*Prog) []*Prog{dropOps, unwrapOps, oneTrip, unwrapLoops, simplerExprs, smallerGrid} {
 			for _, c := range edit(best) {
 				if try(c) {
 					progress = true
@@ -117,6 +117,70 @@ func unwrapOps(p *Prog) []*Prog {
 		}
 	}
 	return out
+}
+
+// unwrapLoops: a one-trip loop whose index nothing reads replaced by its
+// body (the deeper loops' indices renumbered).
+func unwrapLoops(p *Prog) []*Prog {
+	var out []*Prog
+	for _, path := range opPaths(p.Body, nil, false) {
+		c := p.clone()
+		list, i := at(c, path)
+		o := (*list)[i]
+		if o.Kind != OpLoop || o.N != 1 || hasDefer(o.Body) {
+			continue
+		}
+		depth := loopDepth(c, path) // the loop's index is vars[depth]
+		if usesVar(o.Body, depth) {
+			continue
+		}
+		shiftVars(o.Body, depth)
+		*list = slices.Replace(*list, i, i+1, o.Body...)
+		out = append(out, c)
+	}
+	return out
+}
+
+// loopDepth is the depth of the loop at path: 1 + the loops around it.
+func loopDepth(p *Prog, path []step) int {
+	d := 1
+	for k := 1; k < len(path); k++ {
+		list, i := at(p, path[:k])
+		if (*list)[i].Kind == OpLoop {
+			d++
+		}
+	}
+	return d
+}
+
+// usesVar: an op of ops reads the index vars[v].
+func usesVar(ops []Op, v int) bool {
+	used := false
+	walkOps(ops, func(o *Op) {
+		for _, r := range []Ref{o.Src, o.Dst, o.C} {
+			for _, s := range r.Spec {
+				used = used || s.Var == v+1
+			}
+		}
+		used = used || o.Kind == OpIf && o.Var == v
+	})
+	return used
+}
+
+// shiftVars renumbers the indices deeper than v after v's loop is gone.
+func shiftVars(ops []Op, v int) {
+	walkOps(ops, func(o *Op) {
+		for _, r := range []*Ref{&o.Src, &o.Dst, &o.C} {
+			for k := range r.Spec {
+				if r.Spec[k].Var > v+1 {
+					r.Spec[k].Var--
+				}
+			}
+		}
+		if o.Kind == OpIf && o.Var > v {
+			o.Var--
+		}
+	})
 }
 
 // oneTrip: a loop cut to one iteration, a pipeline to fewer stages.
