@@ -27,10 +27,14 @@ func (p *Prog) Func() (f *tl.Func, err error) {
 	}()
 	b := &builder{p: p, f: tl.NewFunc(fmt.Sprintf("fuzz_%d", p.Seed))}
 	b.rows = tl.Int(p.Rows)
-	grid := any(p.Blocks)
+	tiles := any(p.Blocks)
 	if p.SymRows {
 		b.rows = b.f.Sym("R")
-		grid = tl.CeilDiv(b.rows, p.BM)
+		tiles = tl.CeilDiv(b.rows, p.BM)
+	}
+	grid := tiles
+	if p.Spread > 0 {
+		grid = p.Spread
 	}
 	b.ts = make([]*tl.Tensor, len(p.Bufs))
 	for i, d := range p.Bufs {
@@ -52,6 +56,13 @@ func (p *Prog) Func() (f *tl.Func, err error) {
 			if !d.Scope.global() {
 				b.ts[i] = b.alloc(d)
 			}
+		}
+		if p.Spread > 0 {
+			k.Spread(tiles, func(t tl.Expr) {
+				b.vars[0] = t
+				b.ops(p.Body)
+			})
+			return
 		}
 		b.ops(p.Body)
 	})
@@ -147,6 +158,8 @@ func (b *builder) op(o *Op) {
 		}
 	case OpAtomic:
 		k.AtomicAdd(b.ref(o.Src), b.ref(o.Dst))
+	case OpPrefetch:
+		k.Prefetch(b.ref(o.Src))
 	case OpFill:
 		k.Fill(b.ref(o.Dst), o.Value)
 	case OpReduce:

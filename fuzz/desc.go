@@ -25,8 +25,11 @@ type Prog struct {
 	SymRows bool // Rows is a Sym bound at launch
 	SplitN  bool // the SplitN hint
 	WS      bool // the WarpSpecialize hint (Hopper: a producer warpgroup issues a pipelined loop's loads)
-	Bufs    []Buf
-	Body    []Op
+	// Spread > 0: a persistent kernel of Spread blocks whose body runs in a
+	// Spread loop over the row tiles; the tile index stands for bx.
+	Spread int
+	Bufs   []Buf
+	Body   []Op
 }
 
 // Scope of a Buf: a parameter or an on-chip tile.
@@ -77,6 +80,7 @@ const (
 	OpDefer
 	OpIf
 	OpWhile
+	OpPrefetch // a hint: fetch the global tile Src into L2
 )
 
 // LoopKind of an OpLoop.

@@ -72,6 +72,9 @@ func (g *gen) shape(withGemm bool) {
 		p.Rows -= g.r.IntN(p.BM) // a partial last row tile
 	}
 	p.SymRows = g.coin(4)
+	if g.coin(5) { // a persistent walk over the row tiles
+		p.Spread = 1 + g.r.IntN(3)
+	}
 	p.SplitN = g.coin(6) && (p.Threads >= 128 || g.sw.SplitNSmallBlock)
 }
 

@@ -35,6 +35,10 @@ func (g *gen) body() {
 	if dst := g.pickTile2(); g.coin(2) && (loop.Loop != Pipelined || p.Bufs[dst].Scope != Shared || g.sw.PipelineLoadUsedOutside) {
 		loop.Body = append(loop.Body, Op{Kind: OpCopy, Src: g.tileRef(g.pickX(), jv), Dst: whole(dst)})
 	}
+	if g.coin(6) { // the next column tile, past the edge in the last step (skipped)
+		x := g.pickX()
+		loop.Body = append(loop.Body, Op{Kind: OpPrefetch, Src: g.tileRef(x, jv)})
+	}
 	if g.gemm != nil {
 		loop.Body = append(loop.Body, g.gemmLoop(loop.Loop == Pipelined)...)
 	}

@@ -43,6 +43,10 @@ func (p *Prog) GoSource() string {
 		}
 		w.line("%s", s)
 	}
+	tiles := grid
+	if p.Spread > 0 {
+		grid = strconv.Itoa(p.Spread)
+	}
 	w.line("f.Kernel(tl.Grid(%s), %d, func(k *tl.Block) {", grid, p.Threads)
 	w.depth++
 	if p.SplitN {
@@ -65,7 +69,14 @@ func (p *Prog) GoSource() string {
 		}
 		w.line("%s.Named(%q)", s, b.Name)
 	}
-	w.ops(p.Body)
+	if p.Spread > 0 {
+		w.line("k.Spread(%s, func(t tl.Expr) {", tiles)
+		w.vars[0] = "t"
+		w.block(p.Body)
+		w.line("})")
+	} else {
+		w.ops(p.Body)
+	}
 	w.depth--
 	w.line("})")
 	w.line("return f")
@@ -160,6 +171,8 @@ func (w *goWriter) op(o *Op) {
 		w.line("k.Copy(%s, %s%s)", w.ref(o.Src), w.ref(o.Dst), hint)
 	case OpAtomic:
 		w.line("k.AtomicAdd(%s, %s)", w.ref(o.Src), w.ref(o.Dst))
+	case OpPrefetch:
+		w.line("k.Prefetch(%s)", w.ref(o.Src))
 	case OpFill:
 		w.line("k.Fill(%s, %s)", w.ref(o.Dst), goFloat(o.Value))
 	case OpReduce:

@@ -299,6 +299,7 @@ func smallerGrid(p *Prog) []*Prog {
 	edit(func(c *Prog) bool { ok := c.SymRows; c.SymRows = false; return ok })
 	edit(func(c *Prog) bool { ok := c.SplitN; c.SplitN = false; return ok })
 	edit(func(c *Prog) bool { ok := c.WS; c.WS = false; return ok })
+	edit(func(c *Prog) bool { ok := c.Spread > 0; c.Spread = 0; return ok })
 	edit(func(c *Prog) bool {
 		ok := false
 		walkOps(c.Body, func(o *Op) { ok, o.Cache = ok || o.Cache != 0, 0 })
