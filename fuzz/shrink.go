@@ -1,7 +1,8 @@
 package fuzz
 
 import (
-	"encoding/json"
+	"bytes"
+	"encoding/gob"
 	"slices"
 )
 
@@ -41,14 +42,15 @@ func Shrink(p *Prog, want Outcome, check func(*Prog) Outcome, budget int) (*Prog
 	return best, tries
 }
 
-// clone is a deep copy (through JSON: the description is plain data).
+// clone is a deep copy (through gob: the description is plain data, and
+// gob keeps infinities, which JSON refuses).
 func (p *Prog) clone() *Prog {
-	b, err := json.Marshal(p)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(p); err != nil {
 		panic(err)
 	}
 	var c Prog
-	if err := json.Unmarshal(b, &c); err != nil {
+	if err := gob.NewDecoder(&buf).Decode(&c); err != nil {
 		panic(err)
 	}
 	return &c
