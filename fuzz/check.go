@@ -76,7 +76,9 @@ func (o Outcome) same(want Outcome) bool {
 	return blot(o.Msg) == blot(want.Msg)
 }
 
-var blotRE = regexp.MustCompile(`[A-Za-z_]*[0-9]+|\S+\.go:\d+(:\d+)?`)
+// blotRE matches what differs between two instances of one bug: positions,
+// names and numbers, and layouts (in brackets and parentheses).
+var blotRE = regexp.MustCompile(`\S+\.go:\d+(:\d+)?|\[[^\]]*\]|\([^)]*\)|[A-Za-z_]*[0-9]+`)
 
 func blot(s string) string { return blotRE.ReplaceAllString(firstLine(s), "#") }
 
