@@ -116,10 +116,10 @@ func (b *builder) alloc(d Buf) *tl.Tensor {
 	return t.Named(d.Name)
 }
 
-// ref is a tile operand: a whole on-chip tile or a global region.
+// ref is a tile operand: a whole tile or a region.
 func (b *builder) ref(r Ref) any {
 	t := b.ts[r.Buf]
-	if !b.p.Bufs[r.Buf].Scope.global() {
+	if r.Spec == nil {
 		return t
 	}
 	specs := make([]any, len(r.Spec))

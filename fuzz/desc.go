@@ -93,7 +93,7 @@ const (
 )
 
 // Op is one statement. Src, Dst (and A, B, C for Gemm) name buffers with a
-// region (global buffers only; on-chip tiles are used whole).
+// region.
 type Op struct {
 	Kind     Kind
 	Src, Dst Ref
@@ -123,7 +123,8 @@ type Op struct {
 	Else  []Op
 }
 
-// Ref names a buffer and, for a global one, its region: one Spec per dim.
+// Ref names a buffer and its region: one Spec per dim (nil: the whole
+// buffer).
 type Ref struct {
 	Buf  int
 	Spec []Spec

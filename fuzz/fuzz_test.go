@@ -50,11 +50,14 @@ func TestGeneratorCoverage(t *testing.T) {
 	kinds := map[Kind]int{}
 	loops := map[LoopKind]int{}
 	scopes := map[Scope]int{}
-	var sym, strided, deferred, transA, transB, fragA int
+	var sym, strided, deferred, transA, transB, fragA, spread, region int
 	for seed := range uint64(300) {
 		p := Generate(seed, Switches{})
 		if p.SymRows {
 			sym++
+		}
+		if p.Spread > 0 {
+			spread++
 		}
 		for _, b := range p.Bufs {
 			scopes[b.Scope]++
@@ -72,6 +75,9 @@ func TestGeneratorCoverage(t *testing.T) {
 			}
 			if o.Kind == OpDefer {
 				deferred++
+			}
+			if o.Kind == OpCopy && (o.Src.Spec != nil && !p.Bufs[o.Src.Buf].Scope.global() || o.Dst.Spec != nil && !p.Bufs[o.Dst.Buf].Scope.global()) {
+				region++
 			}
 			if o.Kind == OpGemm {
 				if o.TransA {
@@ -98,7 +104,7 @@ func TestGeneratorCoverage(t *testing.T) {
 			t.Errorf("no buffer of scope %d", s)
 		}
 	}
-	for name, n := range map[string]int{"sym": sym, "strided": strided, "defer": deferred, "transA": transA, "transB": transB, "A fragment": fragA} {
+	for name, n := range map[string]int{"sym": sym, "strided": strided, "defer": deferred, "transA": transA, "transB": transB, "A fragment": fragA, "spread": spread, "shared region": region} {
 		if n == 0 {
 			t.Errorf("no program with %s", name)
 		}

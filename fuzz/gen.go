@@ -26,11 +26,12 @@ type gen struct {
 	nfam                    int
 	gemm                    *gemmParts
 	inRing                  bool // generating the body of the pipelined column loop
+	wide                    int  // a shared tile of the block's rows and every column tile, or -1
 }
 
 // Generate draws the program of seed.
 func Generate(seed uint64, sw Switches) *Prog {
-	g := &gen{r: rand.New(rand.NewPCG(seed, 0x7f4a7c15)), sw: sw,
+	g := &gen{r: rand.New(rand.NewPCG(seed, 0x7f4a7c15)), sw: sw, wide: -1,
 		frag2: map[int][]int{}, rowF: map[int][]int{}, colF: map[int][]int{}, oneF: map[int][]int{}}
 	p := &Prog{Seed: seed}
 	g.p = p

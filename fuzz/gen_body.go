@@ -21,13 +21,21 @@ func (g *gen) body() {
 	if g.gemm != nil {
 		g.gemmInputs(cols)
 	}
+	if g.coin(3) && p.BM*nt*p.BN*4 <= 64<<10 { // the rows held whole, as a row softmax holds them
+		dt := g.storeDT(false)
+		g.wide = g.add(Buf{Scope: Shared, DT: dt, Shape: []int{p.BM, nt * p.BN}, Plain: g.coin(3)})
+	}
 	loop := Op{Kind: OpLoop, N: nt, Loop: LoopKind(g.r.IntN(3))}
 	if loop.Loop == Pipelined {
 		loop.Stages = 2 + g.r.IntN(2)
 		if p.BM%8 == 0 || g.sw.TMASmallRows {
-			ring := g.add(Buf{Scope: Shared, DT: g.storeDT(false), Shape: []int{p.BM, p.BN}, Pipeline: true})
+			x, dt := g.pickX(), g.storeDT(false)
+			if xdt := p.Bufs[x].DT; (xdt == ir.F16 || xdt == ir.BF16) && g.coin(2) {
+				dt = xdt // no conversion: Hopper loads it by TMA where the box allows
+			}
+			ring := g.add(Buf{Scope: Shared, DT: dt, Shape: []int{p.BM, p.BN}, Pipeline: true})
 			g.ring = append(g.ring, ring)
-			loop.Body = append(loop.Body, Op{Kind: OpCopy, Src: g.tileRef(g.pickX(), jv), Dst: whole(ring)})
+			loop.Body = append(loop.Body, Op{Kind: OpCopy, Src: g.tileRef(x, jv), Dst: whole(ring)})
 		}
 	}
 	p.Body = append(g.inits(), g.binds()...)
@@ -51,6 +59,12 @@ func (g *gen) body() {
 	g.inRing = false
 	p.Body = append(p.Body, loop)
 	p.Body = append(p.Body, g.rowStores()...)
+	if g.wide >= 0 {
+		out := g.output([]int{RowsDim, cols}, g.storeDT(true))
+		ref := g.tileRef(out, 0)
+		ref.Spec[len(ref.Spec)-1].N = nt * p.BN
+		p.Body = append(p.Body, Op{Kind: OpCopy, Src: whole(g.wide), Dst: ref})
+	}
 	walkOps(p.Body, func(o *Op) {
 		if o.Kind == OpCopy && (p.Bufs[o.Src.Buf].Scope.global() || p.Bufs[o.Dst.Buf].Scope.global()) && g.coin(8) {
 			o.Cache = 1 + g.r.IntN(2)
@@ -92,6 +106,10 @@ func (g *gen) inits() []Op {
 		}
 		var o Op
 		switch {
+		case i == g.wide:
+			src := g.tileRef(g.pickX(), 0)
+			src.Spec[len(src.Spec)-1].N = b.Shape[1]
+			o = Op{Kind: OpCopy, Src: src, Dst: whole(i)}
 		case b.DT == ir.I32:
 			o = Op{Kind: OpParallel, Dst: whole(i), Expr: g.intIndex(2)}
 		case len(b.Shape) == 2 && g.coin(2):

@@ -19,7 +19,11 @@ func (g *gen) randomOp() Op {
 		case 6:
 			o, ok = g.copy1D()
 		case 7:
-			o, ok = g.atomic()
+			if g.coin(2) {
+				o, ok = g.atomic()
+			} else {
+				o, ok = g.wideCopy()
+			}
 		default:
 			o, ok = g.intOp()
 		}
@@ -48,6 +52,20 @@ func (g *gen) copy2D() (Op, bool) {
 		return Op{}, false
 	}
 	return Op{Kind: OpCopy, Src: whole(src), Dst: whole(dst)}, true
+}
+
+// wideCopy copies column tile j of the wide shared tile to or from a
+// [BM,BN] tile.
+func (g *gen) wideCopy() (Op, bool) {
+	if g.wide < 0 {
+		return Op{}, false
+	}
+	r := Ref{Buf: g.wide, Spec: []Spec{{N: g.p.BM}, {Var: jv, N: g.p.BN}}}
+	t := g.pickTile2()
+	if g.coin(2) {
+		return Op{Kind: OpCopy, Src: r, Dst: whole(t)}, true
+	}
+	return Op{Kind: OpCopy, Src: whole(t), Dst: r}, true
 }
 
 // copy1D copies row statistics within a family or through shared memory,

@@ -129,7 +129,7 @@ func permStrides(dims []string, perm []int) []string {
 
 func (w *goWriter) ref(r Ref) string {
 	b := w.p.Bufs[r.Buf]
-	if !b.Scope.global() {
+	if r.Spec == nil {
 		return b.Name
 	}
 	specs := make([]string, len(r.Spec))
