@@ -194,7 +194,11 @@ func (b *builder) op(o *Op) {
 		dst := b.ts[o.Dst.Buf]
 		shape := b.p.Bufs[o.Dst.Buf].Shape
 		k.Parallel(func(iv []tl.Expr) {
-			dst.Set(b.expr(o.Expr, iv), toAny(iv)...)
+			if o.Mask == "" {
+				dst.Set(b.expr(o.Expr, iv), toAny(iv)...)
+				return
+			}
+			k.If(maskCond(o, iv), func() { dst.Set(b.expr(o.Expr, iv), toAny(iv)...) })
 		}, shape...)
 	case OpLoop:
 		body := func(i tl.Expr) {
@@ -236,6 +240,19 @@ func (b *builder) cond(o *Op) tl.Expr {
 		return v.Ge(o.Const)
 	}
 	return v.Lt(o.Const)
+}
+
+// maskCond is a Parallel loop's mask: i + Off compared with the last
+// variable (with Off alone in a 1-D loop).
+func maskCond(o *Op, iv []tl.Expr) tl.Expr {
+	x, y := iv[0].Add(o.Off), iv[len(iv)-1]
+	if len(iv) == 1 {
+		x, y = iv[0], tl.Int(o.Off)
+	}
+	if o.Mask == "gt" {
+		return x.Gt(y)
+	}
+	return x.Le(y)
 }
 
 func toAny(xs []tl.Expr) []any {

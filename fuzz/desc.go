@@ -113,8 +113,12 @@ type Op struct {
 	TransA, TransB bool
 	Clear          bool
 	Policy         ir.Policy
-	// OpParallel: Dst[vars] = Expr over the loop of Dst's shape
+	// OpParallel: Dst[vars] = Expr over the loop of Dst's shape, where
+	// Mask (if set: "le", "gt") holds for i + Off against the last loop
+	// variable (a causal mask; for a 1-D loop against Off alone)
 	Expr *Expr
+	Mask string
+	Off  int
 	// OpIf: compare var Var (0 = bx, d = loop at depth d) with Const
 	Var   int
 	Const int

@@ -12,8 +12,10 @@ func (g *gen) randomOp() Op {
 			o, ok = g.copy2D()
 		case 2, 3:
 			o, ok = g.parallel2D()
+			g.mask(&o)
 		case 4:
 			o, ok = g.parallelRow()
+			g.mask(&o)
 		case 5:
 			o, ok = g.reduce()
 		case 6:
@@ -30,6 +32,14 @@ func (g *gen) randomOp() Op {
 		if ok {
 			return o
 		}
+	}
+}
+
+// mask puts a Parallel loop's store under a mask, sometimes: the other
+// elements keep their values.
+func (g *gen) mask(o *Op) {
+	if o.Kind == OpParallel && g.coin(4) {
+		o.Mask, o.Off = []string{"le", "gt"}[g.r.IntN(2)], g.r.IntN(5)-2
 	}
 }
 

@@ -199,7 +199,17 @@ func (w *goWriter) op(o *Op) {
 		iv := []string{"i", "j"}[:len(d.Shape)]
 		w.line("k.Parallel(func(%s tl.Expr) {", strings.Join(iv, ", "))
 		w.depth++
-		w.line("%s.Set(%s, %s)", d.Name, w.expr(o.Expr, iv), strings.Join(iv, ", "))
+		set := fmt.Sprintf("%s.Set(%s, %s)", d.Name, w.expr(o.Expr, iv), strings.Join(iv, ", "))
+		if o.Mask != "" {
+			cmp := map[string]string{"le": "Le", "gt": "Gt"}[o.Mask]
+			x, y := fmt.Sprintf("%s.Add(%d)", iv[0], o.Off), iv[len(iv)-1]
+			if len(iv) == 1 {
+				x, y = iv[0], strconv.Itoa(o.Off)
+			}
+			w.line("k.If(%s.%s(%s), func() { %s })", x, cmp, y, set)
+		} else {
+			w.line("%s", set)
+		}
 		w.depth--
 		w.line("}, %s)", ints(d.Shape))
 	case OpLoop:

@@ -304,6 +304,11 @@ func smallerGrid(p *Prog) []*Prog {
 	edit(func(c *Prog) bool { ok := c.Spread > 0; c.Spread = 0; return ok })
 	edit(func(c *Prog) bool {
 		ok := false
+		walkOps(c.Body, func(o *Op) { ok, o.Mask = ok || o.Mask != "", "" })
+		return ok
+	})
+	edit(func(c *Prog) bool {
+		ok := false
 		walkOps(c.Body, func(o *Op) { ok, o.Cache = ok || o.Cache != 0, 0 })
 		return ok
 	})
