@@ -57,6 +57,10 @@ func (p *Prog) Func() (f *tl.Func, err error) {
 				b.ts[i] = b.alloc(d)
 			}
 		}
+		if p.UnboundSym {
+			k.If(b.f.Sym("Q").Ge(0), func() { b.ops(p.Body) })
+			return
+		}
 		if p.Spread > 0 {
 			k.Spread(tiles, func(t tl.Expr) {
 				b.vars[0] = t
@@ -193,6 +197,9 @@ func (b *builder) op(o *Op) {
 	case OpParallel:
 		dst := b.ts[o.Dst.Buf]
 		shape := b.p.Bufs[o.Dst.Buf].Shape
+		if o.Ext != nil {
+			shape = o.Ext
+		}
 		k.Parallel(func(iv []tl.Expr) {
 			if o.Mask == "" {
 				dst.Set(b.expr(o.Expr, iv), toAny(iv)...)

@@ -28,8 +28,11 @@ type Prog struct {
 	// Spread > 0: a persistent kernel of Spread blocks whose body runs in a
 	// Spread loop over the row tiles; the tile index stands for bx.
 	Spread int
-	Bufs   []Buf
-	Body   []Op
+	// UnboundSym: the body runs under an If on a Sym no parameter binds
+	// (Switches.UnboundSym).
+	UnboundSym bool
+	Bufs       []Buf
+	Body       []Op
 }
 
 // Scope of a Buf: a parameter or an on-chip tile.
@@ -119,6 +122,7 @@ type Op struct {
 	Expr *Expr
 	Mask string
 	Off  int
+	Ext  []int // the loop's extents when not Dst's shape (Switches.ParallelPastFrag)
 	// OpIf: compare var Var (0 = bx, d = loop at depth d) with Const
 	Var   int
 	Const int

@@ -27,11 +27,12 @@ type gen struct {
 	gemm                    *gemmParts
 	inRing                  bool // generating the body of the pipelined column loop
 	wide                    int  // a shared tile of the block's rows and every column tile, or -1
+	scalar                  int  // a shared tile with no dims (Switches.SharedNoDims), or -1
 }
 
 // Generate draws the program of seed.
 func Generate(seed uint64, sw Switches) *Prog {
-	g := &gen{r: rand.New(rand.NewPCG(seed, 0x7f4a7c15)), sw: sw, wide: -1,
+	g := &gen{r: rand.New(rand.NewPCG(seed, 0x7f4a7c15)), sw: sw, wide: -1, scalar: -1,
 		frag2: map[int][]int{}, rowF: map[int][]int{}, colF: map[int][]int{}, oneF: map[int][]int{}}
 	p := &Prog{Seed: seed}
 	g.p = p
@@ -77,6 +78,7 @@ func (g *gen) shape(withGemm bool) {
 		p.Spread = 1 + g.r.IntN(3)
 	}
 	p.SplitN = g.coin(6) && (p.Threads >= 128 || g.sw.SplitNSmallBlock)
+	p.UnboundSym = g.sw.UnboundSym && g.coin(4)
 }
 
 // cols of the row-indexed tensors: NT tiles of BN, the last maybe partial.
@@ -125,6 +127,9 @@ func (g *gen) tiles() {
 	}
 	if p.BN <= 32 && g.coin(2) {
 		g.loc = append(g.loc, g.add(Buf{Scope: Local, DT: g.storeDT(false), Shape: []int{p.BN}}))
+	}
+	if g.sw.SharedNoDims && g.coin(3) { // filled and read as a scalar
+		g.scalar = g.add(Buf{Scope: Shared, DT: ir.F32})
 	}
 	if g.coin(4) {
 		sc := Shared

@@ -41,14 +41,21 @@ func (g *gen) parallel2D() (Op, bool) {
 		for _, b := range append(append([]int(nil), g.shCol...), g.loc...) {
 			cands = append(cands, g.sharedLoad(b, []int{1}, true))
 		}
+		if g.scalar >= 0 {
+			cands = append(cands, &Expr{Op: "load", Buf: g.scalar, Map: []int{}})
+		}
 		cands = append(cands, &Expr{Op: "const", Val: g.finite()}, g.indexExpr(2))
 		return cands[g.r.IntN(len(cands))]
 	}
 	e := g.expr(3, leaf)
+	var ext []int
+	if g.sw.ParallelPastFrag && g.famOf(dst) >= 0 && g.coin(4) {
+		ext = []int{g.p.BM, 2 * g.p.BN}
+	}
 	if fam >= 0 && g.famOf(dst) != fam { // a loop over a family's elements is driven by its [BM,BN] fragment
 		e = &Expr{Op: "max", Args: []*Expr{e, {Op: "load", Buf: g.frag2[fam][0], Map: []int{0, 1}}}}
 	}
-	return Op{Kind: OpParallel, Dst: whole(dst), Expr: e}, true
+	return Op{Kind: OpParallel, Dst: whole(dst), Expr: e, Ext: ext}, true
 }
 
 // parallelRow is dst[i] = expr over the rows: a family's row statistics
@@ -150,5 +157,9 @@ func (g *gen) finite() float64 { return []float64{0.5, -1.25, 2, 0.75, -3, 1.5}[
 func (g *gen) intIndex(rank int) *Expr {
 	e := g.indexExpr(rank)
 	e.DT = ir.I32
+	if g.sw.IntOverflow && g.coin(3) { // (bx + i·2^29 + j·2^30) mod m wraps in i32
+		e.Mul = [2]int{1 << 29, 1 << 30}
+		e.Mod = 1000003
+	}
 	return e
 }

@@ -63,13 +63,17 @@ func (p *Prog) GoSource() string {
 			continue
 		}
 		ctor := map[Scope]string{Shared: "Shared", Frag: "Fragment", Local: "Local"}[b.Scope]
-		s := fmt.Sprintf("%s := k.%s(%s, %s)", b.Name, ctor, dtName(b.DT), ints(b.Shape))
+		s := fmt.Sprintf("%s := k.%s(%s)", b.Name, ctor, strings.Join(append([]string{dtName(b.DT)}, strings.Fields(strings.ReplaceAll(ints(b.Shape), ",", ""))...), ", "))
 		if b.Plain {
 			s += ".Swizzled(tl.SwizzleNone)"
 		}
 		w.line("%s.Named(%q)", s, b.Name)
 	}
-	if p.Spread > 0 {
+	if p.UnboundSym {
+		w.line("k.If(f.Sym(\"Q\").Ge(0), func() { // Q: a size no parameter binds")
+		w.block(p.Body)
+		w.line("})")
+	} else if p.Spread > 0 {
 		w.line("k.Spread(%s, func(t tl.Expr) {", tiles)
 		w.vars[0] = "t"
 		w.block(p.Body)
@@ -211,7 +215,11 @@ func (w *goWriter) op(o *Op) {
 			w.line("%s", set)
 		}
 		w.depth--
-		w.line("}, %s)", ints(d.Shape))
+		ext := d.Shape
+		if o.Ext != nil {
+			ext = o.Ext
+		}
+		w.line("}, %s)", ints(ext))
 	case OpLoop:
 		v := fmt.Sprintf("i%d", len(w.vars))
 		switch o.Loop {

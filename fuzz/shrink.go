@@ -27,7 +27,7 @@ func Shrink(p *Prog, want Outcome, check func(*Prog) Outcome, budget int) (*Prog
 	}
 	for progress := true; progress && tries < budget; {
 		progress = false
-		for _, edit := range []func(*Prog) []*Prog{dropOps, unwrapOps, oneTrip, unwrapLoops, simplerExprs, smallerGrid} {
+		for _, edit := range []func(*Prog) []*Prog{dropOps, unwrapOps, oneTrip, unwrapLoops, simplerExprs, smallerGrid, dropBufs} {
 			for _, c := range edit(best) {
 				if try(c) {
 					progress = true
@@ -385,10 +385,51 @@ func reads(o *Op) map[int]bool {
 	return out
 }
 
-// pruneBufs drops the buffers no op uses, renumbering the rest.
+// dropBufs: p without one buffer no op uses (the unused ones go one by
+// one, since some are needed: an allocation that alone fails).
+func dropBufs(p *Prog) []*Prog {
+	var out []*Prog
+	used := p.usedBufs()
+	for i := range p.Bufs {
+		if !used[i] {
+			out = append(out, p.keepBufs(func(b int) bool { return b != i }))
+		}
+	}
+	return out
+}
+
+// pruneBufs drops every buffer no op uses.
 func (p *Prog) pruneBufs() *Prog {
+	used := p.usedBufs()
+	return p.keepBufs(func(b int) bool { return used[b] })
+}
+
+// usedBufs are the buffers some op reads or writes.
+func (p *Prog) usedBufs() map[int]bool {
+	used := map[int]bool{}
+	walkOps(p.Body, func(o *Op) {
+		for b := range reads(o) {
+			used[b] = true
+		}
+		switch o.Kind {
+		case OpCopy, OpFill, OpAtomic, OpParallel, OpReduce:
+			used[o.Dst.Buf] = true
+		case OpGemm:
+			used[o.C.Buf] = true
+		case OpPrefetch:
+			used[o.Src.Buf] = true
+		}
+	})
+	return used
+}
+
+// keepBufs is p with only the buffers keep accepts, renumbered.
+func (p *Prog) keepBufs(keep func(int) bool) *Prog {
 	c := p.clone()
 	used := map[int]bool{}
+	for i := range c.Bufs {
+		used[i] = keep(i)
+	}
 	refs := func(fn func(*int)) {
 		walkOps(c.Body, func(o *Op) {
 			fn(&o.Src.Buf)
@@ -401,18 +442,6 @@ func (p *Prog) pruneBufs() *Prog {
 			})
 		})
 	}
-	// A zero Ref names buffer 0 too: count only the fields each kind uses.
-	walkOps(c.Body, func(o *Op) {
-		for b := range reads(o) {
-			used[b] = true
-		}
-		switch o.Kind {
-		case OpCopy, OpFill, OpAtomic, OpParallel, OpReduce:
-			used[o.Dst.Buf] = true
-		case OpGemm:
-			used[o.C.Buf] = true
-		}
-	})
 	remap, n := map[int]int{}, 0
 	var bufs []Buf
 	for i, b := range c.Bufs {

@@ -13,6 +13,10 @@ type Switches struct {
 	AtomicF16        bool // AtomicAdd into an f16 tensor: verified, refused at emit
 	TMASmallRows     bool // sm_90a TMA swizzle bug: 16-bit shared tiles with rows < 8 (or not a multiple of 8) wider than 128 bytes, loaded in a Pipelined loop
 	SingleElemCopy   bool // vecWidth index -1 on a copy between single elements
+	SharedNoDims     bool // bufLayout index -1: a shared tile with no dims
+	ParallelPastFrag bool // a Parallel loop whose extents exceed the fragment it writes
+	UnboundSym       bool // a Sym no parameter binds
+	IntOverflow      bool // i32 index arithmetic that overflows (the interpreter computes it in float64, the GPU wraps)
 
 	// Emitter refusals the verifier accepts (the verifier should take the
 	// target's rules: issue 50, "Build takes the target's limits").
@@ -24,7 +28,7 @@ type Switches struct {
 	UnboundFamilies         bool // fragments related only by a reduction or a later loop, seeded apart: "has layout X, but reducing Y gives Z"
 }
 
-// AllSwitches lists the switches by name, for the CLI's --with.
+// byName maps the CLI's names (--with) to the switches.
 func (s *Switches) byName() map[string]*bool {
 	return map[string]*bool{
 		"splitn-small-block":         &s.SplitNSmallBlock,
@@ -35,6 +39,10 @@ func (s *Switches) byName() map[string]*bool {
 		"single-elem-copy":           &s.SingleElemCopy,
 		"frag-local-copy":            &s.FragLocalCopy,
 		"reduce-shared":              &s.ReduceShared,
+		"shared-no-dims":             &s.SharedNoDims,
+		"parallel-past-fragment":     &s.ParallelPastFrag,
+		"unbound-sym":                &s.UnboundSym,
+		"int-overflow":               &s.IntOverflow,
 		"pipeline-load-used-outside": &s.PipelineLoadUsedOutside,
 		"unbound-families":           &s.UnboundFamilies,
 	}
