@@ -223,6 +223,8 @@ func (b *builder) op(o *Op) {
 		}
 	case OpDefer:
 		k.Defer(func() { b.ops(o.Body) })
+	case OpWarpgroup:
+		k.Warpgroup(o.N, func() { b.ops(o.Body) })
 	case OpIf:
 		s := k.If(b.cond(o), func() { b.ops(o.Body) })
 		if len(o.Else) > 0 {

@@ -61,6 +61,7 @@ type Buf struct {
 	Perm     []int
 	Plain    bool // a shared tile without swizzle
 	Family   int  // fragments: those with the same family share one layout
+	Role     int  // fragments used only in Warpgroup blocks: 1 + the warpgroup (0: none)
 	Accum    bool // an output accumulated into (atomics): starts from random values, not poison
 	Operand  bool // a fragment that is a Gemm's A operand (its layout is the operand's)
 	Pipeline bool // a shared tile loaded inside a Pipelined loop, used only there
@@ -83,7 +84,8 @@ const (
 	OpDefer
 	OpIf
 	OpWhile
-	OpPrefetch // a hint: fetch the global tile Src into L2
+	OpPrefetch  // a hint: fetch the global tile Src into L2
+	OpWarpgroup // Body runs on warpgroup N alone
 )
 
 // LoopKind of an OpLoop.

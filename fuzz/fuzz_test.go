@@ -89,7 +89,7 @@ func TestGeneratorCoverage(t *testing.T) {
 			}
 		})
 	}
-	for k := OpCopy; k <= OpWhile; k++ {
+	for k := OpCopy; k <= OpWarpgroup; k++ {
 		if kinds[k] == 0 {
 			t.Errorf("no op of kind %d", k)
 		}

@@ -28,6 +28,7 @@ type gen struct {
 	inRing                  bool // generating the body of the pipelined column loop
 	wide                    int  // a shared tile of the block's rows and every column tile, or -1
 	scalar                  int  // a shared tile with no dims (Switches.SharedNoDims), or -1
+	wg                      *roles
 }
 
 // Generate draws the program of seed.
@@ -39,6 +40,7 @@ func Generate(seed uint64, sw Switches) *Prog {
 	withGemm := g.r.IntN(3) == 0
 	g.shape(withGemm)
 	g.tiles()
+	g.roleTiles()
 	if withGemm {
 		g.gemm = g.gemmTiles()
 	}

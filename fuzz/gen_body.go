@@ -38,7 +38,7 @@ func (g *gen) body() {
 			loop.Body = append(loop.Body, Op{Kind: OpCopy, Src: g.tileRef(x, jv), Dst: whole(ring)})
 		}
 	}
-	p.Body = append(g.inits(), g.binds()...)
+	p.Body = append(append(g.inits(), g.binds()...), g.roleInits()...)
 	g.inRing = true
 	if dst := g.pickTile2(); g.coin(2) && (loop.Loop != Pipelined || p.Bufs[dst].Scope != Shared || g.sw.PipelineLoadUsedOutside) {
 		loop.Body = append(loop.Body, Op{Kind: OpCopy, Src: g.tileRef(g.pickX(), jv), Dst: whole(dst)})
@@ -53,6 +53,7 @@ func (g *gen) body() {
 	for range 2 + g.r.IntN(5) {
 		loop.Body = append(loop.Body, g.wrapped(g.randomOp()))
 	}
+	loop.Body = append(loop.Body, g.roleBlocks()...)
 	for range 1 + g.r.IntN(2) {
 		loop.Body = append(loop.Body, g.maybeIf(g.store2D(cols)))
 	}
@@ -101,7 +102,7 @@ func (g *gen) inits() []Op {
 	p := g.p
 	var out []Op
 	for i, b := range p.Bufs {
-		if b.Scope.global() || b.Pipeline {
+		if b.Scope.global() || b.Pipeline || b.Role > 0 { // a warpgroup's fragments: initialized in its blocks
 			continue
 		}
 		var o Op

@@ -234,6 +234,10 @@ func (w *goWriter) op(o *Op) {
 		w.block(o.Body)
 		w.vars = w.vars[:len(w.vars)-1]
 		w.line("})")
+	case OpWarpgroup:
+		w.line("k.Warpgroup(%d, func() {", o.N)
+		w.block(o.Body)
+		w.line("})")
 	case OpDefer:
 		w.line("k.Defer(func() {")
 		w.block(o.Body)

@@ -347,14 +347,23 @@ func (p *Prog) defined() bool {
 				return false
 			}
 		}
-		switch o.Kind {
-		case OpCopy, OpFill:
-			written[o.Dst.Buf] = true
-		case OpParallel:
-			written[o.Dst.Buf] = true
+		for _, w := range append([]Op{*o}, warpgroupBody(o)...) {
+			switch w.Kind {
+			case OpCopy, OpFill, OpParallel:
+				written[w.Dst.Buf] = true
+			}
 		}
 	}
 	return true
+}
+
+// warpgroupBody is the body of a Warpgroup block (whose fills initialize
+// its fragments), else nothing.
+func warpgroupBody(o *Op) []Op {
+	if o.Kind == OpWarpgroup {
+		return o.Body
+	}
+	return nil
 }
 
 // reads lists the buffers an op (and the ops inside it) reads.
