@@ -37,6 +37,9 @@ type Outcome struct {
 	Kind string // "" when the program passed
 	Arch string // the target that failed, where one did
 	Msg  string
+	// Skipped: the CPU checks passed but the GPU's context was lost before
+	// the program's turn there.
+	Skipped bool
 }
 
 // Failed reports a finding or a rejection.
@@ -165,7 +168,11 @@ func (c *Checker) CheckAll(ps []*Prog, workers int) []Outcome {
 	out := make([]Outcome, len(ts))
 	for i, t := range ts {
 		if !t.out.Failed() && c.GPU != nil {
-			c.gpu(t)
+			if c.GPU.Lost {
+				t.out.Skipped = true
+			} else {
+				c.gpu(t)
+			}
 		}
 		out[i] = t.out
 	}

@@ -8,7 +8,12 @@ import (
 )
 
 // GPU runs emitted programs on device 0.
-type GPU struct{ B *cuda.Backend }
+type GPU struct {
+	B *cuda.Backend
+	// Lost is set once a kernel fault has lost the device's context: every
+	// later call fails, so the checker stops running programs there.
+	Lost bool
+}
 
 // OpenGPU opens device 0 (an error where there is no GPU, driver or NVRTC).
 func OpenGPU() (*GPU, error) {
@@ -39,6 +44,7 @@ func (g *GPU) run(p *cuda.Program, args []*tensor.Tensor) (kind, msg string) {
 	}
 	defer l.Free()
 	if err := l.Once(); err != nil {
+		g.Lost = cuda.DeviceLost(err)
 		return GPURun, err.Error()
 	}
 	if err := l.Download(args); err != nil {

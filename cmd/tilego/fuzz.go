@@ -110,6 +110,7 @@ type fuzzSummary struct {
 	Programs  int            `json:"programs"`
 	Rejected  int            `json:"rejected_by_verifier"`
 	Passed    int            `json:"passed"`
+	Skipped   int            `json:"skipped_device_lost,omitempty"`
 	Findings  map[string]int `json:"findings_by_kind"`
 	Backend   string         `json:"backend"`
 	Device    string         `json:"device,omitempty"`
@@ -189,6 +190,8 @@ func runFuzz(ff *fuzzFlags, stdout, stderr io.Writer) error {
 			case o.Finding():
 				sum.Findings[o.Kind]++
 				found = append(found, o)
+			case o.Skipped:
+				sum.Skipped++
 			default:
 				sum.Passed++
 			}
@@ -199,6 +202,10 @@ func runFuzz(ff *fuzzFlags, stdout, stderr io.Writer) error {
 		if !*ff.jsonOut && time.Since(lastReport) > 10*time.Second {
 			fmt.Fprintf(stdout, "  %d/%d programs, %d findings, %.0fs\n", sum.Programs, *ff.n, len(found), time.Since(start).Seconds())
 			lastReport = time.Now()
+		}
+		if c.GPU != nil && c.GPU.Lost { // a fault lost the context: nothing more runs there
+			fmt.Fprintf(stderr, "fuzz: the GPU's context is lost (the last finding faulted); stopping after %d programs\n", sum.Programs)
+			break
 		}
 		for _, p := range ps { // keep only the findings' programs
 			if !slices.ContainsFunc(found, func(o fuzz.Outcome) bool { return o.Seed == p.Seed }) {
@@ -242,7 +249,7 @@ func writeFindings(c *fuzz.Checker, found []fuzz.Outcome, progs map[uint64]*fuzz
 		if perKey[key] < *ff.shrinkPerKind {
 			perKey[key]++
 			small := progs[o.Seed]
-			if *ff.shrink > 0 {
+			if *ff.shrink > 0 && (c.GPU == nil || !c.GPU.Lost) { // a lost context fails every candidate alike
 				small, _ = fuzz.Shrink(small, o, c.Check, *ff.shrink)
 			}
 			if path, err := fuzz.WriteReproducer(*ff.out, o, small); err == nil {
@@ -259,6 +266,9 @@ func writeFindings(c *fuzz.Checker, found []fuzz.Outcome, progs map[uint64]*fuzz
 func printFuzzSummary(w io.Writer, s fuzzSummary) {
 	fmt.Fprintf(w, "\n%d programs in %.1fs: %d passed, %d rejected by the verifier (generator bugs), %d findings\n",
 		s.Programs, s.Seconds, s.Passed, s.Rejected, len(s.Reports))
+	if s.Skipped > 0 {
+		fmt.Fprintf(w, "%d programs not run on the GPU: its context was lost; rerun from the seed after the fault\n", s.Skipped)
+	}
 	fmt.Fprintf(w, "emit: %.2f ms a program a target (cuda.Compile)\n", s.EmitMs)
 	for _, k := range []string{fuzz.EmitError, fuzz.EmitPanic, fuzz.InterpPanic, fuzz.InterpError, fuzz.GPUCompile, fuzz.GPURun, fuzz.GPUMismatch} {
 		fmt.Fprintf(w, "  %-20s %d\n", k, s.Findings[k])
