@@ -220,6 +220,10 @@ func (c *Checker) cpu(p *Prog) *trial {
 			}
 			return t
 		}
+		if msg := sourceFault(prog.Source); msg != "" {
+			t.fail(EmitError, arch, msg)
+			return t
+		}
 		t.progs = append(t.progs, prog)
 	}
 	return t

@@ -110,3 +110,17 @@ func TestGeneratorCoverage(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSeeds lets Go's fuzzing engine pick the seeds
+// (go test ./fuzz -fuzz FuzzSeeds); as a plain test it runs its corpus.
+func FuzzSeeds(f *testing.F) {
+	for _, s := range []uint64{0, 42, 1 << 40} {
+		f.Add(s)
+	}
+	c := &Checker{}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		if o := c.Check(Generate(seed, Switches{})); o.Failed() {
+			t.Fatalf("%s\n%s", o.Summary(), o.Msg)
+		}
+	})
+}
