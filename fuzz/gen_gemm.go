@@ -11,6 +11,9 @@ type gemmParts struct {
 	bk, nk, kt     int
 	transA, transB bool
 	policy         ir.Policy
+	// aOff, bOff >= 0: the operand is the K slice [off, off+bk) of a shared
+	// tile twice as deep (a region operand), else the whole tile.
+	aOff, bOff int
 }
 
 // gemmWarpsFit mirrors target/cuda's chooseWarps: the mma.sync path's warps
@@ -58,12 +61,20 @@ func (g *gen) gemmTiles() *gemmParts {
 		gp.kt -= g.r.IntN(gp.bk) // a partial last K tile: zeros past the edge
 	}
 	dt := g.pick16()
-	aShape, bShape := []int{p.BM, gp.bk}, []int{gp.bk, p.BN}
+	gp.aOff, gp.bOff = -1, -1
+	ka, kb := gp.bk, gp.bk
+	if g.coin(4) {
+		gp.aOff, ka = g.pick(0, gp.bk), 2*gp.bk
+	}
+	if g.coin(4) {
+		gp.bOff, kb = g.pick(0, gp.bk), 2*gp.bk
+	}
+	aShape, bShape := []int{p.BM, ka}, []int{kb, p.BN}
 	if gp.transA {
-		aShape = []int{gp.bk, p.BM}
+		aShape = []int{ka, p.BM}
 	}
 	if gp.transB {
-		bShape = []int{p.BN, gp.bk}
+		bShape = []int{p.BN, kb}
 	}
 	gp.as = g.add(Buf{Scope: Shared, DT: dt, Shape: aShape, Plain: g.coin(5), Pipeline: true})
 	gp.bs = g.add(Buf{Scope: Shared, DT: dt, Shape: bShape, Plain: g.coin(5), Pipeline: true})
@@ -111,17 +122,18 @@ func (g *gen) gemmLoop(outerPipelined bool) []Op {
 	if gp.transB {
 		bRef.Spec = []Spec{{Var: jv, N: p.BN}, {Var: kv, N: gp.bk}}
 	}
-	copies := []Op{{Kind: OpCopy, Src: aRef, Dst: whole(gp.as)}, {Kind: OpCopy, Src: bRef, Dst: whole(gp.bs)}}
-	aOp := whole(gp.as)
+	aTile, bTile := kSlice(gp.as, gp.aOff, gp.bk, p.BM, gp.transA), kSlice(gp.bs, gp.bOff, gp.bk, p.BN, !gp.transB)
+	copies := []Op{{Kind: OpCopy, Src: aRef, Dst: aTile}, {Kind: OpCopy, Src: bRef, Dst: bTile}}
+	aOp := aTile
 	if gp.af >= 0 {
-		src := whole(gp.as)
+		src := aTile
 		if g.coin(3) {
 			src = aRef
 		}
 		copies = append(copies, Op{Kind: OpCopy, Src: src, Dst: whole(gp.af)})
 		aOp = whole(gp.af)
 	}
-	mm := Op{Kind: OpGemm, Src: aOp, Dst: whole(gp.bs), C: whole(gp.c), TransA: gp.transA, TransB: gp.transB, Policy: gp.policy, Clear: gp.nk == 1 && g.coin(2)}
+	mm := Op{Kind: OpGemm, Src: aOp, Dst: bTile, C: whole(gp.c), TransA: gp.transA, TransB: gp.transB, Policy: gp.policy, Clear: gp.nk == 1 && g.coin(2)}
 	loop := Op{Kind: OpLoop, N: gp.nk, Loop: LoopKind(g.r.IntN(3))}
 	if loop.Loop == Pipelined && outerPipelined && !g.sw.NestedPipelined {
 		loop.Loop = Serial
@@ -139,4 +151,18 @@ func (g *gen) gemmLoop(outerPipelined bool) []Op {
 		out = append(out, Op{Kind: OpFill, Dst: whole(gp.c)})
 	}
 	return append(out, loop)
+}
+
+// kSlice is the operand region of a shared tile: whole when off < 0, else
+// K elements [off, off+bk) along its K dim (the first when kFirst) and all
+// of its other dim (n).
+func kSlice(buf, off, bk, n int, kFirst bool) Ref {
+	if off < 0 {
+		return whole(buf)
+	}
+	k, other := Spec{Const: off, N: bk}, Spec{N: n}
+	if kFirst {
+		return Ref{Buf: buf, Spec: []Spec{k, other}}
+	}
+	return Ref{Buf: buf, Spec: []Spec{other, k}}
 }
