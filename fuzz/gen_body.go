@@ -49,6 +49,7 @@ func (g *gen) body() {
 	}
 	if g.gemm != nil {
 		loop.Body = append(loop.Body, g.gemmLoop(loop.Loop == Pipelined)...)
+		loop.Body = append(loop.Body, g.chainOps()...)
 	}
 	for range 2 + g.r.IntN(5) {
 		loop.Body = append(loop.Body, g.wrapped(g.randomOp()))
@@ -60,6 +61,9 @@ func (g *gen) body() {
 	g.inRing = false
 	p.Body = append(p.Body, loop)
 	p.Body = append(p.Body, g.rowStores()...)
+	if g.gemm != nil {
+		p.Body = append(p.Body, g.chainStore()...)
+	}
 	if g.wide >= 0 {
 		out := g.output([]int{RowsDim, cols}, g.storeDT(true))
 		ref := g.tileRef(out, 0)
@@ -113,7 +117,7 @@ func (g *gen) inits() []Op {
 			o = Op{Kind: OpCopy, Src: src, Dst: whole(i)}
 		case b.DT == ir.I32:
 			o = Op{Kind: OpParallel, Dst: whole(i), Expr: g.intIndex(2)}
-		case len(b.Shape) == 2 && g.coin(2):
+		case len(b.Shape) == 2 && b.Shape[0] == p.BM && b.Shape[1] == p.BN && g.coin(2):
 			o = Op{Kind: OpCopy, Src: g.tileRef(g.pickX(), 0), Dst: whole(i)}
 		case len(b.Shape) == 1 && b.Shape[0] == p.BN && b.Scope != Frag && g.coin(2):
 			o = Op{Kind: OpCopy, Src: g.colRef(g.pickX()), Dst: whole(i)}

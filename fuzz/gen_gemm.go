@@ -14,6 +14,14 @@ type gemmParts struct {
 	// aOff, bOff >= 0: the operand is the K slice [off, off+bk) of a shared
 	// tile twice as deep (a region operand), else the whole tile.
 	aOff, bOff int
+	// An attention-like second Gemm, or nil: O [BM,n2] += P·V(j), where P
+	// is C converted to 16 bits in registers (its layout the accumulator's,
+	// as the A operand wants where warps split rows only: FullRow).
+	chain *gemmChain
+}
+
+type gemmChain struct {
+	p, vs, o, v, n2 int
 }
 
 // gemmWarpsFit mirrors target/cuda's chooseWarps: the mma.sync path's warps
@@ -83,7 +91,58 @@ func (g *gen) gemmTiles() *gemmParts {
 		gp.af = g.add(Buf{Scope: Frag, DT: dt, Shape: []int{p.BM, gp.bk}, Family: g.nfam, Operand: true, Pipeline: true})
 		g.nfam++
 	}
+	// Both Gemms on one path unless Switches.ChainMixedPaths: swizzled
+	// whole-tile operands (a region, an unswizzled tile or one of 16-byte
+	// rows takes mma.sync on sm_90a).
+	onePath := gp.aOff < 0 && gp.bOff < 0 || g.sw.ChainMixedPaths
+	if g.coin(3) && onePath && p.BN%16 == 0 && gemmWarpsFit(ir.FullRow, p.BM, p.BN, warps) {
+		n2 := g.pick(16, 32, 64) // V's rows of 8 (16 bytes) have no swizzle: mma.sync (Switches.ChainMixedPaths)
+		if g.sw.ChainMixedPaths && g.coin(4) {
+			n2 = 8
+		}
+		if gemmWarpsFit(ir.FullRow, p.BM, n2, warps) {
+			gp.policy = ir.FullRow
+			c := &gemmChain{n2: n2}
+			c.p = g.add(Buf{Scope: Frag, DT: dt, Shape: []int{p.BM, p.BN}, Family: gp.fam})
+			g.frag2[gp.fam] = append(g.frag2[gp.fam], c.p)
+			c.vs = g.add(Buf{Scope: Shared, DT: dt, Shape: []int{p.BN, n2}, Plain: g.coin(5), Pipeline: true})
+			c.o = g.add(Buf{Scope: Frag, DT: ir.F32, Shape: []int{p.BM, n2}, Family: g.nfam}) // its own family, used only here
+			g.nfam++
+			gp.chain = c
+			if !g.sw.ChainMixedPaths {
+				for _, b := range []int{gp.as, gp.bs, c.vs} {
+					g.p.Bufs[b].Plain = false
+				}
+			}
+		}
+	}
 	return gp
+}
+
+// chainOps are the second Gemm's ops in the column loop.
+func (g *gen) chainOps() []Op {
+	c := g.gemm.chain
+	if c == nil {
+		return nil
+	}
+	vRef := Ref{Buf: c.v, Spec: []Spec{{Var: jv, N: g.p.BN}, {N: c.n2}}}
+	return []Op{
+		{Kind: OpCopy, Src: whole(g.gemm.c), Dst: whole(c.p)},
+		{Kind: OpCopy, Src: vRef, Dst: whole(c.vs)},
+		{Kind: OpGemm, Src: whole(c.p), Dst: whole(c.vs), C: whole(c.o), Policy: ir.FullRow},
+	}
+}
+
+// chainStore writes O after the column loop.
+func (g *gen) chainStore() []Op {
+	c := g.gemm.chain
+	if c == nil {
+		return nil
+	}
+	out := g.output([]int{RowsDim, c.n2}, g.storeDT(false))
+	ref := g.tileRef(out, 0)
+	ref.Spec[len(ref.Spec)-1].N = c.n2
+	return []Op{{Kind: OpCopy, Src: whole(c.o), Dst: ref}}
 }
 
 func (g *gen) pick16() ir.DType {
@@ -106,6 +165,9 @@ func (g *gen) gemmInputs(cols int) {
 	}
 	gp.a = g.add(Buf{Name: "A", Scope: In, DT: dt, Shape: a})
 	gp.b = g.add(Buf{Name: "B", Scope: In, DT: dt, Shape: b})
+	if c := gp.chain; c != nil {
+		c.v = g.add(Buf{Name: "V", Scope: In, DT: dt, Shape: []int{cols, c.n2}})
+	}
 }
 
 // gemmLoop is the K loop at depth 2 (inside the column loop), its kind

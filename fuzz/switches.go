@@ -26,6 +26,7 @@ type Switches struct {
 	// Found by this fuzzer (FINDINGS.md).
 	PipelineLoadUsedOutside bool // a shared tile loaded from global in a Pipelined loop and used outside it: "multi-buffered tile used outside its pipelined loop"
 	UnboundFamilies         bool // fragments related only by a reduction or a later loop, seeded apart: "has layout X, but reducing Y gives Z"
+	ChainMixedPaths         bool // P = S in registers as the A of a second Gemm where sm_90a takes mma.sync for one Gemm (an unswizzled operand) and wgmma for the other: "fragment P needs layout X here, but the gemm needs Y"
 }
 
 // byName maps the CLI's names (--with) to the switches.
@@ -45,6 +46,7 @@ func (s *Switches) byName() map[string]*bool {
 		"int-overflow":               &s.IntOverflow,
 		"pipeline-load-used-outside": &s.PipelineLoadUsedOutside,
 		"unbound-families":           &s.UnboundFamilies,
+		"chain-mixed-paths":          &s.ChainMixedPaths,
 	}
 }
 
