@@ -16,7 +16,7 @@ import (
 )
 
 var fuzzCmd = &command{
-	name: "fuzz", args: "[--n N] [--seed S] [flags]", summary: "check random valid programs: interpreter vs both CUDA emitters (and the GPU)",
+	name: "fuzz", args: "[--n N] [--seed S]", summary: "check random valid programs: interpreter vs both CUDA emitters (and the GPU)",
 	main: fuzzMain, usage: fuzzUsage,
 }
 
@@ -160,6 +160,8 @@ func runFuzz(ff *fuzzFlags, stdout, stderr io.Writer) error {
 		}
 		if err == nil {
 			c.GPU, sum.Backend, sum.Device = g, "gpu", g.Device()
+		} else {
+			fmt.Fprintf(stderr, "fuzz: no GPU (%v); interpreter and emitters only\n", err)
 		}
 	default:
 		return usageErr(fmt.Errorf("--backend: unknown backend %q (want cpu, gpu or auto)", *ff.backend))
