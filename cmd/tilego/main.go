@@ -6,6 +6,7 @@
 //	tilego emit KERNEL [flags]        print the program (IR or CUDA C++)
 //	tilego bench [--suite S]          time the library on the GPU against float64-checked results
 //	tilego tune KERNEL [flags]        search a kernel's configs on the GPU; run uses the winner
+//	tilego fuzz [--n N] [--seed S]    check random valid programs: interpreter vs both CUDA emitters (and the GPU)
 //	tilego help [COMMAND | KERNEL]    explain the commands and their flags
 package main
 
@@ -22,7 +23,7 @@ type command struct {
 }
 
 // commands are the subcommands, one file each.
-var commands = []*command{listCmd, runCmd, emitCmd, benchCmd, tuneCmd}
+var commands = []*command{listCmd, runCmd, emitCmd, benchCmd, tuneCmd, fuzzCmd}
 
 func main() { os.Exit(tilego(os.Args[1:], os.Stdout, os.Stderr)) }
 
