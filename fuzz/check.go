@@ -17,7 +17,12 @@ import (
 // What went wrong with a program. Rejected is the generator's fault (it
 // drew an invalid program); the others are findings.
 const (
-	Rejected    = "rejected by the verifier"
+	Rejected = "rejected by the verifier"
+	// Refused: every target refused the program with an error at the
+	// user's file:line, which Build with the target's limits reports (the
+	// contract: a verified program compiles or is refused at Build). Not
+	// a finding; counted so that the refusals stay in view.
+	Refused     = "refused by the target"
 	EmitError   = "emit error"
 	EmitPanic   = "emit panic"
 	InterpPanic = "interp panic"
@@ -40,13 +45,17 @@ type Outcome struct {
 	// Skipped: the CPU checks passed but the GPU's context was lost before
 	// the program's turn there.
 	Skipped bool
+	// Refusals are the targets' refusals at the user's file:line, "arch:
+	// message"; the other targets were still checked.
+	Refusals []string
 }
 
 // Failed reports a finding or a rejection.
 func (o Outcome) Failed() bool { return o.Kind != "" }
 
-// Finding reports whether o is a compiler bug (not a generator bug).
-func (o Outcome) Finding() bool { return o.Kind != "" && o.Kind != Rejected }
+// Finding reports whether o is a compiler bug (not a generator bug or a
+// refusal at the user's file:line).
+func (o Outcome) Finding() bool { return o.Kind != "" && o.Kind != Rejected && o.Kind != Refused }
 
 // Summary is the one-line form.
 func (o Outcome) Summary() string {
@@ -83,6 +92,10 @@ func (o Outcome) same(want Outcome) bool {
 // names and numbers, and layouts (in brackets and parentheses).
 var blotRE = regexp.MustCompile(`\S+\.go:\d+(:\d+)?|\[[^\]]*\]|\([^)]*\)|[A-Za-z_]*[0-9]+`)
 
+// RefusalClass is a refusal ("arch: file:line: op: message") with its
+// position, names and numbers blotted out: one line per kind of refusal.
+func RefusalClass(r string) string { return blot(r) }
+
 func blot(s string) string { return blotRE.ReplaceAllString(firstLine(s), "#") }
 
 func firstLine(s string) string {
@@ -97,6 +110,9 @@ func firstLine(s string) string {
 type Checker struct {
 	Archs []string // code paths to emit (default Archs)
 	GPU   *GPU     // nil: CPU only
+	// Fault, for tests of the reporting path, fails a built program as an
+	// emit error on sm_80 when it returns a message.
+	Fault func(*ir.Func) string
 
 	mu       sync.Mutex
 	emitTime time.Duration // total time in cuda.Compile
@@ -118,7 +134,7 @@ type trial struct {
 	p          *Prog
 	fn         *ir.Func
 	args, want []*tensor.Tensor
-	progs      []*cuda.Program // one per arch
+	progs      []*cuda.Program // one per arch, nil where the arch refused the program
 	out        Outcome
 }
 
@@ -160,7 +176,11 @@ func (c *Checker) CheckAll(ps []*Prog, workers int) []Outcome {
 		var progs []*cuda.Program
 		for _, t := range ts {
 			if !t.out.Failed() {
-				progs = append(progs, t.progs...)
+				for _, p := range t.progs {
+					if p != nil {
+						progs = append(progs, p)
+					}
+				}
 			}
 		}
 		c.GPU.Precompile(progs)
@@ -195,6 +215,12 @@ func (c *Checker) cpu(p *Prog) *trial {
 		return t
 	}
 	t.fn = fn
+	if c.Fault != nil {
+		if msg := c.Fault(fn); msg != "" {
+			t.fail(EmitError, "sm_80", msg)
+			return t
+		}
+	}
 	t.args = p.Args(fn, p.Seed)
 	t.want = clone(t.args)
 	if msg, panicked := runInterp(fn, t.want); msg != "" {
@@ -213,12 +239,17 @@ func (c *Checker) cpu(p *Prog) *trial {
 		c.emits++
 		c.mu.Unlock()
 		if msg != "" {
-			if panicked {
+			switch {
+			case panicked || strings.Contains(msg, "internal compiler error"):
 				t.fail(EmitPanic, arch, msg)
-			} else {
+				return t
+			case !placed(msg):
 				t.fail(EmitError, arch, msg)
+				return t
 			}
-			return t
+			t.out.Refusals = append(t.out.Refusals, arch+": "+msg)
+			t.progs = append(t.progs, nil)
+			continue
 		}
 		if msg := sourceFault(prog.Source); msg != "" {
 			t.fail(EmitError, arch, msg)
@@ -226,13 +257,32 @@ func (c *Checker) cpu(p *Prog) *trial {
 		}
 		t.progs = append(t.progs, prog)
 	}
+	if len(t.out.Refusals) == len(t.progs) {
+		t.fail(Refused, "", t.out.Refusals[0])
+	}
 	return t
+}
+
+// placedRE matches an error that starts at a Go file:line, as Build's do.
+var placedRE = regexp.MustCompile(`^\S+\.go:\d+: `)
+
+// placed reports whether every line of an emitter's error is at a file:line.
+func placed(msg string) bool {
+	for _, l := range strings.Split(msg, "\n") {
+		if !placedRE.MatchString(l) {
+			return false
+		}
+	}
+	return true
 }
 
 // gpu runs each emitted program on the device and compares its outputs
 // with the interpreter's.
 func (c *Checker) gpu(t *trial) {
 	for i, arch := range c.archs() {
+		if t.progs[i] == nil { // refused at Build
+			continue
+		}
 		got := clone(t.args)
 		if kind, msg := c.GPU.run(t.progs[i], got); kind != "" {
 			t.fail(kind, arch, msg)

@@ -19,7 +19,7 @@ func TestCorpus(t *testing.T) {
 	}
 	var ps []*Prog
 	for i := range n {
-		ps = append(ps, Generate(uint64(7_000_000+i), Switches{}))
+		ps = append(ps, Generate(uint64(7_000_000+i), Defaults()))
 	}
 	for _, o := range (&Checker{}).CheckAll(ps, runtime.GOMAXPROCS(0)) {
 		if o.Failed() {

@@ -11,7 +11,7 @@ import (
 func BenchmarkEmit(b *testing.B) {
 	var fns []*ir.Func
 	for seed := range uint64(200) {
-		fn, err := Generate(seed, Switches{}).IR()
+		fn, err := Generate(seed, Defaults()).IR()
 		if err != nil {
 			b.Fatal(err)
 		}

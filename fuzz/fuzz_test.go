@@ -32,10 +32,10 @@ func TestFuzzCPU(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var ps []*Prog
 			for i := range tc.n {
-				ps = append(ps, Generate(tc.first+uint64(i), Switches{}))
+				ps = append(ps, Generate(tc.first+uint64(i), Defaults()))
 			}
 			for _, o := range c.CheckAll(ps, runtime.GOMAXPROCS(0)) {
-				if o.Failed() {
+				if o.Failed() && o.Kind != Refused {
 					t.Errorf("%s\n%s", o.Summary(), o.Msg)
 				}
 			}
@@ -52,7 +52,7 @@ func TestGeneratorCoverage(t *testing.T) {
 	scopes := map[Scope]int{}
 	var sym, strided, deferred, transA, transB, fragA, spread, region int
 	for seed := range uint64(300) {
-		p := Generate(seed, Switches{})
+		p := Generate(seed, Defaults())
 		if p.SymRows {
 			sym++
 		}
@@ -119,7 +119,7 @@ func FuzzSeeds(f *testing.F) {
 	}
 	c := &Checker{}
 	f.Fuzz(func(t *testing.T, seed uint64) {
-		if o := c.Check(Generate(seed, Switches{})); o.Failed() {
+		if o := c.Check(Generate(seed, Defaults())); o.Failed() && o.Kind != Refused {
 			t.Fatalf("%s\n%s", o.Summary(), o.Msg)
 		}
 	})

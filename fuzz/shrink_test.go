@@ -31,7 +31,7 @@ func TestShrinkSynthetic(t *testing.T) {
 	}
 	shrunk := 0
 	for seed := uint64(0); seed < 200 && shrunk < 3; seed++ {
-		p := Generate(seed, Switches{})
+		p := Generate(seed, Defaults())
 		want := check(p)
 		if !want.Failed() {
 			continue

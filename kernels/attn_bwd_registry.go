@@ -50,6 +50,16 @@ func (p *attnBwdProblem) GPUConfig() Config {
 	return AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}
 }
 
+// GPUConfigFor is GPUConfig, with one stage on sm_8x at head dims over 128
+// (two take 204 KiB of shared memory; an A100 opts in to 163).
+func (p *attnBwdProblem) GPUConfigFor(arch string) Config {
+	c := p.GPUConfig().(AttnConfig)
+	if ampere(arch) && max(p.s.Dqk, p.s.Dv) > 128 {
+		c.Stages = 1
+	}
+	return c
+}
+
 func (p *attnBwdProblem) Program(Config) (*tl.Func, error) {
 	return nil, fmt.Errorf("%s runs as three programs (Delta, the main loop, dQ), and tune takes one: "+
 		"use emit --step 1, 2 or 3, or kernels.Chain's Steps from Go (tilego run runs all three)", p.Kernel())

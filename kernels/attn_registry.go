@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/ref"
@@ -148,9 +149,13 @@ func (p *attnProblem) GPUConfig() Config {
 // tiles), then FlashAttention-3's 128×176 tiles; d256 up to 1k keys a walk
 // with ping-pong, the overlap and the output stored from registers, then the
 // overlap with 80 keys a tile, in clusters of two from 8k keys non-causal.
-// Other shapes, and sm_80, get GPUConfig.
+// On sm_8x, head dims over 128 take 32-key tiles, which fit the shared
+// memory of an A100. Other shapes, and sm_80, get GPUConfig.
 func (p *attnProblem) GPUConfigFor(arch string) Config {
 	s := p.s
+	if ampere(arch) && max(s.Dqk, s.Dv) > 128 {
+		return AttnConfig{M: 128, N: 32, Stages: 2, Threads: 256} // 128 KiB of shared memory: an A100 opts in to 163
+	}
 	if arch != "sm_90a" || s.Dqk != s.Dv {
 		return p.GPUConfig()
 	}
@@ -250,3 +255,7 @@ func (p *attnProblem) FLOPs() float64 {
 	}
 	return f
 }
+
+// ampere reports whether arch is an sm_8x GPU, whose blocks have at most
+// 163 KiB of shared memory (99 KiB on sm_86 and sm_89), not Hopper's 227.
+func ampere(arch string) bool { return strings.HasPrefix(arch, "sm_8") }

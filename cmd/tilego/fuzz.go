@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"slices"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tilego/tilego/fuzz"
+	"github.com/tilego/tilego/ir"
 )
 
 var fuzzCmd = &command{
@@ -41,7 +43,7 @@ func newFuzzFlags(stderr io.Writer) *fuzzFlags {
 		backend:       fs.String("backend", "cpu", "cpu: interpreter and emitters only; gpu: also run on GPU 0 and compare; auto: gpu where one is usable"),
 		tgt:           fs.String("target", "both", "code paths to emit (and run): sm_80 (mma.sync), sm_90a (wgmma, TMA) or both"),
 		out:           fs.String("out", "fuzz-findings", "folder for the findings' reproducers (seed-N.go)"),
-		with:          fs.String("with", "", "comma-separated generator switches to turn on (constructs left out for known bugs): "+strings.Join(sortedSwitches(), ", ")),
+		with:          fs.String("with", "", "comma-separated generator switches to turn on besides the defaults (constructs left out: see fuzz.Switches): "+strings.Join(sortedSwitches(), ", ")),
 		jsonOut:       fs.Bool("json", false, "print the summary as JSON"),
 		shrink:        fs.Int("shrink", 300, "candidates the shrinker may try per finding (0: write findings unshrunk)"),
 		shrinkPerKind: fs.Int("shrink-per-kind", 2, "findings shrunk per kind and message; the rest are listed by seed"),
@@ -105,10 +107,16 @@ func fuzzMain(args []string, stdout, stderr io.Writer) int {
 
 var errFindings = errors.New("findings")
 
+// fuzzFault is nil but in the tests of the reporting path (fuzz.Checker's
+// Fault): no generated program fails on purpose.
+var fuzzFault func(*ir.Func) string
+
 // fuzzSummary is what --json prints.
 type fuzzSummary struct {
 	Programs  int            `json:"programs"`
 	Rejected  int            `json:"rejected_by_verifier"`
+	Refused   int            `json:"refused_by_a_target"`
+	Refusals  map[string]int `json:"refusals_by_class"`
 	Passed    int            `json:"passed"`
 	Skipped   int            `json:"skipped_device_lost,omitempty"`
 	Findings  map[string]int `json:"findings_by_kind"`
@@ -130,7 +138,7 @@ type fuzzReport struct {
 }
 
 func runFuzz(ff *fuzzFlags, stdout, stderr io.Writer) error {
-	var sw fuzz.Switches
+	sw := fuzz.Defaults()
 	var on []string
 	for _, name := range strings.Split(*ff.with, ",") {
 		if name = strings.TrimSpace(name); name == "" {
@@ -141,7 +149,7 @@ func runFuzz(ff *fuzzFlags, stdout, stderr io.Writer) error {
 		}
 		on = append(on, name)
 	}
-	c := &fuzz.Checker{}
+	c := &fuzz.Checker{Fault: fuzzFault}
 	switch *ff.tgt {
 	case "both":
 		c.Archs = fuzz.Archs
@@ -150,7 +158,7 @@ func runFuzz(ff *fuzzFlags, stdout, stderr io.Writer) error {
 	default:
 		return usageErr(fmt.Errorf("--target: unknown target %q (want sm_80, sm_90a or both)", *ff.tgt))
 	}
-	sum := fuzzSummary{Backend: "cpu", Targets: c.Archs, Findings: map[string]int{}, Generator: on}
+	sum := fuzzSummary{Backend: "cpu", Targets: c.Archs, Findings: map[string]int{}, Refusals: map[string]int{}, Generator: on}
 	switch *ff.backend {
 	case "cpu":
 	case "gpu", "auto":
@@ -185,10 +193,17 @@ func runFuzz(ff *fuzzFlags, stdout, stderr io.Writer) error {
 		}
 		for _, o := range c.CheckAll(ps, runtime.NumCPU()) {
 			sum.Programs++
+			if len(o.Refusals) > 0 {
+				sum.Refused++
+				for _, r := range o.Refusals {
+					sum.Refusals[fuzz.RefusalClass(r)]++
+				}
+			}
 			switch {
 			case o.Kind == fuzz.Rejected:
 				sum.Rejected++
 				fmt.Fprintf(stderr, "fuzz: generator bug: %s\n", o.Summary())
+			case o.Kind == fuzz.Refused:
 			case o.Finding():
 				sum.Findings[o.Kind]++
 				found = append(found, o)
@@ -272,6 +287,14 @@ func printFuzzSummary(w io.Writer, s fuzzSummary) {
 		fmt.Fprintf(w, "%d programs not run on the GPU: its context was lost; rerun from the seed after the fault\n", s.Skipped)
 	}
 	fmt.Fprintf(w, "emit: %.2f ms a program a target (cuda.Compile)\n", s.EmitMs)
+	if s.Refused > 0 {
+		fmt.Fprintf(w, "%d programs refused by a target at the op's file:line (as Build with its limits refuses them; the other target still checked):\n", s.Refused)
+		classes := slices.Collect(maps.Keys(s.Refusals))
+		slices.SortFunc(classes, func(a, b string) int { return s.Refusals[b] - s.Refusals[a] })
+		for _, c := range classes {
+			fmt.Fprintf(w, "  %6d  %s\n", s.Refusals[c], c)
+		}
+	}
 	for _, k := range []string{fuzz.EmitError, fuzz.EmitPanic, fuzz.InterpPanic, fuzz.InterpError, fuzz.GPUCompile, fuzz.GPURun, fuzz.GPUMismatch} {
 		fmt.Fprintf(w, "  %-20s %d\n", k, s.Findings[k])
 	}

@@ -230,15 +230,33 @@ func (c *compilation) hoistable(f *ir.For) []*ir.Copy {
 			copies[cp.Dst.Buf]++
 		}
 	})
+	outside := usedOutside(c.f.Kernel.Body, f)
 	for _, s := range items {
 		cp, ok := s.(*ir.Copy)
-		if !ok || cp.Src.Buf.Scope != ir.Global || cp.Dst.Buf.Scope != ir.Shared || first[cp.Dst.Buf] != s || copies[cp.Dst.Buf] != 1 || !cp.Dst.IsWhole() {
+		if !ok || cp.Src.Buf.Scope != ir.Global || cp.Dst.Buf.Scope != ir.Shared || first[cp.Dst.Buf] != s || copies[cp.Dst.Buf] != 1 || !cp.Dst.IsWhole() || outside[cp.Dst.Buf] {
 			continue
 		}
 		if c.pureAll(cp.Src.Start) {
 			out = append(out, cp)
 		}
 	}
+	return out
+}
+
+// usedOutside lists the buffers that statements outside loop f use: a
+// tile f loads ahead into a ring of stages has no one stage there, so it
+// keeps one buffer, loaded in its iteration.
+func usedOutside(body []ir.Stmt, f *ir.For) map[*ir.Buffer]bool {
+	inside := map[ir.Stmt]bool{f: true}
+	ir.Walk(f.Body, func(s ir.Stmt) { inside[s] = true })
+	out := map[*ir.Buffer]bool{}
+	ir.Walk(body, func(s ir.Stmt) {
+		if !inside[s] {
+			for _, b := range ir.DirectUses(s) {
+				out[b] = true
+			}
+		}
+	})
 	return out
 }
 
