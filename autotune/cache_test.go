@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -228,5 +229,27 @@ func TestDefaultCacheAndDecode(t *testing.T) {
 	}
 	if _, err := DecodeConfig(p, nil); err == nil {
 		t.Error("nothing decoded")
+	}
+}
+
+// A tuning folder others can write is refused as the kernel cache's is:
+// nothing saved to it, nothing planted in it used.
+func TestCacheRefusesSharedFolder(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix modes")
+	}
+	p := problem(t)
+	f := newFake()
+	e := tuned(t, p, f)
+	c := Cache{Dir: t.TempDir()}
+	if _, err := c.Save(e); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(c.Dir, 0o777) // as if another user could have written the entry
+	if _, _, ok := c.Lookup(p, f.Target()); ok {
+		t.Error("an entry in a world-writable folder was used")
+	}
+	if _, err := c.Save(e); err == nil || !strings.Contains(err.Error(), "chmod 700") {
+		t.Errorf("save into a world-writable folder: %v", err)
 	}
 }
