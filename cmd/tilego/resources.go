@@ -67,24 +67,36 @@ func checkMemory(p kernels.Problem, be target.Backend, flushBytes int) error {
 	if !ok {
 		return nil
 	}
-	if have, from := hostAvailable(); n.host > float64(have) {
+	if have, from := hostMemory(); n.host > float64(have) {
 		return fmt.Errorf("%s %s needs about %s of host memory (its tensors as float64 and the check), %s available (%s); try a smaller shape",
 			p.Kernel(), p.Shape(), bytesText(n.host), bytesText(float64(have)), from)
 	}
-	b, ok := be.(*cuda.Backend)
-	if !ok {
+	if n.device == 0 {
 		return nil
 	}
-	free, _, err := b.Driver().MemInfo()
+	free, err := gpuFree(be)
 	if err != nil {
 		return fmt.Errorf("free GPU memory: %w", err)
 	}
 	if n.device > float64(free) {
 		return fmt.Errorf("%s %s needs about %s of GPU memory (its tensors in their dtypes, and the run's own), %s free on %s; try a smaller shape",
-			p.Kernel(), p.Shape(), bytesText(n.device), bytesText(float64(free)), b.Device())
+			p.Kernel(), p.Shape(), bytesText(n.device), bytesText(float64(free)), be.Device())
 	}
 	return nil
 }
+
+// hostMemory and gpuFree say what memory there is; tests replace them.
+var (
+	hostMemory = hostAvailable
+	gpuFree    = func(be target.Backend) (uint64, error) {
+		b, ok := be.(*cuda.Backend)
+		if !ok {
+			return 0, fmt.Errorf("%s is not a CUDA device", be.Device())
+		}
+		free, _, err := b.Driver().MemInfo()
+		return free, err
+	}
+)
 
 // checkInterpWork refuses a run whose work over repeats exceeds maxGFLOP
 // (0: no bound) on the interpreter: its FLOPs, and elemFLOPs for each
