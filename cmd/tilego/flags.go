@@ -121,10 +121,11 @@ func printCommandFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
 
 // argNames are the placeholders of the commands' own flags in help text.
 var argNames = map[string]string{
-	"backend": "auto|cpu|gpu",
-	"repeats": "N",
-	"seed":    "N",
-	"target":  "ir|sm_80|sm_90a",
+	"backend":   "auto|cpu|gpu",
+	"max-gflop": "X",
+	"repeats":   "N",
+	"seed":      "N",
+	"target":    "ir|sm_80|sm_90a",
 }
 
 // exitErr is an error with an exit status.

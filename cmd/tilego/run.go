@@ -49,7 +49,10 @@ func runUsage(w io.Writer) {
 Builds KERNEL for the shape the flags give (on a GPU with the config tilego
 tune saved for this shape and GPU when there is one, else the default;
 --config changes fields of it), runs it on random inputs, compares the outputs with a float64 reference and
-prints the backend, the error, the time and TFLOP/s.
+prints the backend, the error, the time and TFLOP/s. A shape whose tensors
+do not fit in host memory (float64) or GPU memory, or past --max-gflop on
+the interpreter, is refused before anything is allocated. With --json,
+a failure is {"ok":false,"error":"..."} on stdout too.
 
 Run flags:
 `)

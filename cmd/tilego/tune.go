@@ -63,7 +63,8 @@ the tiles) are pruned before compiling; the rest are compiled in parallel,
 each runs once on random inputs with poisoned outputs and is checked against
 float64 (a wrong or failing config is reported, never chosen), then timed.
 The fastest correct config is saved in the tuning cache ($TILEGO_CACHE/tune,
-else the user cache folder's tilego/tune), keyed by the kernel, the shape,
+else the user cache folder's tilego/tune; one that other users can write
+is refused), keyed by the kernel, the shape,
 the GPU, the NVRTC version and the code generator; tilego run uses it for
 this shape on this GPU.
 
