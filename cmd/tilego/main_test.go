@@ -100,7 +100,7 @@ func TestErrors(t *testing.T) {
 		{2, "--m 99999999999999999999: too large (at most 16777216)", []string{"run", "gemm", "--m", "99999999999999999999"}},
 		{2, "--repeats 99999999999999999999: too large (at most 100000)", []string{"run", "gemm", "--repeats", "99999999999999999999"}},
 		{2, "--heads \"\": empty", []string{"run", "flash-attention", "--heads="}},
-		{1, "GiB of host memory (its tensors as float64 and the check)", []string{"run", "gemm", "--m", "1000000", "--n", "100000", "--k", "64", "--backend", "cpu", "--max-gflop", "0"}},
+		{1, "GiB of host memory (its tensors as float64, their copies and the check)", []string{"run", "gemm", "--m", "1000000", "--n", "100000", "--k", "64", "--backend", "cpu", "--max-gflop", "0"}},
 		{1, "over --max-gflop 100", []string{"run", "flash-attention", "--seq-q", "1000000", "--backend", "cpu"}},
 		{2, "--step 1: gemm runs as one program", []string{"emit", "gemm", "--step", "1"}},
 		{2, "--step 3: this shape runs as 2 program(s); want 1 to 2", []string{"emit", "mla-decode", "--splits", "2", "--step", "3"}},

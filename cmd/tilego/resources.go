@@ -56,6 +56,10 @@ func runNeed(p kernels.Problem, be target.Backend, flushBytes int) (resourceNeed
 		n.host += float64(runtime.NumCPU()) * interpBytesPerCore
 	default:
 		n.device = f.Bytes + float64(flushBytes) + deviceSlack
+		// Uploads and downloads go through byte copies of the tensors
+		// (tensor.Bytes), which the garbage collector frees late: a
+		// 300000×50000 GEMM fitting as float64 alone was killed at 128 GiB.
+		n.host += f.Bytes
 	}
 	return n, true
 }
@@ -68,7 +72,7 @@ func checkMemory(p kernels.Problem, be target.Backend, flushBytes int) error {
 		return nil
 	}
 	if have, from := hostMemory(); n.host > float64(have) {
-		return fmt.Errorf("%s %s needs about %s of host memory (its tensors as float64 and the check), %s available (%s); try a smaller shape",
+		return fmt.Errorf("%s %s needs about %s of host memory (its tensors as float64, their copies and the check), %s available (%s); try a smaller shape",
 			p.Kernel(), p.Shape(), bytesText(n.host), bytesText(float64(have)), from)
 	}
 	if n.device == 0 {
