@@ -57,6 +57,18 @@ func TestCLIExtremeValues(t *testing.T) {
 		}
 		calls = append(calls, call{[]string{"emit", e.Name, "--step", "99999999999999999999"}})
 	}
+	// bench's and tune's own flags, refused before either opens a GPU.
+	for _, own := range [][]string{
+		{"--warmup", "-1"}, {"--repeats", "0"}, {"--repeats", "99999999999999999999"}, {"--warmup", "x"},
+	} {
+		calls = append(calls, call{append([]string{"bench"}, own...)}, call{append([]string{"tune", "gemm", "--json"}, own...)})
+	}
+	for _, own := range [][]string{{"--sms", "-1"}, {"--sms", "99999999999999999999"}, {"stray"}} {
+		calls = append(calls, call{append([]string{"bench"}, own...)})
+	}
+	for _, own := range [][]string{{"--max", "-1"}, {"--patience", "99999999999999999999"}, {"--budget", "-1s"}, {"--budget", "1e99h"}, {"--seed", "-1"}} {
+		calls = append(calls, call{append([]string{"tune", "gemm", "--json"}, own...)})
+	}
 	for _, c := range calls {
 		var o, e bytes.Buffer
 		t0 := time.Now()
@@ -86,7 +98,10 @@ func TestCLIExtremeValues(t *testing.T) {
 		if stderr == "" {
 			t.Errorf("tilego %s: exit %d, nothing on stderr", cmdline, code)
 		}
-		if c.args[0] == "run" {
+		if code != 2 && (c.args[0] == "bench" || c.args[0] == "tune") {
+			t.Errorf("tilego %s: exit %d, want 2 (bad usage)", cmdline, code)
+		}
+		if c.args[0] == "run" || c.args[0] == "tune" {
 			var r jsonError
 			if err := json.Unmarshal(o.Bytes(), &r); err != nil || r.OK || r.Error == "" {
 				t.Errorf("tilego %s: stdout is not a JSON error: %q", cmdline, o.String())
