@@ -147,6 +147,7 @@ func (c Cache) Save(e Entry) (string, error) {
 		return "", err
 	}
 	path := c.Path(e.Key)
+	jit.RemoveOrphans(filepath.Dir(path)) // killed savers' temporary files
 	return path, atomicfile.Write(path, append(data, '\n'))
 }
 

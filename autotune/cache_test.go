@@ -253,3 +253,28 @@ func TestCacheRefusesSharedFolder(t *testing.T) {
 		t.Errorf("save into a world-writable folder: %v", err)
 	}
 }
+
+// Saving removes the temporary files a killed saver left in the kernel's
+// folder, once they are older than a save could take.
+func TestSaveRemovesOrphans(t *testing.T) {
+	p := problem(t)
+	f := newFake()
+	e := tuned(t, p, f)
+	c := Cache{Dir: t.TempDir()}
+	dir := filepath.Dir(c.Path(e.Key))
+	os.MkdirAll(dir, 0o700)
+	killed, writing := filepath.Join(dir, ".tmp-123"), filepath.Join(dir, ".tmp-456")
+	os.WriteFile(killed, []byte("{"), 0o600)
+	os.WriteFile(writing, []byte("{"), 0o600)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(killed, old, old)
+	if _, err := c.Save(e); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(killed); err == nil {
+		t.Error("a killed saver's temporary file is still there")
+	}
+	if _, err := os.Stat(writing); err != nil {
+		t.Error("a fresh temporary file (a saver at work) was removed")
+	}
+}

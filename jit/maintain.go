@@ -101,18 +101,28 @@ func cleanTemps(genDir string, now time.Time) int {
 	}
 	n := 0
 	for _, s := range shards {
-		if !s.IsDir() {
+		if s.IsDir() {
+			n += removeOrphans(filepath.Join(genDir, s.Name()), now)
+		}
+	}
+	return n
+}
+
+// RemoveOrphans removes from dir the temporary files atomicfile.Write
+// leaves when its writer is killed, once older than a writer could be,
+// and returns how many (the tuning cache's folders use it too).
+func RemoveOrphans(dir string) int { return removeOrphans(dir, time.Now()) }
+
+func removeOrphans(dir string, now time.Time) int {
+	files, _ := os.ReadDir(dir)
+	n := 0
+	for _, f := range files {
+		if !strings.HasPrefix(f.Name(), ".tmp-") {
 			continue
 		}
-		files, _ := os.ReadDir(filepath.Join(genDir, s.Name()))
-		for _, f := range files {
-			if !strings.HasPrefix(f.Name(), ".tmp-") {
-				continue
-			}
-			if info, err := f.Info(); err == nil && now.Sub(info.ModTime()) > tmpMaxAge {
-				if os.Remove(filepath.Join(genDir, s.Name(), f.Name())) == nil {
-					n++
-				}
+		if info, err := f.Info(); err == nil && now.Sub(info.ModTime()) > tmpMaxAge {
+			if os.Remove(filepath.Join(dir, f.Name())) == nil {
+				n++
 			}
 		}
 	}
