@@ -138,21 +138,26 @@ func (c Cache) Save(e Entry) (string, error) {
 	if c.Dir == "" {
 		return "", errors.New("the tuning cache is off (TILEGO_CACHE=off, or no cache folder)")
 	}
+	if err := jit.CheckDir(c.Dir); err != nil { // as the kernel cache's: nobody else may write it
+		return "", err
+	}
 	e.Format = entryFormat
 	data, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		return "", err
 	}
 	path := c.Path(e.Key)
+	jit.RemoveOrphans(filepath.Dir(path)) // killed savers' temporary files
 	return path, atomicfile.Write(path, append(data, '\n'))
 }
 
 // Lookup returns the saved winner for p on t and its config, decoded. It
 // reads one small file: no compiling, no GPU. A missing, damaged or stale
 // entry (another key, a config that no longer decodes or that
-// kernels.Reject now refuses) is reported as not found.
+// kernels.Reject now refuses), or one in a folder jit.CheckDir refuses, is
+// reported as not found.
 func (c Cache) Lookup(p kernels.Problem, t Target) (*Entry, kernels.Config, bool) {
-	if c.Dir == "" {
+	if c.Dir == "" || jit.CheckDir(c.Dir) != nil { // a folder others can write may hold their configs
 		return nil, nil, false
 	}
 	k := KeyFor(p, t)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -228,5 +229,52 @@ func TestDefaultCacheAndDecode(t *testing.T) {
 	}
 	if _, err := DecodeConfig(p, nil); err == nil {
 		t.Error("nothing decoded")
+	}
+}
+
+// A tuning folder others can write is refused as the kernel cache's is:
+// nothing saved to it, nothing planted in it used.
+func TestCacheRefusesSharedFolder(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix modes")
+	}
+	p := problem(t)
+	f := newFake()
+	e := tuned(t, p, f)
+	c := Cache{Dir: t.TempDir()}
+	if _, err := c.Save(e); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(c.Dir, 0o777) // as if another user could have written the entry
+	if _, _, ok := c.Lookup(p, f.Target()); ok {
+		t.Error("an entry in a world-writable folder was used")
+	}
+	if _, err := c.Save(e); err == nil || !strings.Contains(err.Error(), "chmod 700") {
+		t.Errorf("save into a world-writable folder: %v", err)
+	}
+}
+
+// Saving removes the temporary files a killed saver left in the kernel's
+// folder, once they are older than a save could take.
+func TestSaveRemovesOrphans(t *testing.T) {
+	p := problem(t)
+	f := newFake()
+	e := tuned(t, p, f)
+	c := Cache{Dir: t.TempDir()}
+	dir := filepath.Dir(c.Path(e.Key))
+	os.MkdirAll(dir, 0o700)
+	killed, writing := filepath.Join(dir, ".tmp-123"), filepath.Join(dir, ".tmp-456")
+	os.WriteFile(killed, []byte("{"), 0o600)
+	os.WriteFile(writing, []byte("{"), 0o600)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(killed, old, old)
+	if _, err := c.Save(e); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(killed); err == nil {
+		t.Error("a killed saver's temporary file is still there")
+	}
+	if _, err := os.Stat(writing); err != nil {
+		t.Error("a fresh temporary file (a saver at work) was removed")
 	}
 }

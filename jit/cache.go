@@ -7,10 +7,13 @@ package jit
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tilego/tilego/internal/atomicfile"
 )
@@ -25,6 +28,13 @@ type Cache struct {
 
 	hits, misses, corrupt, writeErrors atomic.Int64
 	lastWriteErr                       atomic.Pointer[error]
+
+	dirErr    func() error // CheckDir's verdict on dir, once
+	used      sync.Once    // the generation marked used
+	upkeep    sync.Once    // orphans and old generations removed, at the first store
+	warnOnce  sync.Once    // a write failure reported
+	warn      io.Writer    // where: stderr
+	upkeepLog []string     // what upkeep removed, for tests
 }
 
 type flight struct {
@@ -36,7 +46,8 @@ type flight struct {
 // New returns a cache in dir using c. An empty dir disables the disk cache
 // (every call compiles, concurrent identical calls still share the work).
 func New(dir string, c Compiler) *Cache {
-	return &Cache{dir: dir, compiler: c, inflight: map[Key]*flight{}}
+	return &Cache{dir: dir, compiler: c, inflight: map[Key]*flight{},
+		dirErr: sync.OnceValue(func() error { return CheckDir(dir) }), warn: os.Stderr}
 }
 
 // Dir is the cache folder, "" when caching is off.
@@ -89,7 +100,7 @@ func (c *Cache) Compile(src, name, arch string, opts []string) ([]byte, error) {
 	if ok {
 		<-f.done
 	} else {
-		f.image, f.err = c.lookupOrCompile(k, src, name, full)
+		f.image, f.err = c.lookupOrCompile(k, generation(ver), src, name, full)
 		c.mu.Lock()
 		delete(c.inflight, k)
 		c.mu.Unlock()
@@ -110,10 +121,14 @@ func hasArch(opts []string) bool {
 	return false
 }
 
-func (c *Cache) lookupOrCompile(k Key, src, name string, opts []string) ([]byte, error) {
+func (c *Cache) lookupOrCompile(k Key, gen, src, name string, opts []string) ([]byte, error) {
 	var path string
 	if c.dir != "" {
-		path = entryPath(c.dir, k)
+		if err := c.dirErr(); err != nil {
+			return nil, fmt.Errorf("jit: %w", err)
+		}
+		c.used.Do(func() { markUsed(c.dir, gen, time.Now()) })
+		path = entryPath(c.dir, gen, k)
 		if b, err := os.ReadFile(path); err == nil {
 			if img, err := decodeEntry(k, b); err == nil {
 				c.hits.Add(1)
@@ -136,11 +151,27 @@ func (c *Cache) lookupOrCompile(k Key, src, name string, opts []string) ([]byte,
 		return nil, fmt.Errorf("jit: compiling %s: compiler returned an empty image", name)
 	}
 	if path != "" {
+		c.upkeep.Do(func() { c.tidy(gen) })
 		if err := atomicfile.Write(path, encodeEntry(k, img)); err != nil {
 			// Caching is an optimisation; the compiled image is still good.
 			c.writeErrors.Add(1)
 			c.lastWriteErr.Store(&err)
+			c.warnOnce.Do(func() {
+				fmt.Fprintf(c.warn, "tilego: cannot store compiled kernels in the cache (%v); every run compiles them again: fix the folder, or set TILEGO_CACHE to another (or to off)\n", err)
+			})
 		}
 	}
 	return img, nil
+}
+
+// tidy removes killed writers' temporary files from generation gen and
+// prunes the generations no longer used.
+func (c *Cache) tidy(gen string) {
+	now := time.Now()
+	if n := cleanTemps(filepath.Join(c.dir, gen), now); n > 0 {
+		c.upkeepLog = append(c.upkeepLog, fmt.Sprintf("%d temporary files", n))
+	}
+	for _, g := range prune(c.dir, gen, now) {
+		c.upkeepLog = append(c.upkeepLog, g)
+	}
 }

@@ -159,7 +159,7 @@ func TestDamagedEntryRecompiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			ver, _ := fc.Version()
-			path := entryPath(dir, KeyOf(src, "k", "sm_90a", ver, []string{archOption("sm_90a")}))
+			path := entryPath(dir, generation(ver), KeyOf(src, "k", "sm_90a", ver, []string{archOption("sm_90a")}))
 			b, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -232,6 +232,8 @@ func TestUnwritableDirFallsBack(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			fc := &fake{version: "fake-1.0"}
 			c := New(dir, fc)
+			var warn bytes.Buffer
+			c.warn = &warn
 			for range 2 {
 				img, err := c.Compile(src, "k", "sm_90a", nil)
 				if err != nil || !bytes.Equal(img, want("sm_90a")) {
@@ -241,6 +243,10 @@ func TestUnwritableDirFallsBack(t *testing.T) {
 			s := c.Stats()
 			if s.WriteErrors != 2 || s.LastWriteErr == nil || fc.calls.Load() != 2 {
 				t.Errorf("stats %+v, %d compilations", s, fc.calls.Load())
+			}
+			// Reported once, in one line, saying what to do.
+			if got := warn.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "cannot store compiled kernels") || !strings.Contains(got, "TILEGO_CACHE") {
+				t.Errorf("warning %q, want one line", got)
 			}
 		})
 	}

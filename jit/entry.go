@@ -58,8 +58,9 @@ func decodeEntry(k Key, b []byte) ([]byte, error) {
 	return payload, nil
 }
 
-// entryPath shards entries by the key's first byte to keep folders small.
-func entryPath(dir string, k Key) string {
+// entryPath is where k's entry lives in generation gen (maintain.go),
+// sharded by the key's first byte to keep folders small.
+func entryPath(dir, gen string, k Key) string {
 	s := k.String()
-	return filepath.Join(dir, fmt.Sprintf("v%d", formatVersion), s[:2], s+".bin")
+	return filepath.Join(dir, gen, s[:2], s+".bin")
 }

@@ -6,7 +6,9 @@
 // (source, kernel name, architecture, compiler version, options, cache
 // format). Writes are atomic and entries carry a checksum, so several
 // processes and goroutines can share one cache and a damaged entry is simply
-// recompiled.
+// recompiled. Since entries hold only hashes anyone can recompute, the folder
+// must be the user's alone (dir.go); maintain.go prunes what older
+// toolkits left.
 package jit
 
 import (

@@ -64,7 +64,7 @@ func TestProcessesShareCache(t *testing.T) {
 	for i := range 4 {
 		arch := fmt.Sprintf("sm_%d", 80+i)
 		k := KeyOf(src, "k", arch, "fake-1.0", []string{archOption(arch)})
-		b, err := os.ReadFile(entryPath(dir, k))
+		b, err := os.ReadFile(entryPath(dir, generation("fake-1.0"), k))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package kernels
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tilego/tilego/ir"
@@ -45,9 +44,9 @@ func parseAttention(v values) (Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	splits, err := strconv.Atoi(v.str("splits"))
-	if err != nil || splits < 0 || splits > 1<<16 {
-		return nil, fmt.Errorf("--splits: %q is not 0 (the cost model) or a count of splits", v.str("splits"))
+	splits, err := v.splits("the cost model")
+	if err != nil {
+		return nil, err
 	}
 	sms, err := v.int("sms", 0)
 	if err != nil {

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -22,7 +23,7 @@ func ParseConfig(base Config, s string) (Config, error) {
 		name, val, hasVal := strings.Cut(pair, "=")
 		f := field(v, name)
 		if !f.IsValid() {
-			return nil, fmt.Errorf("config: %T has no field %q (it has %s)", base, name, fieldNames(v))
+			return nil, fmt.Errorf("config %s: %T has no field %q (it has %s)", pair, base, name, fieldNames(v))
 		}
 		switch {
 		case f.Kind() == reflect.Bool:
@@ -30,21 +31,31 @@ func ParseConfig(base Config, s string) (Config, error) {
 			if hasVal {
 				var err error
 				if b, err = strconv.ParseBool(val); err != nil {
-					return nil, fmt.Errorf("config: %s=%q: want true or false", name, val)
+					return nil, fmt.Errorf("config %s=%q: want true or false", name, val)
 				}
 			}
 			f.SetBool(b)
 		case f.CanInt() && !hasStringer(f):
 			n, err := strconv.Atoi(val)
+			if errors.Is(err, strconv.ErrRange) {
+				return nil, fmt.Errorf("config %s=%s: %s", name, val, tooFar(val))
+			}
 			if err != nil || !hasVal {
-				return nil, fmt.Errorf("config: %s=%q: want a whole number", name, val)
+				return nil, fmt.Errorf("config %s=%q: want a whole number", name, val)
+			}
+			if why := checkField(v.Type(), strings.ToLower(name), n); why != "" {
+				return nil, fmt.Errorf("config %s=%d: %s", strings.ToLower(name), n, why)
 			}
 			f.SetInt(int64(n))
 		default:
-			return nil, fmt.Errorf("config: %s cannot be set from the command line", name)
+			return nil, fmt.Errorf("config %s: %s cannot be set from the command line", pair, name)
 		}
 	}
-	return v.Interface().(Config), nil
+	c := v.Interface().(Config)
+	if err := checkPairs(c); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // field is v's exported field whose lower-cased name is name.
@@ -71,4 +82,12 @@ func fieldNames(v reflect.Value) string {
 func hasStringer(f reflect.Value) bool {
 	_, ok := f.Interface().(fmt.Stringer)
 	return ok
+}
+
+// tooFar names which way a number past int's range went.
+func tooFar(val string) string {
+	if strings.HasPrefix(strings.TrimSpace(val), "-") {
+		return "too small"
+	}
+	return "too large"
 }

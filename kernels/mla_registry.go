@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/ref"
@@ -92,9 +91,9 @@ func parseMLA(v values) (Problem, error) {
 	if s.Sq > 2 {
 		return nil, fmt.Errorf("--seq-q %d: MLA decoding takes 1 or 2 query tokens", s.Sq)
 	}
-	splits, err := strconv.Atoi(v.str("splits"))
-	if err != nil || splits < 0 || splits > 1<<16 {
-		return nil, fmt.Errorf("--splits: %q is not 0 (scheduler) or a count of splits", v.str("splits"))
+	splits, err := v.splits("scheduler")
+	if err != nil {
+		return nil, err
 	}
 	if s.DType, err = v.dtype("dtype", ir.BF16, ir.F16); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ package kernels
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -295,6 +296,9 @@ type values struct {
 
 func (v values) str(name string) string { return strings.TrimSpace(v.m[name]) }
 
+// maxDim bounds every size flag.
+const maxDim = 1 << 24
+
 // int reads a positive integer; def is used when the flag is empty.
 func (v values) int(name string, def int) (int, error) {
 	s := v.str(name)
@@ -302,14 +306,32 @@ func (v values) int(name string, def int) (int, error) {
 		return def, nil
 	}
 	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("--%s %s: %s (at most %d)", name, s, tooFar(s), maxDim)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("--%s: %q is not an integer", name, s)
 	}
 	if n < 1 {
 		return 0, fmt.Errorf("--%s must be at least 1, got %d", name, n)
 	}
-	if n > 1<<24 {
-		return 0, fmt.Errorf("--%s %d is too large (at most %d)", name, n, 1<<24)
+	if n > maxDim {
+		return 0, fmt.Errorf("--%s %d is too large (at most %d)", name, n, maxDim)
+	}
+	return n, nil
+}
+
+// splits reads --splits: 0 for the default's choice (zero says whose),
+// else a count of splits, at most 2^16.
+func (v values) splits(zero string) (int, error) {
+	const hi = 1 << 16
+	s := v.str("splits")
+	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) || err == nil && n > hi {
+		return 0, fmt.Errorf("--splits %s: %s (at most %d)", s, tooFar(s), hi)
+	}
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("--splits: %q is not 0 (%s) or a count of splits", s, zero)
 	}
 	return n, nil
 }

@@ -101,8 +101,12 @@ run() {
 	# A kernel that has not finished after TILEGO_HANG_S seconds is given up
 	# as hung: the test or bench config fails with its name, and every later
 	# GPU call of that process fails at once, instead of the whole call
-	# sitting out its time limit.
-	export TILEGO_REQUIRE_GPU=1 TILEGO_CACHE=${TILEGO_CACHE:-/tmp/tilego-cache} PYTHONUNBUFFERED=1 TILEGO_HANG_S=${TILEGO_HANG_S:-60}
+	# sitting out its time limit. Compiled kernels are cached where tilego
+	# puts them by default, the user's cache folder (XDG_CACHE_HOME or
+	# ~/.cache, /tilego), unless TILEGO_CACHE says otherwise: never a
+	# shared folder such as /tmp, where another user could plant code that
+	# tilego would load (tilego refuses one that others can write).
+	export TILEGO_REQUIRE_GPU=1 PYTHONUNBUFFERED=1 TILEGO_HANG_S=${TILEGO_HANG_S:-60}
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
 	summary=()
 	if [ "${TESTS:-1}" = 1 ]; then

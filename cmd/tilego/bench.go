@@ -22,11 +22,12 @@ import (
 // stdout (or --out), a one-line summary per point on stderr.
 func cmdBench(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // the error is printed in one line by the caller
 	suites := fs.String("suite", "fa-sweep,extra,gemm", "comma-separated suites: "+suiteNames())
 	quick := fs.Bool("quick", false, "fewer points (smoke test)")
-	warmup := fs.Int("warmup", 10, "launches before timing")
-	repeats := fs.Int("repeats", 30, "timed launches; the median is reported")
+	warmup, repeats, sms := new(int), new(int), new(int)
+	boundedInt(fs, warmup, "warmup", 10, 0, maxRepeats, "launches before timing")
+	boundedInt(fs, repeats, "repeats", 30, 1, maxRepeats, "timed launches; the median is reported")
 	out := fs.String("out", "", "write JSON lines here instead of stdout")
 	seed := fs.Uint64("seed", 1, "seed of the random inputs")
 	flushName := fs.String("flush", "", "keep the L2 cache cold between timed launches: l2 (a memset before every launch, as triton's do_bench times the peers), rotate (cycle through copies of the inputs), auto (l2 when the inputs fit in twice the L2, else none) or none; default: each suite's (rotate for mla, l2 for the others)")
@@ -34,9 +35,12 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	peers := fs.String("peers", "", "JSON lines of peers (scripts/peers.py) to draw beside tilego in --chart")
 	match := fs.String("match", "", "keep only the configs whose fields, as the results print them (\"m=64 stages=2 threads=256 ws=true\"), match this regular expression")
 	shape := fs.String("shape", "", "keep only the points whose shape, as the results print it (\"batch=128 heads=16 ...\"), matches this regular expression (a split path and its single program stay together)")
-	sms := fs.Int("sms", 0, "SM count the split-KV decisions are made for (mla, fa-tail); 0: the device's")
+	boundedInt(fs, sms, "sms", 0, 0, 1<<16, "SM count the split-KV decisions are made for (mla, fa-tail); 0: the device's")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return usageErr(fmt.Errorf("%v (tilego bench --help lists the flags)", flagErr(fs, err)))
+	}
+	if fs.NArg() > 0 {
+		return usageErr(fmt.Errorf("unexpected argument %q (flags are --name value)", fs.Arg(0)))
 	}
 	var flush bench.Flush
 	var err error
@@ -44,9 +48,6 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		if flush, err = bench.ParseFlush(*flushName); err != nil {
 			return fmt.Errorf("--flush: %w", err)
 		}
-	}
-	if *sms < 0 {
-		return fmt.Errorf("--sms must be at least 1 (or 0 for the device's), got %d", *sms)
 	}
 	// Mistyped suites and expressions are reported before the GPU is
 	// opened, so that they show on a machine without one too.
@@ -191,30 +192,37 @@ var benchCmd = &command{
 	args:    "[--suite S] [--quick]",
 	summary: "time the library on the GPU (results checked against float64 first)",
 	main: func(args []string, stdout, stderr io.Writer) int {
+		for _, a := range args {
+			if isHelp(a) {
+				benchUsage(stdout)
+				return 0
+			}
+		}
 		if err := cmdBench(args, stdout, stderr); err != nil {
-			fmt.Fprintf(stderr, "tilego bench: %v\n", err)
-			return 1
+			return report(stderr, "bench", err)
 		}
 		return 0
 	},
-	usage: func(w io.Writer) {
-		fmt.Fprintf(w, "Usage: tilego bench [--suite %s] [--quick] [--warmup N] [--repeats N] [--flush l2|rotate|auto|none]\n", suiteNames())
-		fmt.Fprintf(w, "                    [--sms N] [--out FILE] [--chart FILE.svg [--peers PEERS.jsonl]]\n\n")
-		fmt.Fprintf(w, "Runs each suite's points on the GPU: every candidate config is built, run once on\n")
-		fmt.Fprintf(w, "poisoned outputs and checked against float64, then timed (median of --repeats after\n")
-		fmt.Fprintf(w, "--warmup launches); the fastest correct config is reported as one JSON line per point.\n")
-		fmt.Fprintf(w, "Each suite is timed as scripts/peers.py times its peers: with the L2 flushed before every\n")
-		fmt.Fprintf(w, "launch (--flush l2, triton's do_bench), or for mla on rotated copies of the inputs\n")
-		fmt.Fprintf(w, "(--flush rotate; a flush leaves the L2 full of dirty lines that a memory-bound launch\n")
-		fmt.Fprintf(w, "then writes back). The spread (max - min) and, where the\n")
-		fmt.Fprintf(w, "kernel declares its bytes, GB/s are reported too. --chart draws TFLOP/s per shape as\n")
-		fmt.Fprintf(w, "SVG (with --peers beside).\n")
-		fmt.Fprintf(w, "mla (MLA decoding) and fa-tail (FlashAttention's tail split) time a split path, a split\n")
-		fmt.Fprintf(w, "kernel then its combine (impl tilego-split, timed from the first start to the last end),\n")
-		fmt.Fprintf(w, "and the single program (impl tilego) on the same inputs; --sms sets the SM count the\n")
-		fmt.Fprintf(w, "splits are chosen for (default: the device's). fa-bwd times the FlashAttention backward's\n")
-		fmt.Fprintf(w, "three programs together; its inputs' O and LSE come from a float64 forward on the host.\n")
-	},
+	usage: benchUsage,
+}
+
+func benchUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: tilego bench [--suite %s] [--quick] [--warmup N] [--repeats N] [--flush l2|rotate|auto|none]\n", suiteNames())
+	fmt.Fprintf(w, "                    [--sms N] [--out FILE] [--chart FILE.svg [--peers PEERS.jsonl]]\n\n")
+	fmt.Fprintf(w, "Runs each suite's points on the GPU: every candidate config is built, run once on\n")
+	fmt.Fprintf(w, "poisoned outputs and checked against float64, then timed (median of --repeats after\n")
+	fmt.Fprintf(w, "--warmup launches); the fastest correct config is reported as one JSON line per point.\n")
+	fmt.Fprintf(w, "Each suite is timed as scripts/peers.py times its peers: with the L2 flushed before every\n")
+	fmt.Fprintf(w, "launch (--flush l2, triton's do_bench), or for mla on rotated copies of the inputs\n")
+	fmt.Fprintf(w, "(--flush rotate; a flush leaves the L2 full of dirty lines that a memory-bound launch\n")
+	fmt.Fprintf(w, "then writes back). The spread (max - min) and, where the\n")
+	fmt.Fprintf(w, "kernel declares its bytes, GB/s are reported too. --chart draws TFLOP/s per shape as\n")
+	fmt.Fprintf(w, "SVG (with --peers beside).\n")
+	fmt.Fprintf(w, "mla (MLA decoding) and fa-tail (FlashAttention's tail split) time a split path, a split\n")
+	fmt.Fprintf(w, "kernel then its combine (impl tilego-split, timed from the first start to the last end),\n")
+	fmt.Fprintf(w, "and the single program (impl tilego) on the same inputs; --sms sets the SM count the\n")
+	fmt.Fprintf(w, "splits are chosen for (default: the device's). fa-bwd times the FlashAttention backward's\n")
+	fmt.Fprintf(w, "three programs together; its inputs' O and LSE come from a float64 forward on the host.\n")
 }
 
 // flagRegexp compiles the regular expression of flag --name.

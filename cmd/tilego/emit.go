@@ -16,9 +16,11 @@ var emitCmd = &command{
 }
 
 func defineEmitFlags(k *kernelFlags) (target, config *string, step *int) {
+	step = new(int)
+	boundedInt(k.fs, step, "step", 0, 0, 1<<16, "for a shape that runs as several programs (e.g. mla-decode --splits 2: the split kernel, then the combine), print the N-th, from 1")
 	return k.fs.String("target", "ir", "what to emit: ir (or cpu) is the program the interpreter runs; sm_80 or sm_90a is the CUDA C++ for that GPU"),
 		k.fs.String("config", "", "config fields to change from the target's default, as name=value pairs (e.g. \"n=64 ws=true overlap=true\"; names as run --json prints them)"),
-		k.fs.Int("step", 0, "for a shape that runs as several programs (e.g. mla-decode --splits 2: the split kernel, then the combine), print the N-th, from 1")
+		step
 }
 
 func emitUsage(w io.Writer) {
@@ -88,7 +90,7 @@ func emit(args []string, stdout, stderr io.Writer) error {
 		cfg = kernels.GPUConfigFor(p, *tgt)
 	}
 	if cfg, err = kernels.ParseConfig(cfg, *config); err != nil {
-		return usageErr(fmt.Errorf("--config: %w", err))
+		return usageErr(err) // "config m=0: why"
 	}
 	fn, err := emitProgram(p, cfg, *step, be)
 	if err != nil {

@@ -23,8 +23,14 @@ func (s *shapeFlag) String() string {
 	}
 	return s.val
 }
-func (s *shapeFlag) Set(v string) error { s.val, s.set = v, true; return nil }
-func (s *shapeFlag) IsBoolFlag() bool   { return s.f.Bool }
+func (s *shapeFlag) Set(v string) error {
+	if strings.TrimSpace(v) == "" { // a kernel reads "" as its default, which for some is 0
+		return errors.New("empty; give a value, or leave the flag out for its default")
+	}
+	s.val, s.set = v, true
+	return nil
+}
+func (s *shapeFlag) IsBoolFlag() bool { return s.f.Bool }
 
 // kernelFlags is a FlagSet for "tilego CMD KERNEL [flags]": the kernel's
 // shape flags, then the command's own.
@@ -67,7 +73,7 @@ func (k *kernelFlags) parse(args []string, stdout, stderr io.Writer, usage func(
 	}
 	k.fs.SetOutput(io.Discard) // we print the error ourselves, with a pointer to help
 	if err := k.fs.Parse(args); err != nil {
-		return false, fmt.Errorf("%v (tilego %s %s --help lists the flags)", err, k.cmd, k.entry.Name)
+		return false, fmt.Errorf("%v (tilego %s %s --help lists the flags)", flagErr(k.fs, err), k.cmd, k.entry.Name)
 	}
 	if k.fs.NArg() > 0 {
 		return false, fmt.Errorf("unexpected argument %q (flags are --name value)", k.fs.Arg(0))
@@ -115,10 +121,11 @@ func printCommandFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
 
 // argNames are the placeholders of the commands' own flags in help text.
 var argNames = map[string]string{
-	"backend": "auto|cpu|gpu",
-	"repeats": "N",
-	"seed":    "N",
-	"target":  "ir|sm_80|sm_90a",
+	"backend":   "auto|cpu|gpu",
+	"max-gflop": "X",
+	"repeats":   "N",
+	"seed":      "N",
+	"target":    "ir|sm_80|sm_90a",
 }
 
 // exitErr is an error with an exit status.
@@ -132,13 +139,23 @@ func (e *exitErr) Error() string { return e.err.Error() }
 // report prints err as "tilego CMD: err" and returns its exit status (1
 // unless it says otherwise).
 func report(stderr io.Writer, cmd string, err error) int {
-	msg := strings.ReplaceAll(err.Error(), "\n", "\n  ") // an ir.ErrorList: one problem a line
+	msg := strings.ReplaceAll(oneProblemLine(err.Error()), "\n", "\n  ") // an ir.ErrorList: one problem a line
 	fmt.Fprintf(stderr, "tilego %s: %s\n", cmd, msg)
 	var e *exitErr
 	if errors.As(err, &e) {
 		return e.code
 	}
 	return 1
+}
+
+// oneProblemLine joins "...does not build:\nfile:line: problem", a list of
+// one problem, into one line.
+func oneProblemLine(msg string) string {
+	head, rest, ok := strings.Cut(msg, "\n")
+	if ok && strings.HasSuffix(head, ":") && !strings.Contains(rest, "\n") {
+		return head + " " + strings.TrimSpace(rest)
+	}
+	return msg
 }
 
 func usageErr(err error) error { return &exitErr{code: 2, err: err} }

@@ -18,6 +18,7 @@ import (
 
 type command struct {
 	name, args, summary string
+	json                bool // takes --json: errors are JSON on stdout too
 	main                func(args []string, stdout, stderr io.Writer) int
 	usage               func(w io.Writer)
 }
@@ -41,12 +42,23 @@ func tilego(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
-			return c.main(args[1:], stdout, stderr)
+			return runCommand(c, args[1:], stdout, stderr)
 		}
 	}
 	fmt.Fprintf(stderr, "tilego: unknown command %q\n\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// runCommand runs c; a panic in it is reported as an internal error in
+// one line, exit status 1.
+func runCommand(c *command, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			code = fail(stdout, stderr, c.name, recovered(r), c.json && wantsJSON(args))
+		}
+	}()
+	return c.main(args, stdout, stderr)
 }
 
 func usage(w io.Writer) {

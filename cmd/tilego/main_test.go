@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -84,17 +85,23 @@ func TestErrors(t *testing.T) {
 		{2, `unknown backend "tpu"`, []string{"run", "gemm", "--backend", "tpu"}},
 		{1, "no CUDA driver", []string{"run", "gemm", "--backend", "gpu"}},
 		{2, `unknown target "ptx"`, []string{"emit", "gemm", "--target", "ptx"}},
-		{1, "does not build:\n  ", []string{"run", "flash-attention", "--dim", "1024", "--backend", "cpu"}},
+		{1, "does not build: flash.go:", []string{"run", "flash-attention", "--dim", "1024", "--backend", "cpu"}},
 		{2, `unknown command "frobnicate"`, []string{"frobnicate"}},
 		{2, "name a kernel", []string{"tune"}},
 		{1, "tune needs a GPU", []string{"tune", "flash-attention"}},
 		{1, "bench needs a GPU", []string{"bench"}},
-		{1, "--sms must be at least 1", []string{"bench", "--suite", "fa-tail", "--sms", "-4"}},
+		{2, "--sms -4: must be at least 0", []string{"bench", "--suite", "fa-tail", "--sms", "-4"}},
 		{1, `unknown suite "fa-swep" (have extra, fa-bwd, fa-short`, []string{"bench", "--suite", "mla,fa-swep"}},
 		{1, "--shape: error parsing regexp", []string{"bench", "--shape", "dim=(64"}},
 		{1, "--match: error parsing regexp", []string{"bench", "--match", "m=[64"}},
-		{1, "(m=64 n=7 stages=2 threads=128) does not build", []string{"emit", "flash-attention", "--target", "sm_90a", "--config", "m=64 n=7 threads=128"}}, // refused at Build, by the target's check
-		{1, "7 columns cannot be cut in 8-column pieces", []string{"emit", "flash-attention", "--target", "sm_80", "--config", "m=64 n=7 threads=128"}},
+		{2, "config n=7: must be a positive multiple of 16", []string{"emit", "flash-attention", "--target", "sm_90a", "--config", "m=64 n=7 threads=128"}},
+		{2, "config m=0: must be a positive multiple of 16", []string{"run", "flash-attention", "--config", "m=0"}},
+		{2, "config splitn with threads=64", []string{"emit", "mla-decode", "--target", "sm_80", "--config", "threads=64 splitn=true m=64"}},
+		{2, "--m 99999999999999999999: too large (at most 16777216)", []string{"run", "gemm", "--m", "99999999999999999999"}},
+		{2, "--repeats 99999999999999999999: too large (at most 100000)", []string{"run", "gemm", "--repeats", "99999999999999999999"}},
+		{2, "--heads \"\": empty", []string{"run", "flash-attention", "--heads="}},
+		{1, "GiB of host memory (its tensors as float64, their copies and the check)", []string{"run", "gemm", "--m", "1000000", "--n", "100000", "--k", "64", "--backend", "cpu", "--max-gflop", "0"}},
+		{1, "over --max-gflop 100", []string{"run", "flash-attention", "--seq-q", "1000000", "--backend", "cpu"}},
 		{2, "--step 1: gemm runs as one program", []string{"emit", "gemm", "--step", "1"}},
 		{2, "--step 3: this shape runs as 2 program(s); want 1 to 2", []string{"emit", "mla-decode", "--splits", "2", "--step", "3"}},
 		{1, "emit --step 1 or 2", []string{"emit", "mla-decode", "--splits", "2"}},
@@ -182,7 +189,7 @@ func TestRunConfig(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 	_, stderr := tilegoOut(t, 2, "run", "flash-attention", "--backend", "cpu", "--config", "m=x")
-	if !strings.Contains(stderr, "--config") || !strings.Contains(stderr, "whole number") {
+	if !strings.Contains(stderr, `config m="x"`) || !strings.Contains(stderr, "whole number") {
 		t.Errorf("bad --config: %s", stderr)
 	}
 }
@@ -336,5 +343,59 @@ func TestEmitStep(t *testing.T) {
 	out, _ := tilegoOut(t, 0, "emit", "mla-decode", "--heads", "128", "--splits", "2", "--step", "1", "--target", "sm_90a")
 	if !strings.Contains(out, "O_partial[") || !strings.Contains(out, "wgmma_m64n64k16_ss_bf16") {
 		t.Errorf("the sm_90a split kernel (Roles, by default):\n%.300s", out)
+	}
+}
+
+// With --json every failure is one JSON object on stdout, {"ok":false,
+// "error":...}, with the exit status and the stderr line kept.
+func TestJSONErrors(t *testing.T) {
+	for _, tc := range []struct {
+		code int
+		want string
+		args []string
+	}{
+		{2, "flag provided but not defined: -bogus", []string{"run", "gemm", "--bogus", "--json"}},
+		{2, "config m=0: must be a positive multiple of 16", []string{"run", "flash-attention", "--json=true", "--config", "m=0"}},
+		{2, "--m must be at least 1, got -5", []string{"run", "gemm", "--json", "--m", "-5"}},
+		{1, "does not build", []string{"run", "flash-attention", "--dim", "1024", "--backend", "cpu", "-json"}},
+		{1, "over --max-gflop 1 ", []string{"run", "gemm", "--m", "8192", "--backend", "cpu", "--json", "--max-gflop", "1"}},
+		{2, "unknown backend", []string{"run", "gemm", "--backend", "tpu", "--json"}},
+		{1, "tune needs a GPU", []string{"tune", "gemm", "--json"}},
+		{2, "--repeats 0: must be at least 1", []string{"tune", "gemm", "--repeats", "0", "--json"}},
+	} {
+		out, stderr := tilegoOut(t, tc.code, tc.args...)
+		var r map[string]any
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Errorf("tilego %s: stdout %q is not one JSON object: %v", strings.Join(tc.args, " "), out, err)
+			continue
+		}
+		if msg, _ := r["error"].(string); r["ok"] != false || !strings.Contains(msg, tc.want) || len(r) != 2 {
+			t.Errorf("tilego %s: %v, want ok false and an error with %q", strings.Join(tc.args, " "), r, tc.want)
+		}
+		if !strings.Contains(stderr, tc.want) {
+			t.Errorf("tilego %s: stderr %q lacks %q", strings.Join(tc.args, " "), stderr, tc.want)
+		}
+	}
+	// Without --json (or with --json=false) stdout stays empty.
+	for _, args := range [][]string{{"run", "gemm", "--bogus"}, {"run", "gemm", "--json=false", "--m", "0"}} {
+		if out, _ := tilegoOut(t, 2, args...); out != "" {
+			t.Errorf("tilego %s: stdout %q", strings.Join(args, " "), out)
+		}
+	}
+}
+
+// A panic in a command is one line, exit status 1 (and a JSON object
+// with --json), not a Go trace.
+func TestPanicIsOneLine(t *testing.T) {
+	boom := &command{name: "boom", json: true, main: func([]string, io.Writer, io.Writer) int { panic("boom") }}
+	var o, e bytes.Buffer
+	if code := runCommand(boom, []string{"--json"}, &o, &e); code != 1 {
+		t.Errorf("exit %d", code)
+	}
+	if got := e.String(); !strings.HasPrefix(got, "tilego boom: internal error") || strings.Count(got, "\n") != 1 {
+		t.Errorf("stderr %q", got)
+	}
+	if !strings.Contains(o.String(), `"ok":false`) {
+		t.Errorf("stdout %q", o.String())
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 var runCmd = &command{
 	name: "run", args: "KERNEL [flags]", summary: "run a kernel, compare it with float64, time it",
-	main: runMain, usage: runUsage,
+	main: runMain, usage: runUsage, json: true,
 }
 
 // runFlags are run's own flags, after the shape flags.
@@ -28,6 +28,7 @@ type runFlags struct {
 	seed    uint64
 	config  string
 	flushL2 bool
+	maxGF   float64
 }
 
 func (r *runFlags) define(k *kernelFlags) {
@@ -35,9 +36,10 @@ func (r *runFlags) define(k *kernelFlags) {
 	fs.StringVar(&r.backend, "backend", "auto", "where to run; auto uses the GPU when one is usable, else the CPU interpreter")
 	fs.BoolVar(&r.check, "check", true, "compare the outputs with a float64 reference; exit 1 beyond tolerance; --check=false skips it")
 	fs.BoolVar(&r.json, "json", false, "print one JSON object instead of text")
-	fs.IntVar(&r.repeats, "repeats", 0, "timed launches, the median reported; 0 means 1 on the interpreter, 10 on a GPU")
+	boundedInt(fs, &r.repeats, "repeats", 0, 0, maxRepeats, "timed launches, the median reported; 0 means 1 on the interpreter, 10 on a GPU")
 	fs.BoolVar(&r.flushL2, "flush-l2", false, "on a GPU, clear a buffer of twice the L2 (at least 256 MiB, as tilego bench's --flush l2) before every timed launch, so each starts cold")
 	fs.Uint64Var(&r.seed, "seed", 1, "seed of the random inputs and of the checked sample")
+	fs.Float64Var(&r.maxGF, "max-gflop", defaultMaxGFLOP, "on the interpreter, refuse a run of more work than this many GFLOP (all repeats, a tensor element counted as 1000 FLOPs; it does about half a GFLOP/s a core); 0 for no bound")
 	fs.StringVar(&r.config, "config", "", "config fields to change from the one picked (tuned or default), as name=value pairs (e.g. \"m=64 persistent\"; names as --json prints them)")
 }
 
@@ -47,7 +49,10 @@ func runUsage(w io.Writer) {
 Builds KERNEL for the shape the flags give (on a GPU with the config tilego
 tune saved for this shape and GPU when there is one, else the default;
 --config changes fields of it), runs it on random inputs, compares the outputs with a float64 reference and
-prints the backend, the error, the time and TFLOP/s.
+prints the backend, the error, the time and TFLOP/s. A shape whose tensors
+do not fit in host memory (float64) or GPU memory, or past --max-gflop on
+the interpreter, is refused before anything is allocated. With --json,
+a failure is {"ok":false,"error":"..."} on stdout too.
 
 Run flags:
 `)
@@ -76,7 +81,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err := run(args, stdout, stderr); err != nil {
-		return report(stderr, "run", err)
+		return fail(stdout, stderr, "run", err, wantsJSON(args))
 	}
 	return 0
 }
@@ -99,6 +104,7 @@ type runResult struct {
 	Flush   string             `json:"flush,omitempty"` // "l2" with --flush-l2 on a GPU
 	GFLOP   float64            `json:"gflop"`
 	TFLOPS  float64            `json:"tflops"`
+	Error   string             `json:"error,omitempty"` // why ok is false
 }
 
 // jsonNum is a float that encodes ±Inf and NaN as strings, which JSON
@@ -126,12 +132,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	if rf.repeats < 0 {
-		return usageErr(fmt.Errorf("--repeats must be at least 0, got %d", rf.repeats))
-	}
 	p, err := k.problem()
 	if err != nil {
 		return usageErr(err)
+	}
+	if !(rf.maxGF >= 0) { // NaN too
+		return usageErr(fmt.Errorf("--max-gflop %v: must be 0 (no bound) or more", rf.maxGF))
 	}
 	be, err := pickBackend(rf.backend, stderr)
 	if err != nil {
@@ -145,7 +151,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	pick := time.Since(t0)
 	if rf.config != "" {
 		if cfg, err = kernels.ParseConfig(cfg, rf.config); err != nil {
-			return usageErr(fmt.Errorf("--config: %w", err))
+			return usageErr(err) // "config m=0: why"
 		}
 		from += ", changed by --config"
 	}
@@ -159,6 +165,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	opt.Repeats = max(opt.Repeats, 1)
 	if b, ok := be.(*cuda.Backend); ok && rf.flushL2 {
 		opt.FlushBytes = bench.FlushBytes(b.L2Bytes())
+	}
+	if be.Name() == "cpu" {
+		if err := checkInterpWork(p, opt.Repeats, rf.maxGF); err != nil {
+			return err
+		}
+	}
+	if err := checkMemory(p, be, opt.FlushBytes); err != nil {
+		return err
 	}
 	inputs := p.Inputs(rf.seed)
 	res, err := runProblem(be, p, cfg, inputs, opt)
@@ -188,17 +202,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 			out.Errors[name] = jsonNum(v)
 		}
 	}
-	if rf.json {
-		b, err := json.Marshal(out)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s\n", b)
-	} else {
-		printRun(stdout, out, rep, rf.check)
-	}
+	var failed error
 	if out.OK != nil && !*out.OK {
-		return fmt.Errorf("%s: result beyond tolerance: %s", p.Kernel(), rep)
+		failed = fmt.Errorf("%s: result beyond tolerance: %s", p.Kernel(), rep)
+		out.Error = failed.Error()
+	}
+	if !rf.json {
+		printRun(stdout, out, rep, rf.check)
+		return failed
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\n", b)
+	if failed != nil {
+		return shownErr{failed}
 	}
 	return nil
 }

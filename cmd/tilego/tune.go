@@ -20,7 +20,7 @@ import (
 
 var tuneCmd = &command{
 	name: "tune", args: "KERNEL [flags]", summary: "search a kernel's configs on the GPU; run then uses the fastest correct one",
-	main: tuneMain, usage: tuneUsage,
+	main: tuneMain, usage: tuneUsage, json: true,
 }
 
 func init() {
@@ -43,11 +43,11 @@ type tuneFlags struct {
 func (t *tuneFlags) define(k *kernelFlags) {
 	fs := k.fs
 	fs.DurationVar(&t.budget, "budget", time.Minute, "time for the whole search, compiling included; the best so far wins; 0 for no limit")
-	fs.IntVar(&t.max, "max", 0, "measure at most N configs, the most promising first; 0 for all")
-	fs.IntVar(&t.patience, "patience", 24, "stop after N configs in a row fail to beat the best by more than 1%; 0 never stops early")
+	boundedInt(fs, &t.max, "max", 0, 0, 1<<20, "measure at most N configs, the most promising first; 0 for all")
+	boundedInt(fs, &t.patience, "patience", 24, 0, 1<<20, "stop after N configs in a row fail to beat the best by more than 1%; 0 never stops early")
 	fs.BoolVar(&t.progress, "progress", false, "draw the progress bar on stderr even when it is not a terminal")
-	fs.IntVar(&t.warmup, "warmup", 5, "launches of each config before timing it")
-	fs.IntVar(&t.repeats, "repeats", 20, "timed launches of each config; the median counts")
+	boundedInt(fs, &t.warmup, "warmup", 5, 0, maxRepeats, "launches of each config before timing it")
+	boundedInt(fs, &t.repeats, "repeats", 20, 1, maxRepeats, "timed launches of each config; the median counts")
 	fs.Uint64Var(&t.seed, "seed", 1, "seed of the random inputs and of the checked sample")
 	fs.StringVar(&t.flush, "flush", "auto", "keep the L2 cache cold between timed launches: auto (when the inputs fit in twice the L2), l2, rotate or none")
 	fs.BoolVar(&t.save, "save", true, "save the winner in the tuning cache (tilego run uses it); --save=false only reports")
@@ -63,7 +63,8 @@ the tiles) are pruned before compiling; the rest are compiled in parallel,
 each runs once on random inputs with poisoned outputs and is checked against
 float64 (a wrong or failing config is reported, never chosen), then timed.
 The fastest correct config is saved in the tuning cache ($TILEGO_CACHE/tune,
-else the user cache folder's tilego/tune), keyed by the kernel, the shape,
+else the user cache folder's tilego/tune; one that other users can write
+is refused), keyed by the kernel, the shape,
 the GPU, the NVRTC version and the code generator; tilego run uses it for
 this shape on this GPU.
 
@@ -81,7 +82,7 @@ func tuneMain(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err := tune(args, stdout, stderr); err != nil {
-		return report(stderr, "tune", err)
+		return fail(stdout, stderr, "tune", err, wantsJSON(args))
 	}
 	return 0
 }
@@ -118,14 +119,15 @@ func tune(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case err != nil:
 		return usageErr(fmt.Errorf("--flush: %w", err))
-	case tf.budget < 0 || tf.max < 0 || tf.patience < 0 || tf.warmup < 0:
-		return usageErr(fmt.Errorf("--budget, --max, --patience and --warmup cannot be negative"))
-	case tf.repeats < 1:
-		return usageErr(fmt.Errorf("--repeats must be at least 1, got %d", tf.repeats))
+	case tf.budget < 0:
+		return usageErr(fmt.Errorf("--budget %v: cannot be negative", tf.budget))
 	}
 	p, err := k.problem()
 	if err != nil {
 		return usageErr(err)
+	}
+	if err := checkMemory(p, nil, 0); err != nil { // the host's copies; the GPU's are the tuner's to check
+		return err
 	}
 	if len(kernels.Candidates(p)) == 0 {
 		return fmt.Errorf("%s has no config space to search", p.Kernel())
@@ -156,6 +158,13 @@ func tune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if tf.save { // before --json prints: a failure to save is then the one object
+		path, err := autotune.DefaultCache().Save(entry)
+		if err != nil {
+			return fmt.Errorf("saving the winner: %w", err)
+		}
+		fmt.Fprintf(stderr, "saved %s: tilego run uses it for this shape on this GPU\n", path)
+	}
 	if tf.json {
 		b, err := json.MarshalIndent(entry, "", "  ")
 		if err != nil {
@@ -163,14 +172,6 @@ func tune(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%s\n", b)
 	}
-	if !tf.save {
-		return nil
-	}
-	path, err := autotune.DefaultCache().Save(entry)
-	if err != nil {
-		return fmt.Errorf("saving the winner: %w", err)
-	}
-	fmt.Fprintf(stderr, "saved %s: tilego run uses it for this shape on this GPU\n", path)
 	return nil
 }
 

@@ -140,9 +140,9 @@ func TestTuneErrors(t *testing.T) {
 		args []string
 	}{
 		{2, "--flush: unknown flush", []string{"tune", "gemm", "--flush", "l3"}},
-		{2, "--repeats must be at least 1", []string{"tune", "gemm", "--repeats", "0"}},
+		{2, "--repeats 0: must be at least 1", []string{"tune", "gemm", "--repeats", "0"}},
 		{2, "cannot be negative", []string{"tune", "gemm", "--budget", "-1s"}},
-		{2, "invalid value", []string{"tune", "gemm", "--budget", "soon"}},
+		{2, "--budget soon: not a duration (such as 90s or 5m)", []string{"tune", "gemm", "--budget", "soon"}},
 		{1, "no config passed", []string{"tune", "gemm", "--dtype", "f8e4m3"}},
 	}
 	for _, c := range cases {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tilego/tilego/internal/atomicfile"
 	drv "github.com/tilego/tilego/runtime/cuda"
 )
 
@@ -48,13 +49,20 @@ func (b *Backend) dumpStamps() error {
 		if err := b.dev.CopyDtoH(raw, a.buf); err != nil {
 			return fmt.Errorf("TILEGO_STAMPS: %s: %w", a.name, err)
 		}
-		var sb strings.Builder
-		for i := 0; i+8 <= len(raw); i += 8 {
-			fmt.Fprintln(&sb, binary.LittleEndian.Uint64(raw[i:]))
-		}
-		if err := os.WriteFile(prefix+"."+a.name+".txt", []byte(sb.String()), 0o644); err != nil {
+		if err := writeStamps(prefix+"."+a.name+".txt", raw); err != nil {
 			return fmt.Errorf("TILEGO_STAMPS: %w", err)
 		}
 	}
 	return nil
+}
+
+// writeStamps writes raw's little-endian uint64s to path, one a line,
+// through a temporary file and a rename: a symlink planted at the path is
+// replaced, never followed to overwrite what it names.
+func writeStamps(path string, raw []byte) error {
+	var sb strings.Builder
+	for i := 0; i+8 <= len(raw); i += 8 {
+		fmt.Fprintln(&sb, binary.LittleEndian.Uint64(raw[i:]))
+	}
+	return atomicfile.Write(path, []byte(sb.String()))
 }
