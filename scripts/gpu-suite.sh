@@ -5,7 +5,9 @@
 #   scripts/gpu-suite.sh run     # there (carry bin/): tests, sanitizers,
 #                                # benchmark, peers; prints a table last
 #
-# Knobs (environment): SUITES (default fa-sweep,extra,gemm), QUICK=1 (fewer
+# Knobs (environment): FUZZ=N (tilego fuzz: N random programs on both
+# code paths against the interpreter; FUZZ_SEED), SANFUZZ=N
+# (compute-sanitizer memcheck, racecheck and synccheck over N of them), SUITES (default fa-sweep,extra,gemm), QUICK=1 (fewer
 # points), SAN=1 (compute-sanitizer memcheck+racecheck on small shapes),
 # TESTS=0 (skip the tests; TEST_PKGS="cuda_backend" runs only those test
 # binaries before the TMA/warp-specialization test, GUARDED=0 skips that
@@ -186,6 +188,25 @@ run() {
 			summary+=("tune ${args[*]}: exit $rc in $(awk "BEGIN{printf \"%.1f\", $t1-$t0}") s; $(grep -oE '[0-9]+ candidates: [^;]*skipped' "$OUT/tune.log" | tail -1); $(grep -oE 'default .*x\)' "$OUT/tune.log" | tail -1); run: $(grep -oE 'tuned \(cache\).*picked in [0-9.]+ ms' "$OUT/tune.log" | tail -1 | sed 's/.*picked/picked/')")
 		done
 		grep -E 'candidates|default|picked|stopped|^  [0-9] ' "$OUT/tune.log"
+	fi
+	if [ "${FUZZ:-0}" -gt 0 ]; then
+		# Random valid programs on both code paths against the interpreter
+		# (tilego fuzz): FUZZ programs from seed FUZZ_SEED (default: the
+		# date), each run on sm_80's path and sm_90a's; findings shrunk into
+		# Go reproducers under $OUT/fuzz.
+		seed=${FUZZ_SEED:-$(date +%s)}
+		t0=$(date +%s)
+		./bin/tilego fuzz --backend gpu --target both --n "$FUZZ" --seed "$seed" --out "$OUT/fuzz" >"$OUT/fuzz.log" 2>&1
+		rc=$?
+		summary+=("tilego fuzz --n $FUZZ --seed $seed (both targets): exit $rc in $(($(date +%s) - t0)) s; $(grep -m1 -E '^[0-9]+ programs in' "$OUT/fuzz.log")")
+		grep -A12 -E '^[0-9]+ programs in' "$OUT/fuzz.log" | head -30
+	fi
+	if [ "${SANFUZZ:-0}" -gt 0 ]; then
+		# compute-sanitizer over SANFUZZ fuzzed programs, both targets.
+		for tool in memcheck racecheck synccheck; do
+			compute-sanitizer --tool $tool --error-exitcode 9 ./bin/tilego fuzz --backend gpu --target both --n "$SANFUZZ" --seed "${SANFUZZ_SEED:-77}" --shrink 0 --out "$OUT/sanfuzz" >"$OUT/sanfuzz-$tool.log" 2>&1
+			summary+=("compute-sanitizer $tool over $SANFUZZ fuzzed programs: exit $? ($(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanfuzz-$tool.log" | sed 's/=* *//'); $(grep -m1 -E '^[0-9]+ programs in' "$OUT/sanfuzz-$tool.log"))")
+		done
 	fi
 	suites=${SUITES:-fa-sweep,extra,gemm}
 	quick=()
