@@ -14,16 +14,20 @@ type format struct {
 	exp     int     // exponent bits
 	bias    int     // exponent bias
 	maxVal  float64 // largest finite value
-	hasInf  bool    // false: overflow and infinities become NaN (e4m3fn)
+	hasInf  bool    // false: no infinities (e4m3fn)
 	nanBits uint64
+	// satFinite: a store saturates overflow and infinities to the largest
+	// finite value, as the GPU's f8 conversions (cvt.rn.satfinite) do;
+	// NaN stays NaN.
+	satFinite bool
 }
 
 var formats = map[ir.DType]format{
 	ir.F32:    {mant: 23, exp: 8, bias: 127, maxVal: math.MaxFloat32, hasInf: true, nanBits: 0x7fc00000},
 	ir.F16:    {mant: 10, exp: 5, bias: 15, maxVal: 65504, hasInf: true, nanBits: 0x7e00},
 	ir.BF16:   {mant: 7, exp: 8, bias: 127, maxVal: 0x1.fep127, hasInf: true, nanBits: 0x7fc0},
-	ir.F8E4M3: {mant: 3, exp: 4, bias: 7, maxVal: 448, hasInf: false, nanBits: 0x7f},
-	ir.F8E5M2: {mant: 2, exp: 5, bias: 15, maxVal: 57344, hasInf: true, nanBits: 0x7e},
+	ir.F8E4M3: {mant: 3, exp: 4, bias: 7, maxVal: 448, hasInf: false, nanBits: 0x7f, satFinite: true},
+	ir.F8E5M2: {mant: 2, exp: 5, bias: 15, maxVal: 57344, hasInf: true, nanBits: 0x7e, satFinite: true},
 }
 
 // Round returns x rounded to the nearest value of dt (ties to even), as a
@@ -48,8 +52,8 @@ func Round(dt ir.DType, x float64) float64 {
 	}
 	f, ok := formats[dt]
 	if !ok || math.IsNaN(x) || math.IsInf(x, 0) || x == 0 {
-		if math.IsInf(x, 0) && ok && !f.hasInf {
-			return math.NaN()
+		if math.IsInf(x, 0) && ok && f.satFinite {
+			return math.Copysign(f.maxVal, x)
 		}
 		return x
 	}
@@ -64,10 +68,10 @@ func Round(dt ir.DType, x float64) float64 {
 	q := math.Ldexp(1, e-f.mant)
 	r := math.RoundToEven(x/q) * q
 	if math.Abs(r) > f.maxVal {
-		if f.hasInf {
-			return math.Copysign(math.Inf(1), x)
+		if f.satFinite {
+			return math.Copysign(f.maxVal, x)
 		}
-		return math.NaN()
+		return math.Copysign(math.Inf(1), x)
 	}
 	return r
 }

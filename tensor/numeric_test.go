@@ -23,10 +23,13 @@ func TestRoundKnownValues(t *testing.T) {
 		{ir.F16, 1e-8, 0},            // below half the smallest subnormal
 		{ir.F16, 6e-8, 0x1p-24},      // smallest subnormal
 		{ir.F8E4M3, 448, 448},
-		{ir.F8E4M3, 1000, math.NaN()},
+		{ir.F8E4M3, 1000, 448}, // saturates, as cvt.rn.satfinite
+		{ir.F8E4M3, math.Inf(-1), -448},
 		{ir.F8E4M3, 0.3, 0.3125},
 		{ir.F8E5M2, 0.3, 0.3125},
-		{ir.F8E5M2, 1e6, math.Inf(1)},
+		{ir.F8E5M2, 1e6, 57344},
+		{ir.F8E5M2, math.Inf(1), 57344},
+		{ir.F8E4M3, math.NaN(), math.NaN()},
 		{ir.I32, -2.7, -2},
 	}
 	for _, c := range cases {

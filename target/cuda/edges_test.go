@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tilego/tilego/tl"
@@ -70,6 +71,65 @@ var edgePrograms = map[string]func() *tl.Func{
 		})
 		return f
 	},
+	// Found by tilego fuzz on an H200. A TMA store moved a bf16 tile's bits
+	// into an f16 tensor (and f16 into bf16): a bulk copy does not convert.
+	"tma_store_other_type": func() *tl.Func {
+		f := tl.NewFunc("tma_store_other_type")
+		X, Y := f.In("X", tl.F8E4M3, 16, 128), f.Out("Y", tl.F16, 16, 128)
+		W, Z := f.In("W", tl.F32, 32, 64), f.Out("Z", tl.BF16, 32, 64)
+		f.Kernel(tl.Grid(1), 32, func(k *tl.Block) {
+			s, h := k.Shared(tl.BF16, 16, 128), k.Shared(tl.F16, 32, 64)
+			fr := k.Fragment(tl.F32, 32, 64)
+			k.Copy(X, s)
+			k.Copy(s, Y)
+			k.Copy(W, fr)
+			k.Copy(fr, h)
+			k.Copy(h, Z)
+		})
+		return f
+	},
+	// The negation of a negative constant was emitted "--3.0f", a decrement.
+	"negated_negative_constant": func() *tl.Func {
+		f := tl.NewFunc("negated_negative_constant")
+		Y := f.Out("Y", tl.F16, 64, 64)
+		f.Kernel(tl.Grid(1), 32, func(k *tl.Block) {
+			fr := k.Fragment(tl.F16, 64, 64)
+			k.Parallel(func(i, j tl.Expr) { fr.Set(tl.Float(-3).Neg(), i, j) }, 64, 64)
+			k.Copy(fr, Y)
+		})
+		return f
+	},
+	// i32 products past 2^31: C leaves them undefined (NVRTC folded them
+	// to other values than the interpreter's wrap).
+	"i32_overflow": func() *tl.Func {
+		f := tl.NewFunc("i32_overflow")
+		Y := f.Out("Y", tl.I32, 64, 16)
+		f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+			bx, _, _ := k.Idx()
+			fr := k.Fragment(tl.I32, 64, 16)
+			k.Parallel(func(i, j tl.Expr) {
+				fr.Set(bx.Add(i.Mul(536870912)).Add(j.Mul(1073741824)).Mod(1000003), i, j)
+			}, 64, 16)
+			k.Copy(fr, Y)
+		})
+		return f
+	},
+	// f8 stores saturate on the GPU (cvt.rn.satfinite): the interpreter
+	// made e4m3 infinities NaN and kept e5m2's.
+	"f8_saturates": func() *tl.Func {
+		f := tl.NewFunc("f8_saturates")
+		X, Y, Z := f.In("X", tl.F32, 32, 64), f.Out("Y", tl.F8E4M3, 32, 64), f.Out("Z", tl.F8E5M2, 32, 64)
+		f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+			fr := k.Fragment(tl.F32, 32, 64)
+			k.Copy(X, fr)
+			k.Parallel(func(i, j tl.Expr) {
+				fr.Set(tl.Select(i.Lt(8), fr.At(i, j).Mul(1e6), tl.Select(i.Lt(16), tl.NegInf(), fr.At(i, j))), i, j)
+			}, 32, 64)
+			k.Copy(fr, Y)
+			k.Copy(fr, Z)
+		})
+		return f
+	},
 }
 
 // Every edge program builds with each target's limits, so compiles.
@@ -79,6 +139,27 @@ func TestEdgeProgramsBuild(t *testing.T) {
 			if _, err := prog().Build(Limits(arch)); err != nil {
 				t.Errorf("%s on %s: %v", name, arch, err)
 			}
+		}
+	}
+}
+
+// The emitted source of the programs the fuzzer found: no bulk store
+// between types, no "--" of a negated negative constant.
+func TestFuzzFoundSources(t *testing.T) {
+	for _, c := range []struct{ prog, arch, not string }{
+		{"tma_store_other_type", "sm_90a", "tl::tma_store"},
+		{"negated_negative_constant", "sm_80", "--3"},
+	} {
+		fn, err := edgePrograms[c.prog]().Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(fn, Options{Arch: c.arch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(p.Source, c.not) {
+			t.Errorf("%s on %s: %q in\n%s", c.prog, c.arch, c.not, p.Source)
 		}
 	}
 }

@@ -15,6 +15,8 @@ import (
 
 // emitter writes the CUDA C++ of one kernel.
 type emitter struct {
+	wrapInts  bool          // inside a stored value (value): integer arithmetic that may overflow wraps
+	ranges    *ir.IntRanges // bounds of integer expressions (intRanges)
 	c         *compilation
 	b         strings.Builder
 	ind       int

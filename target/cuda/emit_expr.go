@@ -40,6 +40,9 @@ func (e *emitter) expr(x ir.Expr) string {
 		isF := x.T.IsFloat()
 		switch x.Op {
 		case ir.Neg:
+			if strings.HasPrefix(a, "-") { // "--3.0f" would be a decrement
+				return "(- " + a + ")"
+			}
 			return "(-" + a + ")"
 		case ir.Not:
 			return "(!" + a + ")"
@@ -80,6 +83,27 @@ func (e *emitter) expr(x ir.Expr) string {
 	return "0"
 }
 
+// value is a stored value's C expression: its integer additions,
+// subtractions and products that may overflow (ir.IntRanges) wrap (two's
+// complement, as the interpreter computes them), where a plain C
+// operation would leave the overflow undefined and the compiler free to
+// fold it to anything. Indices stay plain C: one that overflows addresses
+// outside its tile anyway.
+func (e *emitter) value(x ir.Expr) string {
+	saved := e.wrapInts
+	e.wrapInts = true
+	defer func() { e.wrapInts = saved }()
+	return e.expr(x)
+}
+
+// intRanges bounds the kernel's integer expressions, worked out once.
+func (e *emitter) intRanges() *ir.IntRanges {
+	if e.ranges == nil {
+		e.ranges = ir.NewIntRanges(e.c.f)
+	}
+	return e.ranges
+}
+
 func (e *emitter) binary(x *ir.Binary) string {
 	a, b := e.expr(x.X), e.expr(x.Y)
 	isF := x.X.Type().IsFloat() || x.Y.Type().IsFloat()
@@ -90,6 +114,12 @@ func (e *emitter) binary(x *ir.Binary) string {
 		}
 		if !x.Y.Type().IsFloat() {
 			b = "(float)(" + b + ")"
+		}
+	}
+	if e.wrapInts && !isF && (x.Op == ir.Add || x.Op == ir.Sub || x.Op == ir.Mul) && !e.intRanges().Fits(x) {
+		u := map[ir.DType]string{ir.I32: "unsigned", ir.I64: "unsigned long long"}[x.T]
+		if u != "" { // C leaves signed overflow undefined; the language wraps
+			return fmt.Sprintf("((%s)((%s)(%s) %s (%s)(%s)))", ctype(x.T), u, a, x.Op, u, b)
 		}
 	}
 	switch x.Op {
@@ -109,6 +139,9 @@ func (e *emitter) binary(x *ir.Binary) string {
 
 // ref is the C lvalue of one element of a buffer.
 func (e *emitter) ref(b *ir.Buffer, idx []ir.Expr) string {
+	saved := e.wrapInts
+	e.wrapInts = false
+	defer func() { e.wrapInts = saved }()
 	switch b.Scope {
 	case ir.Global:
 		return fmt.Sprintf("%s[%s]", b.Name, e.globalOffset(b, e.exprs(idx)))
@@ -126,6 +159,9 @@ func (e *emitter) ref(b *ir.Buffer, idx []ir.Expr) string {
 // fragIndex is the register of a fragment element accessed in the
 // Parallel loop being emitted.
 func (e *emitter) fragIndex(b *ir.Buffer, idx []ir.Expr) string {
+	saved := e.wrapInts
+	e.wrapInts = false
+	defer func() { e.wrapInts = saved }()
 	if e.par == nil || e.par.drv == nil {
 		e.failHere("fragment %s accessed outside a Parallel loop a fragment drives", b.Name)
 		return "0"
@@ -266,10 +302,10 @@ func (e *emitter) storeStmt(s *ir.Store) {
 		e.beforeSharedWrite()
 	}
 	if s.Buf.Scope == ir.Fragment {
-		e.line("%s", fragSet(s.Buf, e.fragIndex(s.Buf, s.Idx), e.store(s.Buf.DType, e.expr(s.Value))))
+		e.line("%s", fragSet(s.Buf, e.fragIndex(s.Buf, s.Idx), e.store(s.Buf.DType, e.value(s.Value))))
 		return
 	}
-	e.line("%s = %s;", e.ref(s.Buf, s.Idx), e.store(s.Buf.DType, e.expr(s.Value)))
+	e.line("%s = %s;", e.ref(s.Buf, s.Idx), e.store(s.Buf.DType, e.value(s.Value)))
 	if s.Buf.Scope == ir.Shared && e.par == nil {
 		e.written()
 	}

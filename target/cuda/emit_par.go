@@ -134,7 +134,7 @@ func (e *emitter) parallel(p *ir.Parallel) {
 
 func (e *emitter) fill(s *ir.Fill) {
 	b := s.Dst.Buf
-	v := e.store(b.DType, e.expr(s.Value))
+	v := e.store(b.DType, e.value(s.Value))
 	switch b.Scope {
 	case ir.Fragment:
 		if !s.Dst.IsWhole() {

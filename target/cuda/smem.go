@@ -18,8 +18,9 @@ import (
 type smemBuf struct {
 	off, stageBytes, stages int
 	rows, cols, eb          int
-	panelW                  int // bytes of a row in one panel
-	swzN, swzRep            int // chunk ^= (row / swzRep) % swzN; swzN 1 = none
+	dt                      ir.DType // the element type: a bulk copy moves bits, it does not convert
+	panelW                  int      // bytes of a row in one panel
+	swzN, swzRep            int      // chunk ^= (row / swzRep) % swzN; swzN 1 = none
 }
 
 // swizzleMode is the matrix-descriptor swizzle of a panel (1 = 128B,
@@ -277,7 +278,7 @@ func dumpShared(c *compilation) string {
 // chunks of each panel row are swizzled.
 func bufLayout(b *ir.Buffer) *smemBuf {
 	shape, _ := b.StaticShape()
-	sb := &smemBuf{eb: b.DType.Bytes(), stages: 1, cols: shape[len(shape)-1], rows: 1, swzN: 1, swzRep: 1}
+	sb := &smemBuf{eb: b.DType.Bytes(), dt: b.DType, stages: 1, cols: shape[len(shape)-1], rows: 1, swzN: 1, swzRep: 1}
 	for _, d := range shape[:len(shape)-1] {
 		sb.rows *= d
 	}

@@ -99,7 +99,8 @@ func (c *compilation) tmaCopy(cp *ir.Copy) (*tmaCopy, TMASpec, bool) {
 }
 
 // tmaBox says how the global region g and the shared tile sb move as TMA
-// boxes, if they can: a 16-bit tensor whose last dim is contiguous and
+// boxes, if they can: a 16-bit tensor of the tile's type (a box moves
+// bits, it does not convert) whose last dim is contiguous and
 // whose rows step in multiples of 16 bytes, a region keeping exactly its
 // last two dims, rank 2-4, and a whole tile of ≤ 256 rows in 128-byte
 // panels with the 128B swizzle (TMA's own layout for such a box), each
@@ -107,7 +108,7 @@ func (c *compilation) tmaCopy(cp *ir.Copy) (*tmaCopy, TMASpec, bool) {
 func (c *compilation) tmaBox(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool) {
 	p := g.Buf
 	n := len(p.Shape)
-	if p.Scope != ir.Global || (p.DType != ir.BF16 && p.DType != ir.F16) || n < 2 || n > 4 || sb == nil {
+	if p.Scope != ir.Global || (p.DType != ir.BF16 && p.DType != ir.F16) || n < 2 || n > 4 || sb == nil || sb.dt != p.DType {
 		return nil, TMASpec{}, false
 	}
 	if p.Strides != nil {
