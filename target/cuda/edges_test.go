@@ -130,6 +130,22 @@ var edgePrograms = map[string]func() *tl.Func{
 		})
 		return f
 	},
+	// A tile loaded and never read shared its bytes with a later tile, and
+	// its copy, which nothing waits for, landed over the later one's.
+	"dead_async_load": func() *tl.Func {
+		f := tl.NewFunc("dead_async_load")
+		X, Y := f.In("X", tl.BF16, 192, 32), f.Out("Y", tl.BF16, 192, 32)
+		f.Kernel(tl.Grid(3), 32, func(k *tl.Block) {
+			bx, _, _ := k.Idx()
+			dead, s := k.Shared(tl.BF16, 16), k.Shared(tl.BF16, 64, 16)
+			k.Copy(X.Sub(0, tl.Range(0, 16)), dead)
+			k.Pipelined(2, 2, func(i tl.Expr) {
+				k.Copy(X.Sub(tl.Tile(bx, 64), tl.Tile(i, 16)), s)
+				k.Copy(s, Y.Sub(tl.Tile(bx, 64), tl.Tile(i, 16)))
+			})
+		})
+		return f
+	},
 }
 
 // Every edge program builds with each target's limits, so compiles.

@@ -138,6 +138,9 @@ func placeShared(c *compilation, walk *walkLoad) (*smemPlan, error) {
 	// Tiles whose lifetimes do not overlap share bytes (first fit), e.g. an
 	// epilogue's staging tile reuses the main loop's operand tiles.
 	live := ir.LiveRanges(k.Body)
+	for b := range asyncLastWrites(k.Body) {
+		live[b] = ir.Span{First: -1, Last: 1 << 30}
+	}
 	if walk != nil { // the producer fills them while the consumers finish the tile before
 		for b := range walk.bufs {
 			stages[b] = walk.stages
@@ -193,6 +196,26 @@ func placeShared(c *compilation, walk *walkLoad) (*smemPlan, error) {
 }
 
 func align(n, a int) int { return (n + a - 1) / a * a }
+
+// asyncLastWrites lists the shared tiles whose last use is a load from
+// global memory: nothing waits for that copy (a wait comes before a read),
+// so it may land after a later tile's copy into the same bytes. Such a
+// tile keeps its bytes to itself.
+func asyncLastWrites(body []ir.Stmt) map[*ir.Buffer]bool {
+	last := map[*ir.Buffer]ir.Stmt{}
+	ir.Walk(body, func(s ir.Stmt) {
+		for _, b := range ir.DirectUses(s) {
+			last[b] = s
+		}
+	})
+	out := map[*ir.Buffer]bool{}
+	for b, s := range last {
+		if cp, ok := s.(*ir.Copy); ok && b.Scope == ir.Shared && cp.Dst.Buf == b && cp.Src.Buf.Scope == ir.Global {
+			out[b] = true
+		}
+	}
+	return out
+}
 
 // hoistable lists the copies of a pipelined loop that can be issued
 // iterations ahead: each loads a whole shared tile from global memory, is
