@@ -146,6 +146,22 @@ var edgePrograms = map[string]func() *tl.Func{
 		})
 		return f
 	},
+	// A Gemm with B transposed, both operands the second 128-byte panel of
+	// their tiles: B's descriptor took its first column (K's) for N's too,
+	// and wgmma read past the tile.
+	"gemm_transb_second_panel": func() *tl.Func {
+		f := tl.NewFunc("gemm_transb_second_panel")
+		A, B, C := f.In("A", tl.BF16, 64, 128), f.In("B", tl.BF16, 16, 128), f.Out("C", tl.F32, 64, 16)
+		f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+			as, bs := k.Shared(tl.BF16, 64, 128), k.Shared(tl.BF16, 16, 128)
+			acc := k.Fragment(tl.F32, 64, 16)
+			k.Copy(A, as)
+			k.Copy(B, bs)
+			k.Gemm(as.Sub(tl.All, tl.Range(64, 64)), bs.Sub(tl.All, tl.Range(64, 64)), acc, tl.TransB, tl.ClearAccum, tl.WithPolicy(tl.FullRow))
+			k.Copy(acc, C)
+		})
+		return f
+	},
 }
 
 // Every edge program builds with each target's limits, so compiles.
@@ -165,6 +181,7 @@ func TestFuzzFoundSources(t *testing.T) {
 	for _, c := range []struct{ prog, arch, not string }{
 		{"tma_store_other_type", "sm_90a", "tl::tma_store"},
 		{"negated_negative_constant", "sm_80", "--3"},
+		{"gemm_transb_second_panel", "sm_90a", "db_base + (64)"},
 	} {
 		fn, err := edgePrograms[c.prog]().Build()
 		if err != nil {

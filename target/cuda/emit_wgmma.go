@@ -136,7 +136,10 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 		da = e.newDesc(g.A, "da", !g.TransA)
 	}
 	db = e.newDesc(g.B, "db", g.TransB)
-	col0 := fmt.Sprint(panelCol(g.B)) // B's first column (only where it steps along panels)
+	col0 := "0" // B's first column of N: with TransB, N runs down B's rows (from 0: panelRegion) and its first column is K's (newDesc)
+	if !g.TransB {
+		col0 = fmt.Sprint(panelCol(g.B)) // N runs along B's columns (only where it steps along panels)
+	}
 	e.turnBegin(g)
 	e.line("tl::wgmma_fence();")
 	bCol := col0 // B's first column of this warpgroup's share
