@@ -162,6 +162,20 @@ var edgePrograms = map[string]func() *tl.Func{
 		})
 		return f
 	},
+	// A fragment of 32 elements over 128 threads holds each in four: all
+	// four rewrote a shared element, and a late one read the new value.
+	"replicated_shared_update": func() *tl.Func {
+		f := tl.NewFunc("replicated_shared_update")
+		X, Y := f.In("X", tl.F32, 4, 8), f.Out("Y", tl.F32, 4, 8)
+		f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+			fr, s := k.Fragment(tl.F32, 4, 8), k.Shared(tl.F32, 4, 8)
+			k.Copy(X, fr)
+			k.Copy(X, s)
+			k.Parallel(func(i, j tl.Expr) { s.Set(s.At(i, j).Mul(2).Add(fr.At(i, j)), i, j) }, 4, 8)
+			k.Copy(s, Y)
+		})
+		return f
+	},
 }
 
 // Every edge program builds with each target's limits, so compiles.

@@ -297,6 +297,16 @@ func (e *emitter) sharedRef(b *ir.Buffer, idx []string) string {
 	return fmt.Sprintf("*(%s*)(%s + %s)", ctype(b.DType), e.sharedBase(b), e.sharedOffset(b, row, col))
 }
 
+// sharedReplica is the condition that picks one replica of the fragment
+// driving the Parallel loop being emitted, for a store into b, which the
+// block shares (shared or global memory); "" where every thread stores.
+func (e *emitter) sharedReplica(b *ir.Buffer) string {
+	if e.par == nil || e.par.drv == nil || (b.Scope != ir.Shared && b.Scope != ir.Global) {
+		return ""
+	}
+	return firstReplica(e.par.drv)
+}
+
 func (e *emitter) storeStmt(s *ir.Store) {
 	if s.Buf.Scope == ir.Shared && e.par == nil {
 		e.beforeSharedWrite()
@@ -305,7 +315,14 @@ func (e *emitter) storeStmt(s *ir.Store) {
 		e.line("%s", fragSet(s.Buf, e.fragIndex(s.Buf, s.Idx), e.store(s.Buf.DType, e.value(s.Value))))
 		return
 	}
-	e.line("%s = %s;", e.ref(s.Buf, s.Idx), e.store(s.Buf.DType, e.value(s.Value)))
+	store := fmt.Sprintf("%s = %s;", e.ref(s.Buf, s.Idx), e.store(s.Buf.DType, e.value(s.Value)))
+	// A fragment that holds each element in several threads (replicas)
+	// drives the loop: one of them stores to memory the block shares, so
+	// that no replica reads an element another has already rewritten.
+	if rep := e.sharedReplica(s.Buf); rep != "" {
+		store = fmt.Sprintf("if (%s) %s", rep, store)
+	}
+	e.line("%s", store)
 	if s.Buf.Scope == ir.Shared && e.par == nil {
 		e.written()
 	}
