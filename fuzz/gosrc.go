@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -86,7 +87,27 @@ func (p *Prog) GoSource() string {
 	w.line("return f")
 	w.depth--
 	w.line("}")
-	return w.b.String()
+	return useTiles(w.b.String(), p.Bufs)
+}
+
+// useTiles adds "_ = name" after the declaration of every on-chip tile the
+// body never names (the shrinker may leave one), so the reproducer compiles.
+func useTiles(src string, bufs []Buf) string {
+	lines := strings.Split(src, "\n")
+	var out []string
+	for _, l := range lines {
+		out = append(out, l)
+		for _, b := range bufs {
+			decl := b.Name + " := k."
+			if b.Scope.global() || !strings.HasPrefix(strings.TrimSpace(l), decl) {
+				continue
+			}
+			if len(regexp.MustCompile(`(^|[^"\w])`+b.Name+`\b($|[^"])`).FindAllStringIndex(src, 2)) == 1 { // the declaration alone (Named's string is quoted)
+				out = append(out, l[:len(l)-len(strings.TrimLeft(l, "\t"))]+"_ = "+b.Name)
+			}
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 type goWriter struct {

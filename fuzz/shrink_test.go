@@ -54,3 +54,13 @@ func TestShrinkSynthetic(t *testing.T) {
 		t.Fatal("no seed drew a sum")
 	}
 }
+
+// A tile the body never names gets "_ = name", so the reproducer compiles.
+func TestUseTiles(t *testing.T) {
+	src := "\ts3 := k.Shared(tl.F32, 4).Named(\"s3\")\n\ts4 := k.Shared(tl.F32, 4).Named(\"s4\")\n\tk.Fill(s4, 0)"
+	got := useTiles(src, []Buf{{Name: "s3", Scope: Shared}, {Name: "s4", Scope: Shared}})
+	want := "\ts3 := k.Shared(tl.F32, 4).Named(\"s3\")\n\t_ = s3\n\ts4 := k.Shared(tl.F32, 4).Named(\"s4\")\n\tk.Fill(s4, 0)"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
