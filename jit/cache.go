@@ -171,7 +171,5 @@ func (c *Cache) tidy(gen string) {
 	if n := cleanTemps(filepath.Join(c.dir, gen), now); n > 0 {
 		c.upkeepLog = append(c.upkeepLog, fmt.Sprintf("%d temporary files", n))
 	}
-	for _, g := range prune(c.dir, gen, now) {
-		c.upkeepLog = append(c.upkeepLog, g)
-	}
+	c.upkeepLog = append(c.upkeepLog, prune(c.dir, gen, now)...)
 }

@@ -61,7 +61,7 @@ func ParseConfig(base Config, s string) (Config, error) {
 // field is v's exported field whose lower-cased name is name.
 func field(v reflect.Value, name string) reflect.Value {
 	for i := range v.NumField() {
-		if sf := v.Type().Field(i); sf.IsExported() && strings.ToLower(sf.Name) == strings.ToLower(name) {
+		if sf := v.Type().Field(i); sf.IsExported() && strings.EqualFold(sf.Name, name) {
 			return v.Field(i)
 		}
 	}

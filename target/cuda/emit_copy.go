@@ -422,13 +422,6 @@ func suffix(i int) string {
 	return fmt.Sprint(i)
 }
 
-// asyncFence orders landed cp.async data before wgmma reads it (sm_90a).
-func (e *emitter) asyncFence() {
-	if e.c.opts.Arch == "sm_90a" {
-		e.fence()
-	}
-}
-
 // pairStore is the C format (address, low, high) of a store of two
 // adjacent elements of type dt in one 4-byte (16-bit types) or 8-byte
 // (f32) access, if there is one; hinted, the pair goes to global memory
