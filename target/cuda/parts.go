@@ -18,8 +18,7 @@ import (
 // first half, warpgroup 1 multiplies V's second half a hand-off later:
 // V's first half and the rope columns (5 of 9 panels) go out when
 // warpgroup 0 is done, without waiting for warpgroup 1: 1.002-1.003× at
-// b64 kv8k on an H200, 1.000 at b128 (docs/perf.md, thirty-fourth
-// session).
+// b64 kv8k on an H200, 1.000 at b128.
 
 // slotPart is the panels of a ring slot that the same warpgroups use.
 type slotPart struct {

@@ -55,8 +55,7 @@ func spreadCount(f *ir.For) string { return f.Var.Name + "_n" }
 
 // dealtOpen opens a dealt Spread loop: over its count of iterations, each
 // value computed from it. (A loop over the values themselves, stepping by
-// the grid, ran 7-14% slower at 2k tokens with ping-pong on an H100: the
-// twentieth session's call 3.)
+// the grid, ran 7-14% slower at 2k tokens with ping-pong on an H100.)
 func (e *emitter) dealtOpen(f *ir.For) {
 	n := spreadCount(f)
 	e.open("for (int %s = 0; %s < %s; ++%s)", n, n, e.dealtTrips(f), n)

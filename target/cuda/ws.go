@@ -279,7 +279,7 @@ func (e *emitter) wsSplit() {
 // at once, so the DRAM is the bound, and the first multiply needs only
 // those two (MLA's split kernel: 72 KB of Q and a 72 KB page; the
 // second page issued with them delays both, 0.1-0.6% at b64 kv8k on an
-// H200, docs/perf.md, thirty-fourth session). Only in the walk's first
+// H200). Only in the walk's first
 // iteration (ring 0): there both barriers are in their first phase, which
 // parity 0 names; later a walk tile's barrier may have moved on two phases.
 func (e *emitter) firstFill(pos string, walkFull, ringFull int) {
