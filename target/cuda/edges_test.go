@@ -176,6 +176,25 @@ var edgePrograms = map[string]func() *tl.Func{
 		})
 		return f
 	},
+	// A Deferred Gemm read a tile that the iteration before loaded by
+	// cp.async after its prefetch: the newest group, which the loop's wait
+	// for its slot left in flight (asyncTail).
+	"deferred_reads_body_load": func() *tl.Func {
+		f := tl.NewFunc("deferred_reads_body_load")
+		A, B, C := f.In("A", tl.BF16, 64, 96), f.In("B", tl.BF16, 96, 32), f.Out("C", tl.F32, 64, 32)
+		f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+			as, bs := k.Shared(tl.BF16, 64, 32), k.Shared(tl.BF16, 32, 64)
+			acc := k.Fragment(tl.F32, 64, 32)
+			k.Clear(acc)
+			k.Pipelined(3, 3, func(i tl.Expr) {
+				k.Defer(func() { k.Gemm(as, bs.Sub(tl.All, tl.Range(0, 32)), acc, tl.WithPolicy(tl.FullRow)) })
+				k.Copy(A.Sub(tl.All, tl.Tile(i, 32)), as)
+				k.Copy(B.Sub(tl.Tile(i, 32), tl.All), bs.Sub(tl.All, tl.Range(0, 32)))
+			})
+			k.Copy(acc, C)
+		})
+		return f
+	},
 }
 
 // Every edge program builds with each target's limits, so compiles.
@@ -196,6 +215,7 @@ func TestFuzzFoundSources(t *testing.T) {
 		{"tma_store_other_type", "sm_90a", "tl::tma_store"},
 		{"negated_negative_constant", "sm_80", "--3"},
 		{"gemm_transb_second_panel", "sm_90a", "db_base + (64)"},
+		{"deferred_reads_body_load", "sm_80", "cp_async_wait<1>"},
 	} {
 		fn, err := edgePrograms[c.prog]().Build()
 		if err != nil {

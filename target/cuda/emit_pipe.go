@@ -113,6 +113,8 @@ func (e *emitter) pipelined(s *ir.For) {
 	case tma != nil:
 		e.line("tl::cp_async_wait<0>();") // copies issued before the loop (cp.async) have landed too
 		e.tmaWait(tma, v, R)
+	case asyncTail(rest): // the body's own copies are the newest groups, and a later read needs them
+		e.line("tl::cp_async_wait<0>();")
 	default:
 		e.line("tl::cp_async_wait<%d>();", S-2) // also lands copies issued before the loop
 	}
@@ -217,4 +219,30 @@ func (e *emitter) pipelined(s *ir.For) {
 		return
 	}
 	e.sync()
+}
+
+// asyncTail reports whether a pipelined loop's body (its statements other
+// than the hoisted loads) leaves a copy from global memory into a shared
+// tile in flight at the end of an iteration: no statement after it reads
+// shared memory, which would have waited for it. The copy's group is then
+// newer than the prefetches, so the next iteration's wait for its slot
+// does not land it, and a read there (a Deferred statement's, before the
+// copy that iteration) would see the tile before it lands.
+func asyncTail(rest []ir.Stmt) bool {
+	pending := false
+	for _, s := range rest {
+		loads := false
+		ir.Walk([]ir.Stmt{s}, func(x ir.Stmt) {
+			if cp, ok := x.(*ir.Copy); ok && cp.Src.Buf.Scope == ir.Global && cp.Dst.Buf.Scope == ir.Shared {
+				loads = true
+			}
+		})
+		switch {
+		case loads:
+			pending = true
+		case pending && touches([]ir.Stmt{s}, true):
+			pending = false
+		}
+	}
+	return pending
 }
