@@ -58,7 +58,7 @@ func (r *CUDA) Target() Target { return r.target }
 // then NVRTC through the backend (its disk cache makes reruns quick), in
 // chunks so that a spent budget stops it.
 func (r *CUDA) Compile(ctx context.Context, p kernels.Problem, cs []kernels.Config) []error {
-	progs, errs := BuildAll(p, cs, r.b.Limits(), r.b.Arch())
+	progs, errs := BuildAll(p, cs, r.b.Limits(), r.b.Options())
 	var idx []int
 	for i, pr := range progs {
 		if pr != nil {
@@ -90,8 +90,8 @@ func (r *CUDA) Compile(ctx context.Context, p kernels.Problem, cs []kernels.Conf
 }
 
 // BuildAll builds p's program for every config and generates its CUDA for
-// arch, in parallel over the cores (pure Go: no GPU, no NVRTC).
-func BuildAll(p kernels.Problem, cs []kernels.Config, lim ir.Limits, arch string) ([]*cuda.Program, []error) {
+// opts, in parallel over the cores (pure Go: no GPU, no NVRTC).
+func BuildAll(p kernels.Problem, cs []kernels.Config, lim ir.Limits, opts cuda.Options) ([]*cuda.Program, []error) {
 	progs, errs := make([]*cuda.Program, len(cs)), make([]error, len(cs))
 	workers := min(runtime.GOMAXPROCS(0), len(cs))
 	var wg sync.WaitGroup
@@ -100,7 +100,7 @@ func BuildAll(p kernels.Problem, cs []kernels.Config, lim ir.Limits, arch string
 			for i := w; i < len(cs); i += workers {
 				fn, err := kernels.Build(p, cs[i], lim)
 				if err == nil {
-					progs[i], err = cuda.Compile(fn, cuda.Options{Arch: arch})
+					progs[i], err = cuda.Compile(fn, opts)
 				}
 				errs[i] = err
 			}

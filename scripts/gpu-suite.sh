@@ -23,7 +23,8 @@
 # scripts/peers.py).
 # Logs go to $OUT (records and tables as files, the logs in logs.tgz).
 # TILEGO_TMA=0, TILEGO_WS=0/1, TILEGO_PINGPONG=0/1, TILEGO_WGSPLIT=0/1,
-# TILEGO_SPLITRING=0, TILEGO_SKIPONES=0 and TILEGO_LATE=0 (read by the code generator)
+# TILEGO_SPLITRING=0, TILEGO_SKIPONES=0 and TILEGO_LATE=0 (read by the tilego command, which
+# passes them to the compiler as cuda.Options.Switches; the test binaries ignore them)
 # turn TMA loads off, or warp specialization, the consumers' ping-pong, or
 # warpgroups splitting a Gemm's N (MLA's 64 rows over two; tl's SplitN)
 # off or on, or a deferred loop's separate K and V rings off, or the

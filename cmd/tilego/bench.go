@@ -15,7 +15,6 @@ import (
 	"github.com/tilego/tilego/chart"
 	"github.com/tilego/tilego/kernels"
 	drv "github.com/tilego/tilego/runtime/cuda"
-	"github.com/tilego/tilego/target/cuda"
 )
 
 // cmdBench runs benchmark suites on the GPU: one JSON line per point on
@@ -68,7 +67,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	b, err := cuda.Open(0)
+	b, err := openGPU()
 	if err != nil {
 		return fmt.Errorf("bench needs a GPU: %w", err)
 	}

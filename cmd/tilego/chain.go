@@ -62,7 +62,7 @@ func pick(list []*tensor.Tensor, idx []int) []*tensor.Tensor {
 func runChainGPU(b *cuda.Backend, fns []*ir.Func, idx [][]int, inputs []*tensor.Tensor, opt target.RunOptions) (target.Result, error) {
 	progs := make([]*cuda.Program, len(fns))
 	for i, fn := range fns {
-		p, err := cuda.Compile(fn, cuda.Options{Arch: b.Arch()})
+		p, err := cuda.Compile(fn, b.Options())
 		if err != nil {
 			return target.Result{}, err
 		}

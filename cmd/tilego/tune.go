@@ -89,7 +89,7 @@ func tuneMain(args []string, stdout, stderr io.Writer) int {
 
 // openTuner is the device tune measures on; the tests put a fake here.
 var openTuner = func(timing bench.Options) (autotune.Runner, error) {
-	b, err := cuda.Open(0)
+	b, err := openGPU()
 	if err != nil {
 		return nil, fmt.Errorf("tune needs a GPU: %w", err)
 	}
@@ -246,7 +246,7 @@ func lookupTuned(c autotune.Cache, p kernels.Problem, t autotune.Target, lim ir.
 	if err != nil {
 		return nil, "default (the tuned config no longer builds; run tilego tune again)"
 	}
-	prog, err := cuda.Compile(fn, cuda.Options{Arch: t.Arch})
+	prog, err := cuda.Compile(fn, cuda.Options{Arch: t.Arch, Switches: switches})
 	if err != nil || prog.Fingerprint() != e.Source {
 		return nil, "default (the code of the tuned config changed; run tilego tune again)"
 	}

@@ -31,7 +31,7 @@ func (f *fakeGPU) Target() autotune.Target {
 }
 
 func (f *fakeGPU) Compile(ctx context.Context, p kernels.Problem, cs []kernels.Config) []error {
-	progs, errs := autotune.BuildAll(p, cs, ir.DefaultLimits, "sm_90a")
+	progs, errs := autotune.BuildAll(p, cs, ir.DefaultLimits, cuda.Options{Arch: "sm_90a"})
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, c := range cs {

@@ -54,6 +54,18 @@ func (b *Backend) Name() string { return "cuda" }
 // Arch is the architecture the backend compiles for (sm_90a on Hopper).
 func (b *Backend) Arch() string { return b.arch }
 
+// Options are those the backend compiles with: its device's architecture
+// and the switches SetSwitches gave.
+func (b *Backend) Options() Options {
+	o := b.opts
+	o.Arch = b.arch
+	return o
+}
+
+// SetSwitches forces schedule choices for every program the backend
+// compiles and launches from now on (the CLI's, from the environment).
+func (b *Backend) SetSwitches(s Switches) { b.opts.Switches = s }
+
 func (b *Backend) Device() string {
 	return fmt.Sprintf("%s (%s, %d SMs)", b.dev.Name, b.arch, b.dev.SMCount)
 }
@@ -63,12 +75,12 @@ func (b *Backend) Device() string {
 // Build refuses what Run would.
 func (b *Backend) Limits() ir.Limits {
 	lim := ir.Limits{MaxSharedBytes: b.dev.SharedPerBlockOptin, MaxThreads: b.dev.MaxThreadsPerBlock}
-	return targetLimits(lim, Options{Arch: b.arch, Rounding: b.opts.Rounding})
+	return targetLimits(lim, b.Options())
 }
 
 // Emit returns the CUDA C++ generated for f.
 func (b *Backend) Emit(f *ir.Func) (string, error) {
-	p, err := Compile(f, Options{Arch: b.arch, Rounding: b.opts.Rounding})
+	p, err := Compile(f, b.Options())
 	if err != nil {
 		return "", err
 	}
@@ -166,7 +178,7 @@ func (b *Backend) Precompile(ps []*Program) {
 // Run compiles f (cached), copies args to the device, launches, times the
 // launches with events and copies the outputs back.
 func (b *Backend) Run(f *ir.Func, args []*tensor.Tensor, opt target.RunOptions) (target.Result, error) {
-	p, err := Compile(f, Options{Arch: b.arch, Rounding: b.opts.Rounding})
+	p, err := Compile(f, b.Options())
 	if err != nil {
 		return target.Result{}, err
 	}
@@ -334,7 +346,7 @@ func (l *Launch) Start(stream *drv.Stream) error {
 	if l.grid[0]*l.grid[1]*l.grid[2] == 0 { // an empty grid launches nothing
 		return nil
 	}
-	opt := drv.LaunchOptions{Early: l.early, Cooperative: l.p.Cooperative && envSwitch("TILEGO_COOP", true)}
+	opt := drv.LaunchOptions{Early: l.early, Cooperative: l.p.Cooperative && l.b.opts.Switches.choose(SwitchCoop, true)}
 	return drv.LaunchWith(l.fn, l.grid, [3]int{l.p.Threads, 1, 1}, l.p.Shared, stream, opt, l.args...)
 }
 

@@ -14,7 +14,7 @@ import (
 // and the partials between them never leave the device. A later step
 // whose program starts early (Program.Early: it waits for what it reads
 // of the step before by counters) is launched so that it may run beside
-// that step's last blocks (programmatic dependent launch; TILEGO_PDL=0
+// that step's last blocks (programmatic dependent launch; SwitchPDL off
 // launches every step after the one before).
 type Chain struct {
 	b       *Backend
@@ -58,7 +58,7 @@ func chain(b *Backend, progs []*Program, idx [][]int, args []*tensor.Tensor, buf
 			c.Free()
 			return nil, fmt.Errorf("chain step %d (%s): %w", i, p.Name, err)
 		}
-		l.early = i > 0 && p.Early && envSwitch("TILEGO_PDL", true)
+		l.early = i > 0 && p.Early && b.opts.Switches.choose(SwitchPDL, true)
 		c.steps = append(c.steps, l)
 		for _, o := range l.outputs {
 			if a := idx[i][o]; !slices.Contains(c.outputs, a) {

@@ -36,7 +36,7 @@ import (
 // its copies' TMA boxes if so.
 func planCluster(c *compilation) {
 	k, w := c.f.Kernel, c.ws
-	if k.Cluster != 2 || w == nil || k.Raster != nil || !envSwitch("TILEGO_CLUSTER", true) {
+	if k.Cluster != 2 || w == nil || k.Raster != nil || !c.opts.Switches.choose(SwitchCluster, true) {
 		return
 	}
 	l := c.tma[w.loop]

@@ -44,11 +44,8 @@ func TestCluster(t *testing.T) {
 		{"switched off", func(*kernels.AttnShape, *kernels.AttnConfig) {}, "0", false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.env != "" {
-				t.Setenv("TILEGO_CLUSTER", tc.env)
-			}
 			s, c := mod(tc.f)
-			p := compileAttn(t, s, c, "sm_90a")
+			p := compileAttn(t, s, c, "sm_90a", forced(SwitchCluster, tc.env))
 			src := p.Source
 			if got := strings.Contains(src, "__cluster_dims__(2, 1, 1)"); got != tc.want {
 				t.Fatalf("clustered: %v, want %v", got, tc.want)

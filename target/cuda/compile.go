@@ -19,13 +19,14 @@ type Options struct {
 	// "rz" (toward zero) or "ra" (ties away from zero).
 	Rounding string
 	// NoTMA keeps pipelined loops' prefetches on cp.async on sm_90a,
-	// which otherwise loads them by TMA where it can (also TILEGO_TMA=0):
-	// see tma.go.
+	// which otherwise loads them by TMA where it can: see tma.go.
 	NoTMA bool
 	// WarpSpecialize adds a producer warpgroup that issues a TMA loop's
-	// loads to every program, not only those that ask (TILEGO_WS=1 too;
-	// TILEGO_WS=0 turns it off for all): see ws.go.
+	// loads to every program, not only those that ask: see ws.go.
 	WarpSpecialize bool
+	// Switches force schedule choices on or off (switches.go); they win
+	// over NoTMA and WarpSpecialize.
+	Switches Switches
 }
 
 // Program is a compiled kernel: its source and how to launch it.

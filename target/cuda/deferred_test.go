@@ -24,7 +24,7 @@ func TestEmitDeferred(t *testing.T) {
 		c    kernels.AttnConfig
 		arch string
 		want []string
-		env  string // TILEGO_SPLITRING
+		env  string // SwitchSplitRing forced: "0" off
 	}{
 		{"ws sm_90a", kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true}, "sm_90a", []string{
 			"if (k0 > lo)", "const int k0_late = k0 - 1;", "const int k0 = k0_late;",
@@ -63,11 +63,7 @@ func TestEmitDeferred(t *testing.T) {
 			"const int lo = ", "const int k0 = k0_late;", "const int k0_late = hi - 1;", "tl::wgmma_wait<0>();",
 		}, ""},
 	} {
-		if tc.env != "" {
-			t.Setenv("TILEGO_SPLITRING", tc.env)
-		}
-		p := compileAttn(t, s, tc.c, tc.arch)
-		t.Setenv("TILEGO_SPLITRING", "")
+		p := compileAttn(t, s, tc.c, tc.arch, forced(SwitchSplitRing, tc.env))
 		for _, w := range tc.want {
 			if !strings.Contains(p.Source, w) {
 				t.Errorf("%s: source lacks %q", tc.name, w)

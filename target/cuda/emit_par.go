@@ -241,11 +241,11 @@ func (e *emitter) inBounds(r ir.Region, idx []string) string {
 // factors are all one skip the multiplies. The attention kernels ask for
 // their output accumulator's rescale at wide head dims, where
 // onlineSoftmax keeps the factors at one (128 multiplies a thread at
-// head dim 256, between one tile's P·V and the next); TILEGO_SKIPONES=0
+// head dim 256, between one tile's P·V and the next); SwitchSkipOnes off
 // turns it off. The caller closes the branch when skipOnes returns true.
 func (e *emitter) skipOnes(p *ir.Parallel, drv *ir.Buffer, bases, names []string) bool {
 	x, f, ok := p.Scale()
-	if !p.SkipOnes || !ok || x != drv || !envSwitch("TILEGO_SKIPONES", true) {
+	if !p.SkipOnes || !ok || x != drv || !e.c.opts.Switches.choose(SwitchSkipOnes, true) {
 		return false
 	}
 	e.line("bool ones = true; // every factor of this thread is one")

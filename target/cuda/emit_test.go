@@ -301,14 +301,14 @@ func TestWGSplitN(t *testing.T) {
 	if strings.Contains(p.Source, "mma_m16n8k16") {
 		t.Error("MLA still on mma.sync")
 	}
-	t.Setenv("TILEGO_WGSPLIT", "1") // the hint forced on: the GEMM splits N, unless FullRow
+	wgSplit := Switches{SwitchWGSplit: true} // the hint forced on: the GEMM splits N, unless FullRow
 	for _, pol := range []ir.Policy{ir.Square, ir.FullRow} {
 		g, err := kernels.Gemm(kernels.GemmShape{M: 64, N: 128, K: 64, DType: ir.BF16, OutDType: ir.F32},
 			kernels.GemmConfig{BM: 64, BN: 128, BK: 64, Stages: 2, Threads: 256, Policy: pol}).Build()
 		if err != nil {
 			t.Fatal(err)
 		}
-		gp, err := Compile(g, Options{Arch: "sm_90a"})
+		gp, err := Compile(g, Options{Arch: "sm_90a", Switches: wgSplit})
 		switch {
 		case pol == ir.Square && (err != nil || !strings.Contains(gp.Source, "wgmma_m64n64k16_ss")):
 			t.Errorf("Square GEMM of 64 rows over two warpgroups: no half-width wgmma (%v)", err)
@@ -320,26 +320,42 @@ func TestWGSplitN(t *testing.T) {
 }
 
 // compileMLA builds MLA decoding for s and c and compiles it for arch.
-func compileMLA(t *testing.T, s kernels.MLAShape, c kernels.MLAConfig, arch string) *Program {
+func compileMLA(t *testing.T, s kernels.MLAShape, c kernels.MLAConfig, arch string, sw ...Switches) *Program {
 	t.Helper()
-	return compileFunc(t, kernels.MLADecode(s, c), arch)
+	return compileFunc(t, kernels.MLADecode(s, c), arch, sw...)
 }
 
 // compileAttn builds FlashAttention for s and c and compiles it for arch.
-func compileAttn(t *testing.T, s kernels.AttnShape, c kernels.AttnConfig, arch string) *Program {
+func compileAttn(t *testing.T, s kernels.AttnShape, c kernels.AttnConfig, arch string, sw ...Switches) *Program {
 	t.Helper()
-	return compileFunc(t, kernels.FlashAttention(s, c), arch)
+	return compileFunc(t, kernels.FlashAttention(s, c), arch, sw...)
+}
+
+// forced is the switches that force sw as a TILEGO_ variable would: on
+// for "1", off for "0", neither for "".
+func forced(sw Switch, env string) Switches {
+	switch env {
+	case "1":
+		return Switches{sw: true}
+	case "0":
+		return Switches{sw: false}
+	}
+	return nil
 }
 
 // compileFunc builds f and compiles it for arch, failing the test on an
 // error.
-func compileFunc(t *testing.T, f *tl.Func, arch string) *Program {
+func compileFunc(t *testing.T, f *tl.Func, arch string, sw ...Switches) *Program {
 	t.Helper()
 	fn, err := f.Build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Compile(fn, Options{Arch: arch})
+	opts := Options{Arch: arch}
+	if len(sw) > 0 {
+		opts.Switches = sw[0]
+	}
+	p, err := Compile(fn, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -571,7 +587,7 @@ func TestCopyBands(t *testing.T) {
 
 // The output accumulator's rescale skips warps whose factors are all one
 // where the kernel asks (tl's ScaleRows: FlashAttention from head dim 256,
-// MLA), on both paths, and nowhere else; TILEGO_SKIPONES=0 turns it off.
+// MLA), on both paths, and nowhere else; SwitchSkipOnes off turns it off.
 func TestEmitSkipOnes(t *testing.T) {
 	const vote = "if (!__all_sync(__activemask(), ones))"
 	flash := func(d int) func() (*ir.Func, error) {
@@ -599,7 +615,7 @@ func TestEmitSkipOnes(t *testing.T) {
 		name  string
 		build func() (*ir.Func, error)
 		arch  string
-		env   string // TILEGO_SKIPONES
+		env   string // SwitchSkipOnes forced: "0" off
 		want  int    // votes in the source
 	}{
 		{"d256", flash(256), "sm_90a", "", 1},
@@ -611,12 +627,11 @@ func TestEmitSkipOnes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("TILEGO_SKIPONES", tc.env)
 			f, err := tc.build()
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := Compile(f, Options{Arch: tc.arch})
+			p, err := Compile(f, Options{Arch: tc.arch, Switches: forced(SwitchSkipOnes, tc.env)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -72,8 +72,10 @@ func wgSplit(wg, m int, p ir.Policy, splitN bool) layout.WGs {
 }
 
 // splitNWanted: the program asks (tl's SplitN, ir.Kernel.SplitN), unless
-// TILEGO_WGSPLIT is 0 or 1, which overrides it.
-func splitNWanted(c *compilation) bool { return envSwitch("TILEGO_WGSPLIT", c.f.Kernel.SplitN) }
+// SwitchWGSplit forces it on or off.
+func splitNWanted(c *compilation) bool {
+	return c.opts.Switches.choose(SwitchWGSplit, c.f.Kernel.SplitN)
+}
 
 // panelRegion: r is its whole shared tile, or the tile's first columns
 // (all its rows, a whole number of swizzle panels), which the tile's

@@ -10,17 +10,22 @@ import (
 
 // Emitter generates CUDA C++ for an architecture with no GPU present (for
 // `tilego emit`); it cannot run programs.
-type Emitter struct{ Arch string }
+type Emitter struct {
+	Arch     string
+	Switches Switches // schedule choices forced for every program
+}
 
 func (e Emitter) Name() string   { return "cuda" }
 func (e Emitter) Device() string { return "none (emit only, " + e.Arch + ")" }
 
 // Limits are Limits(e.Arch): Build refuses what Emit would.
-func (e Emitter) Limits() ir.Limits { return Limits(e.Arch) }
+func (e Emitter) Limits() ir.Limits { return LimitsFor(e.options()) }
+
+func (e Emitter) options() Options { return Options{Arch: e.Arch, Switches: e.Switches} }
 
 // Emit returns the generated source.
 func (e Emitter) Emit(f *ir.Func) (string, error) {
-	p, err := Compile(f, Options{Arch: e.Arch})
+	p, err := Compile(f, e.options())
 	if err != nil {
 		return "", err
 	}

@@ -93,7 +93,7 @@ func TestGPUGemm(t *testing.T) {
 	cfgs := []kernels.GemmConfig{
 		{BM: 64, BN: 64, BK: 32, Stages: 3, Threads: 128},
 		{BM: 128, BN: 128, BK: 32, Stages: 2, Threads: 256, Raster: 4},
-		{BM: 64, BN: 128, BK: 64, Stages: 2, Threads: 256}, // 64 rows over 8 warps; with TILEGO_WGSPLIT=1, two warpgroups split N on sm_90a
+		{BM: 64, BN: 128, BK: 64, Stages: 2, Threads: 256}, // 64 rows over 8 warps; with SwitchWGSplit on, two warpgroups split N on sm_90a
 	}
 	for _, s0 := range shapes {
 		for _, ta := range []bool{false, true} {

@@ -45,7 +45,7 @@ type halves struct {
 // no shared memory at all (the output stored from registers) needs no
 // barrier: the walk is planned too, without a tile.
 func planHalves(c *compilation) {
-	if c.ws == nil || c.ws.walk == nil || c.ws.consumers != 256 || len(c.roles) > 0 || !envSwitch("TILEGO_HALVES", true) {
+	if c.ws == nil || c.ws.walk == nil || c.ws.consumers != 256 || len(c.roles) > 0 || !c.opts.Switches.choose(SwitchHalves, true) {
 		return
 	}
 	w := c.ws.walk

@@ -48,8 +48,7 @@ func TestHalves(t *testing.T) {
 		{"no walk", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, PingPong: true}, "", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("TILEGO_HALVES", tc.env)
-			p := compileAttn(t, tc.s, tc.c, "sm_90a")
+			p := compileAttn(t, tc.s, tc.c, "sm_90a", forced(SwitchHalves, tc.env))
 			src := p.Source
 			var box []uint32
 			for _, spec := range p.TMA {

@@ -20,7 +20,11 @@ var sharedOptin = map[string]int{
 // refuses, at the op's file:line, every program Compile would refuse.
 // An architecture not in the table gets ir.DefaultLimits' resources; ""
 // is sm_80, as for Compile.
-func Limits(arch string) ir.Limits {
+func Limits(arch string) ir.Limits { return LimitsFor(Options{Arch: arch}) }
+
+// LimitsFor is Limits for code generated with opts.
+func LimitsFor(opts Options) ir.Limits {
+	arch := opts.Arch
 	if arch == "" {
 		arch = "sm_80"
 	}
@@ -28,7 +32,8 @@ func Limits(arch string) ir.Limits {
 	if !ok {
 		shared = ir.DefaultLimits.MaxSharedBytes
 	}
-	return targetLimits(ir.Limits{MaxSharedBytes: shared, MaxThreads: 1024}, Options{Arch: arch})
+	opts.Arch = arch
+	return targetLimits(ir.Limits{MaxSharedBytes: shared, MaxThreads: 1024}, opts)
 }
 
 // targetLimits adds to lim the check that f compiles with opts and fits

@@ -38,7 +38,7 @@ const panelCols = 64
 // no Deferred statements (they free a slot an iteration late).
 func planParts(c *compilation) {
 	w := c.ws
-	if w == nil || c.cluster || c.rings(w.loop) != 1 || hasDeferred(w.loop) || !envSwitch("TILEGO_PARTS", true) {
+	if w == nil || c.cluster || c.rings(w.loop) != 1 || hasDeferred(w.loop) || !c.opts.Switches.choose(SwitchParts, true) {
 		return
 	}
 	l := c.tma[w.loop]

@@ -46,9 +46,8 @@ func TestEmitParts(t *testing.T) {
 			t.Errorf("%s: a slot freed in parts", name)
 		}
 	}
-	t.Setenv("TILEGO_PARTS", "0")
-	if src := compileMLA(t, s, handoff, "sm_90a").Source; strings.Contains(src, "(tid / 128)) & 1) tl::mbar_arrive(") {
-		t.Error("TILEGO_PARTS=0: a slot freed in parts")
+	if src := compileMLA(t, s, handoff, "sm_90a", Switches{SwitchParts: false}).Source; strings.Contains(src, "(tid / 128)) & 1) tl::mbar_arrive(") {
+		t.Error("SwitchParts off: a slot freed in parts")
 	}
 }
 

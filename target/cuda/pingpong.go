@@ -41,8 +41,10 @@ type turnState struct {
 }
 
 // pingPongWanted: the program asks (ir.Kernel.PingPong, a config's
-// PingPong); TILEGO_PINGPONG=1 or 0 overrides it.
-func pingPongWanted(c *compilation) bool { return envSwitch("TILEGO_PINGPONG", c.f.Kernel.PingPong) }
+// PingPong); SwitchPingPong overrides it.
+func pingPongWanted(c *compilation) bool {
+	return c.opts.Switches.choose(SwitchPingPong, c.f.Kernel.PingPong)
+}
 
 // pingPong says whether the producer's loop, whose body apart from its
 // prefetches is rest, takes turns: it is wanted, there are two consumer

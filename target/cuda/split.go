@@ -54,7 +54,7 @@ func planSplit(c *compilation) {
 		c.split[f] = sr
 		return
 	}
-	if !hasDeferred(f) || !envSwitch("TILEGO_SPLITRING", true) {
+	if !hasDeferred(f) || !c.opts.Switches.choose(SwitchSplitRing, true) {
 		return
 	}
 	late := map[*ir.Buffer]bool{}

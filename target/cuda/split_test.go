@@ -35,10 +35,7 @@ func TestSplitRings(t *testing.T) {
 		{"sm_80", ov, "sm_80", "", false, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.env != "" {
-				t.Setenv("TILEGO_SPLITRING", tc.env)
-			}
-			p := compileAttn(t, s, tc.c, tc.arch)
+			p := compileAttn(t, s, tc.c, tc.arch, forced(SwitchSplitRing, tc.env))
 			for b, sb := range p.smem.bufs {
 				if (b.Name == "ks" || b.Name == "vs") && sb.stages != tc.ring {
 					t.Errorf("%s: %d buffers, want %d", b.Name, sb.stages, tc.ring)

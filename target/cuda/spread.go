@@ -37,9 +37,9 @@ func (c *compilation) spreadDrawn(f *ir.For) bool {
 }
 
 // wantDraw: the program asks a Spread walk to draw (tl's Draw, a config's
-// Draw); TILEGO_DRAW=1 or 0 overrides it.
+// Draw); SwitchDraw overrides it.
 func wantDraw(c *compilation, f *ir.For) bool {
-	return f.Kind == ir.Spread && envSwitch("TILEGO_DRAW", c.f.Kernel.Draw)
+	return f.Kind == ir.Spread && c.opts.Switches.choose(SwitchDraw, c.f.Kernel.Draw)
 }
 
 // blockLinear and blockCount are the block's linear index and the grid's
@@ -147,10 +147,10 @@ func (e *emitter) walkLast(f *ir.For) (cond string, ok bool) {
 
 // lateStart delays the blocks that walk one value fewer of the kernel's
 // dealt Spread walk (its last round partial), by the kernel's Late
-// cycles (tl's LateStart); TILEGO_LATE=0 leaves it out. A drawn walk has
+// cycles (tl's LateStart); SwitchLate off leaves it out. A drawn walk has
 // no such blocks.
 func (e *emitter) lateStart(k *ir.Kernel) {
-	if k.Late <= 0 || !envSwitch("TILEGO_LATE", true) {
+	if k.Late <= 0 || !e.c.opts.Switches.choose(SwitchLate, true) {
 		return
 	}
 	for _, s := range k.Body {

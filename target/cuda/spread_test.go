@@ -32,7 +32,7 @@ func TestSpread(t *testing.T) {
 		name string
 		s    kernels.AttnShape
 		c    kernels.AttnConfig
-		env  string // TILEGO_DRAW
+		env  string // SwitchDraw forced: "1" on, "0" off
 		want string // drawn, dealt or serial
 	}{
 		{"drawn", s, draw, "", "drawn"},
@@ -44,8 +44,7 @@ func TestSpread(t *testing.T) {
 		{"causal pairs", causal, pp, "", "serial"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("TILEGO_DRAW", tc.env)
-			p := compileAttn(t, tc.s, tc.c, "sm_90a")
+			p := compileAttn(t, tc.s, tc.c, "sm_90a", forced(SwitchDraw, tc.env))
 			src := p.Source
 			drawn := tc.want == "drawn"
 			if p.Counter != drawn || strings.Contains(src, counterParam) != drawn {
@@ -130,7 +129,7 @@ func TestLateStart(t *testing.T) {
 		name string
 		s    kernels.AttnShape
 		c    kernels.AttnConfig
-		env  string // TILEGO_LATE
+		env  string // SwitchLate forced: "0" off
 		want string // the delay's cycles, or "" for none
 	}{
 		{"dealt", s, pp, "", "7585"},
@@ -140,8 +139,7 @@ func TestLateStart(t *testing.T) {
 		{"causal pairs", causal, pp, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("TILEGO_LATE", tc.env)
-			src := compileAttn(t, tc.s, tc.c, "sm_90a").Source
+			src := compileAttn(t, tc.s, tc.c, "sm_90a", forced(SwitchLate, tc.env)).Source
 			n := strings.Count(src, "tl::spin_cycles(")
 			if tc.want == "" {
 				if n != 0 {

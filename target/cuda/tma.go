@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/tilego/tilego/interp"
@@ -10,7 +9,7 @@ import (
 	drv "github.com/tilego/tilego/runtime/cuda"
 )
 
-// TMA loads for pipelined loops (sm_90a; Options.NoTMA or TILEGO_TMA=0
+// TMA loads for pipelined loops (sm_90a; Options.NoTMA or SwitchTMA off
 // turn them off). When every copy a pipelined loop prefetches is a whole box of a
 // global tensor, into a 128B-swizzled shared tile, one thread issues the
 // copies of an iteration as TMA loads, one per 64-element panel, and they
@@ -44,10 +43,8 @@ type tmaLoop struct {
 	outer *ir.For
 }
 
-// tmaEnabled: unless Options.NoTMA, or TILEGO_TMA=0 in the environment.
-func tmaEnabled(o Options) bool {
-	return !o.NoTMA && os.Getenv("TILEGO_TMA") != "0"
-}
+// tmaEnabled: unless Options.NoTMA, or the TMA switch is off.
+func tmaEnabled(o Options) bool { return o.Switches.choose(SwitchTMA, !o.NoTMA) }
 
 // planTMA picks the pipelined loops whose prefetches TMA can do and gives
 // each loop's barriers shared memory after everything else.

@@ -7,7 +7,7 @@ import (
 )
 
 // TMA stores for epilogues (sm_90a, with the TMA loads; Options.NoTMA or
-// TILEGO_TMA=0 turn both off). A copy of a whole shared tile to a global
+// SwitchTMA off turn both off). A copy of a whole shared tile to a global
 // region that TMA can address (tmaBox's rules) is issued by one thread as
 // one bulk store per 64-column panel; the thread waits only until the
 // stores have read shared memory, so the block can retire while the writes

@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/tilego/tilego/ir"
@@ -41,21 +40,9 @@ type wsPlan struct {
 }
 
 // wsWanted: the program asks (ir.Kernel.Producer, a config's WS) or
-// Options.WarpSpecialize does; TILEGO_WS=1 or 0 overrides both.
+// Options.WarpSpecialize does; SwitchWS overrides both.
 func wsWanted(c *compilation) bool {
-	return envSwitch("TILEGO_WS", c.opts.WarpSpecialize || c.f.Kernel.Producer)
-}
-
-// envSwitch is what a schedule hint asks (asked), unless the environment
-// variable name is 1 or 0, which turns it on or off for every program.
-func envSwitch(name string, asked bool) bool {
-	switch os.Getenv(name) {
-	case "1":
-		return true
-	case "0":
-		return false
-	}
-	return asked
+	return c.opts.Switches.choose(SwitchWS, c.opts.WarpSpecialize || c.f.Kernel.Producer)
 }
 
 // planWS picks the loop the producer runs: the kernel's only TMA loop, a
