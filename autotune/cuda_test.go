@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/tilego/tilego/ir"
-	"github.com/tilego/tilego/target/cuda"
 	"github.com/tilego/tilego/kernels"
+	"github.com/tilego/tilego/target/cuda"
 )
 
 func TestCodegenVersion(t *testing.T) {
