@@ -68,7 +68,15 @@ var passes = []pass{
 	{"check-target", checkTarget, nil},
 	{"assign-warpgroups", assignRoles, dumpRoles},
 	{"infer-layouts", inferLayouts, dumpLayouts},
-	{"plan-shared", planShared, dumpShared},
+	{"plan-split", step(planSplit), dumpSplit},
+	{"place-shared", placeSharedTiles, dumpShared},
+	{"plan-tma", step(planTMA), dumpTMA},
+	{"plan-tma-stores", step(planTMAStores), dumpTMAStores},
+	{"plan-ws", step(planWS), dumpWS},
+	{"plan-cluster", step(planCluster), dumpCluster},
+	{"plan-parts", step(planParts), nil},
+	{"plan-halves", step(planHalves), dumpHalves},
+	{"check-split", checkSplit, nil},
 	{"emit", emitPass, func(c *compilation) string { return c.prog.Source }},
 }
 
@@ -130,6 +138,11 @@ func compile(f *ir.Func, opts Options, dump string) (prog *Program, err error) {
 }
 
 func verifyPass(c *compilation) error { return ir.Verify(c.f, ir.DefaultLimits) }
+
+// step is a planning step that cannot fail, as a pass.
+func step(plan func(*compilation)) func(*compilation) error {
+	return func(c *compilation) error { plan(c); return nil }
+}
 
 func dumpLayouts(c *compilation) string {
 	var b strings.Builder

@@ -86,21 +86,18 @@ func hardwareTiles(c *compilation) map[*ir.Buffer]bool {
 	return hw
 }
 
-// planShared places every shared tile, gives the tiles filled by a
+// placeSharedTiles places every shared tile, gives the tiles filled by a
 // pipelined loop's copies one buffer per stage, and reserves scratch for
 // reductions across warps. A persistent walk's tile loads (walk.go) get
 // two buffers where they fit beside the rest, else one, else are left to
 // the consumers.
-func planShared(c *compilation) error {
-	planSplit(c)
+func placeSharedTiles(c *compilation) error {
 	p, err := placeWalk(c, walkCandidates(c))
 	if err != nil {
 		return err
 	}
 	c.smem = p
-	planTMA(c)
-	planHalves(c)
-	return checkSplit(c)
+	return nil
 }
 
 // placeWalk places the tiles with w's in two buffers each, else one, with
@@ -119,7 +116,7 @@ func placeWalk(c *compilation, w *walkLoad) (*smemPlan, error) {
 	return placeShared(c, nil)
 }
 
-// placeShared is planShared's placement, with walk's tiles (when not nil)
+// placeShared is placeSharedTiles' placement, with walk's tiles (when not nil)
 // given walk.stages buffers and kept apart from every other tile.
 func placeShared(c *compilation, walk *walkLoad) (*smemPlan, error) {
 	k := c.f.Kernel

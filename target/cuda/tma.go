@@ -84,10 +84,6 @@ func planTMA(c *compilation) {
 		}
 		c.tma[f] = l
 	})
-	planTMAStores(c)
-	planWS(c)
-	planCluster(c)
-	planParts(c)
 }
 
 // tmaCopy says how cp (global to shared) goes by TMA, if it can.
