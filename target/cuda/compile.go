@@ -73,6 +73,8 @@ var passes = []pass{
 	{"plan-tma", step(planTMA), dumpTMA},
 	{"plan-tma-stores", step(planTMAStores), dumpTMAStores},
 	{"plan-ws", step(planWS), dumpWS},
+	{"plan-walk", step(planWalk), nil},
+	{"plan-hand-bars", step(planHandBars), nil},
 	{"plan-cluster", step(planCluster), dumpCluster},
 	{"plan-parts", step(planParts), nil},
 	{"plan-halves", step(planHalves), dumpHalves},

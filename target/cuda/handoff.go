@@ -56,6 +56,9 @@ const handBar = 8
 // room.
 func planHandBars(c *compilation) {
 	w := c.ws
+	if w == nil {
+		return
+	}
 	w.hand = -1
 	found := false
 	ir.Walk(c.f.Kernel.Body, func(s ir.Stmt) {

@@ -91,8 +91,6 @@ func planWS(c *compilation) {
 		w.regs = [2]int{40, 232}
 	}
 	c.ws = w
-	planWalk(c)
-	planHandBars(c)
 }
 
 // wsLoopAhead is, before shared memory is placed, the loop planWS will
