@@ -18,10 +18,10 @@ type Kernel struct {
 	Allocs  []*Buffer
 	Body    []Stmt
 	Raster  *Raster
-	// Producer asks for warp specialization: a producer warpgroup issues
+	// WarpSpecialize asks for warp specialization: a producer warpgroup issues
 	// the pipelined loop's loads while the kernel's threads compute. A
 	// hint: a backend that cannot (no TMA loop, not Hopper) ignores it.
-	Producer bool
+	WarpSpecialize bool
 	// PingPong asks the consumer warpgroups of a warp-specialized kernel to
 	// take turns issuing the pipelined loop's matrix multiplies, so that one
 	// warpgroup's element-wise work (a softmax) runs under the other's
@@ -32,27 +32,27 @@ type Kernel struct {
 	// producer loads its tiles, on Hopper), rather than be dealt them by
 	// block index. A hint, like Producer.
 	Draw bool
-	// Late (clock cycles, 0 for none) has the blocks of a dealt Spread walk
+	// LateStart (clock cycles, 0 for none) has the blocks of a dealt Spread walk
 	// whose last round is partial, those that walk one value fewer, start
 	// this long late: the blocks' value boundaries, where each loads its
 	// next tile and stores the last, then fall apart rather than all at
 	// once, and under a value's time the delay costs those blocks nothing.
 	// A hint.
-	Late int
-	// FirstFill asks that, in a persistent walk whose producer loads a tile
+	LateStart int
+	// FirstTilesFirst asks that, in a persistent walk whose producer loads a tile
 	// of its own, the first iteration's second ring fill wait until that
 	// tile and the first fill have landed: at a kernel's start every block
 	// asks at once, and the first multiply needs only those two. A hint.
-	FirstFill bool
+	FirstTilesFirst bool
 	// NextEarly lets the kernel after this one on the stream, where it
-	// starts early (Early), launch once every block of this one has
+	// starts early (StartEarly), launch once every block of this one has
 	// started, rather than when this one ends. A hint.
 	NextEarly bool
-	// Early says the kernel may start while the kernel before it on the
+	// StartEarly says the kernel may start while the kernel before it on the
 	// stream (a chain's earlier step) still runs: it waits (WaitCount) for
 	// what that kernel writes before it reads it, and it ends only after
 	// that kernel has. A backend without such launches starts it after.
-	Early bool
+	StartEarly bool
 	// Cooperative says every block of the grid runs at once (a
 	// cooperative launch, which fails rather than run the grid in waves),
 	// so a block may wait (WaitCount) for a counter that other blocks of

@@ -50,13 +50,13 @@ func (f *Func) String() string {
 			on   bool
 			text string
 		}{
-			{k.Producer, "producer warpgroup"},
+			{k.WarpSpecialize, "producer warpgroup"},
 			{k.PingPong, "ping-pong warpgroups"},
 			{k.Draw, "spread loops drawn"},
-			{k.Late > 0, fmt.Sprintf("late start %d cycles", k.Late)},
-			{k.FirstFill, "first tiles first"},
+			{k.LateStart > 0, fmt.Sprintf("late start %d cycles", k.LateStart)},
+			{k.FirstTilesFirst, "first tiles first"},
 			{k.NextEarly, "next kernel early"},
-			{k.Early, "starts early"},
+			{k.StartEarly, "starts early"},
 			{k.Cooperative, "every block at once"},
 			{k.SplitN, "warpgroups split N"},
 			{k.Cluster > 1, fmt.Sprintf("clusters of %d", k.Cluster)},

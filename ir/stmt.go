@@ -188,7 +188,7 @@ type Signal struct {
 // WaitCount holds the block until Counter, one element of a global i32
 // tensor that an earlier kernel on the stream adds to with Tickets (a
 // chain's earlier step, running beside this kernel when this one starts
-// early: Kernel.Early), reaches Min; what that kernel wrote before its
+// early: Kernel.StartEarly), reaches Min; what that kernel wrote before its
 // Ticket is then seen by every thread of the block. The program must not
 // be the one that adds to the counter: a block waiting on another block of
 // its own grid could wait for one that never runs.

@@ -104,8 +104,8 @@ func (v *verifier) kernel(k *Kernel, names map[string]bool) {
 		v.errorf("kernel", k.P, "threads = %d exceeds the target's %d per block", k.Threads, v.lim.MaxThreads)
 	case k.Cluster < 0 || k.Cluster > 2:
 		v.errorf("kernel", k.P, "clusters of %d blocks: want 0, 1 or 2", k.Cluster)
-	case k.Late < 0:
-		v.errorf("kernel", k.P, "late start of %d cycles: want 0 or more", k.Late)
+	case k.LateStart < 0:
+		v.errorf("kernel", k.P, "late start of %d cycles: want 0 or more", k.LateStart)
 	}
 	if k.Raster != nil && k.Raster.Panel <= 0 {
 		v.errorf("rasterize", k.Raster.Pos, "panel size %d must be positive", k.Raster.Panel)

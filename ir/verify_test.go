@@ -215,7 +215,7 @@ func TestVerifyRaw(t *testing.T) {
 			"raw.go:7: param: A: invalid element type invalid"},
 		{"no grid", func(f *Func, a, s *Buffer) { f.Kernel.Grid, f.Kernel.Idx = nil, nil },
 			"raw.go:7: kernel: grid has 0 dims; want 1 to 3"},
-		{"negative late start", func(f *Func, a, s *Buffer) { f.Kernel.Late = -1 },
+		{"negative late start", func(f *Func, a, s *Buffer) { f.Kernel.LateStart = -1 },
 			"raw.go:7: kernel: late start of -1 cycles: want 0 or more"},
 		{"symbolic shared tile", func(f *Func, a, s *Buffer) { s.Shape[0] = &Var{Name: "n", Kind: SymSize} },
 			"raw.go:7: alloc: s: on-chip buffers need a constant shape"},

@@ -294,7 +294,7 @@ func (k *Block) ReduceAbsMax(src, dst *Tensor, dim int, opts ...ReduceOpt) {
 // loads by TMA; elsewhere the hint is ignored).
 func (k *Block) WarpSpecialize() {
 	if k.ok("warp_specialize") {
-		k.k.Producer = true
+		k.k.WarpSpecialize = true
 	}
 }
 
@@ -329,7 +329,7 @@ func (k *Block) Draw() {
 // delay costs those blocks nothing. A hint; the CUDA backend applies it.
 func (k *Block) LateStart(cycles int) {
 	if k.ok("late_start") {
-		k.k.Late = cycles
+		k.k.LateStart = cycles
 	}
 }
 
@@ -343,7 +343,7 @@ func (k *Block) LateStart(cycles int) {
 // single ring of two stages or more.
 func (k *Block) FirstTilesFirst() {
 	if k.ok("first_tiles_first") {
-		k.k.FirstFill = true
+		k.k.FirstTilesFirst = true
 	}
 }
 
@@ -367,7 +367,7 @@ func (k *Block) NextEarly() {
 // their counts reached.
 func (k *Block) StartEarly() {
 	if k.ok("start_early") {
-		k.k.Early = true
+		k.k.StartEarly = true
 	}
 }
 

@@ -46,7 +46,7 @@ type Program struct {
 	// allocates its own.
 	Counter bool
 	// Early: the kernel may start while the one before it on the stream
-	// still runs (ir.Kernel.Early, sm_90 on); a chain launches it so
+	// still runs (ir.Kernel.StartEarly, sm_90 on); a chain launches it so
 	// (chain.go).
 	Early bool
 	// Cooperative: every block runs at once (ir.Kernel.Cooperative), so

@@ -64,7 +64,7 @@ func emitPass(c *compilation) error {
 		return e.err
 	}
 	c.prog = &Program{Func: c.f, Name: c.f.Name, Source: src, Threads: c.launchThreads(), Shared: c.smem.total, Layouts: c.layouts, TMA: c.tmaSpecs, PingPong: c.pingPong, smem: c.smem,
-		Counter: c.ws != nil && c.ws.walk != nil && c.ws.walk.draw, Early: c.f.Kernel.Early && gridDeps(c.opts.Arch),
+		Counter: c.ws != nil && c.ws.walk != nil && c.ws.walk.draw, Early: c.f.Kernel.StartEarly && gridDeps(c.opts.Arch),
 		Cooperative: c.f.Kernel.Cooperative}
 	return nil
 }
@@ -163,7 +163,7 @@ func (e *emitter) kernel() string {
 	// while that one runs: no __restrict__, which would let nvcc load
 	// inputs through the non-coherent read-only path.
 	restrict := " __restrict__"
-	if k.Early {
+	if k.StartEarly {
 		restrict = ""
 	}
 	for _, p := range f.Params {
@@ -221,7 +221,7 @@ func (e *emitter) kernel() string {
 	if e.c.cluster { // no arrival from the partner may find this block gone
 		e.line("tl::cluster_sync();")
 	}
-	if k.Early && gridDeps(e.c.opts.Arch) {
+	if k.StartEarly && gridDeps(e.c.opts.Arch) {
 		e.line("tl::grid_wait(); // end after the kernel before (StartEarly)")
 	}
 	e.close()

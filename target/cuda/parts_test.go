@@ -55,7 +55,7 @@ func TestEmitParts(t *testing.T) {
 // emit test, kernels/mla_emit_test.go), FlashAttention's walks, which have
 // the same producer shape without Overlap, do not, and get no such wait;
 // the IR printer names the hint.
-func TestFirstFillAsked(t *testing.T) {
+func TestFirstTilesFirstAsked(t *testing.T) {
 	s := kernels.AttnShape{B: 2, H: 16, HKV: 16, Sq: 1024, Skv: 1024, Dqk: 128, Dv: 128, DType: ir.BF16}
 	c := kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Persistent: true}
 	if src := compileAttn(t, s, c, "sm_90a").Source; strings.Contains(src, "the first tiles first") {
@@ -66,8 +66,8 @@ func TestFirstFillAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !f.Kernel.FirstFill || !strings.Contains(f.String(), "first tiles first") {
-		t.Errorf("MLA's split kernel: FirstFill %v, or its IR does not print it", f.Kernel.FirstFill)
+	if !f.Kernel.FirstTilesFirst || !strings.Contains(f.String(), "first tiles first") {
+		t.Errorf("MLA's split kernel: FirstTilesFirst %v, or its IR does not print it", f.Kernel.FirstTilesFirst)
 	}
 }
 

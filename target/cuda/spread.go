@@ -150,7 +150,7 @@ func (e *emitter) walkLast(f *ir.For) (cond string, ok bool) {
 // cycles (tl's LateStart); SwitchLate off leaves it out. A drawn walk has
 // no such blocks.
 func (e *emitter) lateStart(k *ir.Kernel) {
-	if k.Late <= 0 || !e.c.opts.Switches.choose(SwitchLate, true) {
+	if k.LateStart <= 0 || !e.c.opts.Switches.choose(SwitchLate, true) {
 		return
 	}
 	for _, s := range k.Body {
@@ -159,7 +159,7 @@ func (e *emitter) lateStart(k *ir.Kernel) {
 			continue
 		}
 		r := fmt.Sprintf("((%s - %s) %% %s)", e.expr(f.Stop), e.expr(f.Start), blockCount)
-		e.line("if (%s != 0 && %s >= %s) tl::spin_cycles(%d); // the blocks that walk a value fewer start late", r, blockLinear, r, k.Late)
+		e.line("if (%s != 0 && %s >= %s) tl::spin_cycles(%d); // the blocks that walk a value fewer start late", r, blockLinear, r, k.LateStart)
 		return
 	}
 }

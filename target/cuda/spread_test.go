@@ -113,7 +113,7 @@ func inOrder(t *testing.T, what, src string, want ...string) {
 	}
 }
 
-// TestLateStart: a dealt walk with Kernel.Late (FlashAttention's persistent
+// TestLateStart: a dealt walk with Kernel.LateStart (FlashAttention's persistent
 // walk asks for it, kernels.lateCycles) delays the blocks past the partial
 // last round's, once, before anything else; a drawn walk, a causal walk
 // over pairs (a serial loop) and TILEGO_LATE=0 have no delay.

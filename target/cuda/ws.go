@@ -39,10 +39,10 @@ type wsPlan struct {
 	parts []slotPart
 }
 
-// wsWanted: the program asks (ir.Kernel.Producer, a config's WS) or
+// wsWanted: the program asks (ir.Kernel.WarpSpecialize, a config's WS) or
 // Options.WarpSpecialize does; SwitchWS overrides both.
 func wsWanted(c *compilation) bool {
-	return c.opts.Switches.choose(SwitchWS, c.opts.WarpSpecialize || c.f.Kernel.Producer)
+	return c.opts.Switches.choose(SwitchWS, c.opts.WarpSpecialize || c.f.Kernel.WarpSpecialize)
 }
 
 // planWS picks the loop the producer runs: the kernel's only TMA loop, a
@@ -233,7 +233,7 @@ func (e *emitter) wsSplit() {
 			delete(e.stage, cp.Dst.Buf)
 		}
 	}
-	if wl := w.walk; wl != nil && l.outer != nil && sr == nil && S > 1 && e.c.f.Kernel.FirstFill {
+	if wl := w.walk; wl != nil && l.outer != nil && sr == nil && S > 1 && e.c.f.Kernel.FirstTilesFirst {
 		e.firstFill(pos, wl.full, l.bar)
 	}
 	if sr != nil { // K's slot frees an iteration before V's (split.go)
@@ -258,7 +258,7 @@ func (e *emitter) wsSplit() {
 	}
 }
 
-// firstFill, where the program asks (ir.Kernel.FirstFill), holds the
+// firstFill, where the program asks (ir.Kernel.FirstTilesFirst), holds the
 // ring's second fill, at a kernel's start, until the walk's first tile and
 // the ring's first slot have landed: every block asks for its first tiles
 // at once, so the DRAM is the bound, and the first multiply needs only
