@@ -36,8 +36,8 @@ for f in sorted(glob.glob(sys.argv[1] + "/batch-*.json")):
         continue
     for k in ("programs", "passed", "rejected_by_verifier", "refused_by_a_target"):
         tot[k] += s.get(k, 0)
-    kinds.update(s.get("findings_by_kind", {}))
-    reports += s.get("reports", [])
+    kinds.update(s.get("findings_by_kind") or {})
+    reports += s.get("reports") or []
 print("campaign:", dict(tot), "findings:", dict(kinds))
 for r in reports:
     print("  ", r["summary"][:200], "->", r.get("reproducer", ""))
