@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -31,6 +32,7 @@ type fuzzFlags struct {
 	jsonOut               *bool
 	shrink, shrinkPerKind *int
 	batch                 *int
+	replay                *string
 }
 
 func newFuzzFlags(stderr io.Writer) *fuzzFlags {
@@ -48,6 +50,7 @@ func newFuzzFlags(stderr io.Writer) *fuzzFlags {
 		shrink:        fs.Int("shrink", 300, "candidates the shrinker may try per finding (0: write findings unshrunk)"),
 		shrinkPerKind: fs.Int("shrink-per-kind", 2, "findings shrunk per kind and message; the rest are listed by seed"),
 		batch:         fs.Int("batch", 512, "programs checked per batch (with a GPU: compiled by NVRTC in parallel, then run)"),
+		replay:        fs.String("replay", "", "check the one program saved in FILE (fuzz.SaveProg) and print its outcome as JSON: how a fault's candidates are checked, each in a process of its own"),
 	}
 }
 
@@ -95,6 +98,12 @@ func fuzzMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if ff.fs.NArg() > 0 {
 		return report(stderr, "fuzz", usageErr(fmt.Errorf("unexpected argument %q", ff.fs.Arg(0))))
+	}
+	if *ff.replay != "" {
+		if err := replayFuzz(ff, stdout); err != nil {
+			return report(stderr, "fuzz", err)
+		}
+		return 0
 	}
 	if err := runFuzz(ff, stdout, stderr); err != nil {
 		if errors.Is(err, errFindings) {
@@ -149,31 +158,11 @@ func runFuzz(ff *fuzzFlags, stdout, stderr io.Writer) error {
 		}
 		on = append(on, name)
 	}
-	c := &fuzz.Checker{Fault: fuzzFault}
-	switch *ff.tgt {
-	case "both":
-		c.Archs = fuzz.Archs
-	case "sm_80", "sm_90a":
-		c.Archs = []string{*ff.tgt}
-	default:
-		return usageErr(fmt.Errorf("--target: unknown target %q (want sm_80, sm_90a or both)", *ff.tgt))
+	c, backend, device, err := ff.checker(stderr)
+	if err != nil {
+		return err
 	}
-	sum := fuzzSummary{Backend: "cpu", Targets: c.Archs, Findings: map[string]int{}, Refusals: map[string]int{}, Generator: on}
-	switch *ff.backend {
-	case "cpu":
-	case "gpu", "auto":
-		g, err := fuzz.OpenGPU()
-		if err != nil && *ff.backend == "gpu" {
-			return fmt.Errorf("--backend gpu: %w", err)
-		}
-		if err == nil {
-			c.GPU, sum.Backend, sum.Device = g, "gpu", g.Device()
-		} else {
-			fmt.Fprintf(stderr, "fuzz: no GPU (%v); interpreter and emitters only\n", err)
-		}
-	default:
-		return usageErr(fmt.Errorf("--backend: unknown backend %q (want cpu, gpu or auto)", *ff.backend))
-	}
+	sum := fuzzSummary{Backend: backend, Device: device, Targets: c.Archs, Findings: map[string]int{}, Refusals: map[string]int{}, Generator: on}
 	if *ff.n < 0 || *ff.batch < 1 {
 		return usageErr(fmt.Errorf("--n and --batch must be positive"))
 	}
@@ -266,8 +255,12 @@ func writeFindings(c *fuzz.Checker, found []fuzz.Outcome, progs map[uint64]*fuzz
 		if perKey[key] < *ff.shrinkPerKind {
 			perKey[key]++
 			small := progs[o.Seed]
-			if *ff.shrink > 0 && (c.GPU == nil || !c.GPU.Lost) { // a lost context fails every candidate alike
-				small, _ = fuzz.Shrink(small, o, c.Check, *ff.shrink)
+			check := c.Check
+			if c.GPU != nil && (c.GPU.Lost || o.Kind == fuzz.GPURun) { // a fault lost the context: each candidate in a process of its own
+				check = isolatedCheck(ff)
+			}
+			if *ff.shrink > 0 && check != nil {
+				small, _ = fuzz.Shrink(small, o, check, *ff.shrink)
 			}
 			if path, err := fuzz.WriteReproducer(*ff.out, o, small); err == nil {
 				r.Reproducer = path
@@ -305,4 +298,58 @@ func printFuzzSummary(w io.Writer, s fuzzSummary) {
 		}
 		fmt.Fprintf(w, "  %s\n      -> %s\n", r.Summary, where)
 	}
+}
+
+// checker is the Checker --backend and --target ask for.
+func (ff *fuzzFlags) checker(stderr io.Writer) (*fuzz.Checker, string, string, error) {
+	c := &fuzz.Checker{Fault: fuzzFault}
+	switch *ff.tgt {
+	case "both":
+		c.Archs = fuzz.Archs
+	case "sm_80", "sm_90a":
+		c.Archs = []string{*ff.tgt}
+	default:
+		return nil, "", "", usageErr(fmt.Errorf("--target: unknown target %q (want sm_80, sm_90a or both)", *ff.tgt))
+	}
+	switch *ff.backend {
+	case "cpu":
+		return c, "cpu", "", nil
+	case "gpu", "auto":
+		g, err := fuzz.OpenGPU()
+		if err != nil && *ff.backend == "gpu" {
+			return nil, "", "", fmt.Errorf("--backend gpu: %w", err)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "fuzz: no GPU (%v); interpreter and emitters only\n", err)
+			return c, "cpu", "", nil
+		}
+		c.GPU = g
+		return c, "gpu", g.Device(), nil
+	}
+	return nil, "", "", usageErr(fmt.Errorf("--backend: unknown backend %q (want cpu, gpu or auto)", *ff.backend))
+}
+
+// replayFuzz checks the program saved in --replay's file and prints its
+// outcome as JSON (fuzz.Isolated reads it).
+func replayFuzz(ff *fuzzFlags, stdout io.Writer) error {
+	p, err := fuzz.LoadProg(*ff.replay)
+	if err != nil {
+		return err
+	}
+	c, _, _, err := ff.checker(io.Discard)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(stdout).Encode(c.Check(p))
+}
+
+// isolatedCheck checks programs in new processes of this command, with
+// this run's backend and targets (nil where the command's path is
+// unknown).
+func isolatedCheck(ff *fuzzFlags) func(*fuzz.Prog) fuzz.Outcome {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return fuzz.Isolated(exe, "fuzz", "--backend", *ff.backend, "--target", *ff.tgt, "--replay")
 }

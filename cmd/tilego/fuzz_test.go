@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/fuzz"
 	"github.com/tilego/tilego/ir"
 )
 
@@ -64,4 +65,18 @@ func TestFuzzUsage(t *testing.T) {
 	for _, args := range [][]string{{"fuzz", "--with", "nope"}, {"fuzz", "--target", "sm_70"}, {"fuzz", "--backend", "tpu"}, {"fuzz", "extra"}} {
 		tilegoOut(t, 2, args...)
 	}
+}
+
+// --replay checks one saved program and prints its outcome as JSON.
+func TestFuzzReplay(t *testing.T) {
+	path := t.TempDir() + "/p.gob"
+	if err := fuzz.SaveProg(path, fuzz.Generate(11, fuzz.Defaults())); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := tilegoOut(t, 0, "fuzz", "--backend", "cpu", "--replay", path)
+	var o fuzz.Outcome
+	if err := json.Unmarshal([]byte(out), &o); err != nil || o.Seed != 11 || o.Finding() {
+		t.Errorf("%v: %+v from %s", err, o, out)
+	}
+	tilegoOut(t, 1, "fuzz", "--replay", t.TempDir()+"/missing.gob")
 }
