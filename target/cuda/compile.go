@@ -75,6 +75,7 @@ var passes = []pass{
 	{"plan-ws", step(planWS), dumpWS},
 	{"plan-walk", step(planWalk), nil},
 	{"plan-hand-bars", step(planHandBars), nil},
+	{"plan-handoff", step(planHandoffs), dumpHandoff},
 	{"plan-cluster", step(planCluster), dumpCluster},
 	{"plan-parts", step(planParts), nil},
 	{"plan-halves", step(planHalves), dumpHalves},
@@ -99,6 +100,7 @@ type compilation struct {
 	roles     map[*ir.Buffer]int     // fragments owned by one warpgroup (roles.go)
 	halves    *halves                // a walk whose epilogue stores by warpgroup halves (halves.go), or nil
 	cluster   bool                   // blocks in pairs multicast the producer's ring tiles (cluster.go)
+	handoff   *handoff               // the producer's loop's warpgroup blocks hand tiles to each other (handoff.go), or nil
 	prog      *Program
 	pass      string  // the pass running, for an internal error (ice.go)
 	at        ir.Stmt // the statement being lowered, if known, for the same

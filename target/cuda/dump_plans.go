@@ -78,3 +78,10 @@ func dumpHalves(c *compilation) string {
 	}
 	return "the consumer warpgroups store their halves of the output apart"
 }
+
+func dumpHandoff(c *compilation) string {
+	if c.handoff == nil {
+		return "no hand-offs"
+	}
+	return fmt.Sprintf("loop %s: %d warpgroup blocks hand shared tiles to each other", c.ws.loop.Var.Name, len(c.handoff.blocks))
+}

@@ -72,13 +72,9 @@ func (e *emitter) pipelined(s *ir.For) {
 	// and their warpgroups then run free of each other.
 	free := ws && !e.writesShared(ownStmts(rest, isHoisted))
 	late := hasDeferred(s)
-	var hand *handoff // warpgroup blocks that hand tiles to each other (handoff.go)
-	if ws && !free && !late {
-		ring := map[*ir.Buffer]bool{}
-		for _, cp := range hoisted {
-			ring[cp.Dst.Buf] = true
-		}
-		hand = planHandoff(rest, ring)
+	var hand *handoff // warpgroup blocks that hand tiles to each other (plan-handoff)
+	if ws {
+		hand = e.c.handoff
 	}
 	if split && e.c.split[s].seesaw { // its blocks wait for and free the slots
 		if hand == nil || len(hand.blocks) != 3 {

@@ -125,6 +125,34 @@ type roleState struct {
 	seen, wrote map[*ir.Buffer]bool
 }
 
+// planHandoffs plans the hand-offs of the warp-specialized loop (the
+// producer's), where its body writes shared memory of its own and defers
+// nothing: the body without its prefetches must be warpgroup blocks that
+// share shared tiles (planHandoff).
+func planHandoffs(c *compilation) {
+	if c.ws == nil {
+		return
+	}
+	s := c.ws.loop
+	hoisted := c.smem.hoisted[s]
+	isHoisted := map[ir.Stmt]bool{}
+	ring := map[*ir.Buffer]bool{}
+	for _, cp := range hoisted {
+		isHoisted[cp] = true
+		ring[cp.Dst.Buf] = true
+	}
+	var rest []ir.Stmt
+	for _, st := range s.Body {
+		if !isHoisted[st] {
+			rest = append(rest, st)
+		}
+	}
+	if free := !touches(ownStmts(rest, isHoisted), false); free || hasDeferred(s) {
+		return
+	}
+	c.handoff = planHandoff(rest, ring)
+}
+
 // planHandoff returns the hand-off plan of a warp-specialized loop body
 // (its prefetches left out), or nil when the body is not two Warpgroup
 // blocks of different warpgroups that share shared tiles.
