@@ -76,6 +76,7 @@ var passes = []pass{
 	{"plan-walk", step(planWalk), nil},
 	{"plan-hand-bars", step(planHandBars), nil},
 	{"plan-handoff", step(planHandoffs), dumpHandoff},
+	{"plan-turns", step(planTurns), dumpTurns},
 	{"plan-cluster", step(planCluster), dumpCluster},
 	{"plan-parts", step(planParts), nil},
 	{"plan-halves", step(planHalves), dumpHalves},
@@ -101,6 +102,7 @@ type compilation struct {
 	halves    *halves                // a walk whose epilogue stores by warpgroup halves (halves.go), or nil
 	cluster   bool                   // blocks in pairs multicast the producer's ring tiles (cluster.go)
 	handoff   *handoff               // the producer's loop's warpgroup blocks hand tiles to each other (handoff.go), or nil
+	turns     bool                   // the producer's loop's consumer warpgroups take turns (plan-turns)
 	prog      *Program
 	pass      string  // the pass running, for an internal error (ice.go)
 	at        ir.Stmt // the statement being lowered, if known, for the same

@@ -85,3 +85,10 @@ func dumpHandoff(c *compilation) string {
 	}
 	return fmt.Sprintf("loop %s: %d warpgroup blocks hand shared tiles to each other", c.ws.loop.Var.Name, len(c.handoff.blocks))
 }
+
+func dumpTurns(c *compilation) string {
+	if !c.turns {
+		return "no turns"
+	}
+	return fmt.Sprintf("loop %s: the consumer warpgroups take turns issuing its wgmmas", c.ws.loop.Var.Name)
+}

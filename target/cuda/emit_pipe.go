@@ -91,7 +91,7 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.written()
 		e.sync()
 	}
-	turns := free && e.pingPong(rest)
+	turns := free && e.c.turns
 	switch {
 	case turns && halves: // the turns run on from tile to tile
 		e.line("if (tid >= 128 && %s) tl::bar_arrive(%d, 256); // warpgroup 0 takes the walk's first turn", e.walkFirst(e.c.halves.walk), turnBar)

@@ -133,24 +133,30 @@ func planHandoffs(c *compilation) {
 	if c.ws == nil {
 		return
 	}
-	s := c.ws.loop
-	hoisted := c.smem.hoisted[s]
-	isHoisted := map[ir.Stmt]bool{}
+	rest, isHoisted := producerBody(c)
+	if free := !touches(ownStmts(rest, isHoisted), false); free || hasDeferred(c.ws.loop) {
+		return
+	}
 	ring := map[*ir.Buffer]bool{}
-	for _, cp := range hoisted {
-		isHoisted[cp] = true
+	for _, cp := range c.smem.hoisted[c.ws.loop] {
 		ring[cp.Dst.Buf] = true
 	}
-	var rest []ir.Stmt
-	for _, st := range s.Body {
+	c.handoff = planHandoff(rest, ring)
+}
+
+// producerBody is the statements of the producer's loop other than the
+// prefetches it issues (rest), and those prefetches (isHoisted).
+func producerBody(c *compilation) (rest []ir.Stmt, isHoisted map[ir.Stmt]bool) {
+	isHoisted = map[ir.Stmt]bool{}
+	for _, cp := range c.smem.hoisted[c.ws.loop] {
+		isHoisted[cp] = true
+	}
+	for _, st := range c.ws.loop.Body {
 		if !isHoisted[st] {
 			rest = append(rest, st)
 		}
 	}
-	if free := !touches(ownStmts(rest, isHoisted), false); free || hasDeferred(s) {
-		return
-	}
-	c.handoff = planHandoff(rest, ring)
+	return rest, isHoisted
 }
 
 // planHandoff returns the hand-off plan of a warp-specialized loop body

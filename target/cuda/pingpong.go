@@ -46,20 +46,25 @@ func pingPongWanted(c *compilation) bool {
 	return c.opts.Switches.choose(SwitchPingPong, c.f.Kernel.PingPong)
 }
 
-// pingPong says whether the producer's loop, whose body apart from its
-// prefetches is rest, takes turns: it is wanted, there are two consumer
-// warpgroups, and a wgmma is a statement of the body itself (one nested in
-// an If could be skipped by one warpgroup and not the other).
-func (e *emitter) pingPong(rest []ir.Stmt) bool {
-	if !pingPongWanted(e.c) || e.c.ws.consumers != 256 {
-		return false
+// planTurns decides whether the producer's loop takes turns: it is
+// wanted, there are two consumer warpgroups, the body apart from its
+// prefetches writes no shared memory of its own (the warpgroups run free
+// of each other), and a wgmma is a statement of the body itself (one
+// nested in an If could be skipped by one warpgroup and not the other).
+func planTurns(c *compilation) {
+	if c.ws == nil || !pingPongWanted(c) || c.ws.consumers != 256 {
+		return
+	}
+	rest, isHoisted := producerBody(c)
+	if touches(ownStmts(rest, isHoisted), false) {
+		return
 	}
 	for _, st := range rest {
-		if g, ok := st.(*ir.Gemm); ok && e.c.wgmma[g] {
-			return true
+		if g, ok := st.(*ir.Gemm); ok && c.wgmma[g] {
+			c.turns = true
+			return
 		}
 	}
-	return false
 }
 
 // turnStmts emits the loop body with its top-level wgmmas taking turns.
