@@ -77,6 +77,7 @@ var passes = []pass{
 	{"plan-hand-bars", step(planHandBars), nil},
 	{"plan-handoff", step(planHandoffs), dumpHandoff},
 	{"plan-turns", step(planTurns), dumpTurns},
+	{"plan-walk-release", step(planWalkRelease), dumpWalkRelease},
 	{"plan-cluster", step(planCluster), dumpCluster},
 	{"plan-parts", step(planParts), nil},
 	{"plan-halves", step(planHalves), dumpHalves},
@@ -103,6 +104,7 @@ type compilation struct {
 	cluster   bool                   // blocks in pairs multicast the producer's ring tiles (cluster.go)
 	handoff   *handoff               // the producer's loop's warpgroup blocks hand tiles to each other (handoff.go), or nil
 	turns     bool                   // the producer's loop's consumer warpgroups take turns (plan-turns)
+	walkEarly *walkEarly             // the walk's tiles freed in the producer's loop's last iteration (walk.go), or nil
 	prog      *Program
 	pass      string  // the pass running, for an internal error (ice.go)
 	at        ir.Stmt // the statement being lowered, if known, for the same

@@ -92,3 +92,10 @@ func dumpTurns(c *compilation) string {
 	}
 	return fmt.Sprintf("loop %s: the consumer warpgroups take turns issuing its wgmmas", c.ws.loop.Var.Name)
 }
+
+func dumpWalkRelease(c *compilation) string {
+	if c.walkEarly == nil {
+		return "no early release of the walk's tiles"
+	}
+	return fmt.Sprintf("loop %s: the walk's tiles are released after their last read in the last iteration", c.walkEarly.v)
+}

@@ -136,7 +136,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	case late:
 		e.lazy = &lazyState{loop: s}
 		if ws && e.c.ws.walk != nil {
-			early = planWalkEarly(e.c.ws.walk, rest, v)
+			early = e.c.walkEarly
 			e.lazy.early = early
 		}
 		if turns {

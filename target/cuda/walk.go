@@ -190,6 +190,16 @@ type walkEarly struct {
 	done   bool    // the release is emitted
 }
 
+// planWalkRelease plans the early release of a persistent walk's tiles
+// in the producer's loop, where its statements defer (planWalkEarly).
+func planWalkRelease(c *compilation) {
+	if c.ws == nil || c.ws.walk == nil || !hasDeferred(c.ws.loop) {
+		return
+	}
+	rest, _ := producerBody(c)
+	c.walkEarly = planWalkEarly(c.ws.walk, rest, c.ws.loop.Var.Name)
+}
+
 // planWalkEarly finds the last statement of a pipelined loop's body that
 // reads the walk's tiles. It must be one of the body's own statements: a
 // Deferred one runs an iteration late, the last iteration's after the
