@@ -75,7 +75,7 @@ var passes = []pass{
 	{"plan-ws", step(planWS), dumpWS},
 	{"plan-walk", step(planWalk), nil},
 	{"plan-hand-bars", step(planHandBars), nil},
-	{"plan-handoff", step(planHandoffs), dumpHandoff},
+	{"plan-handoff", planHandoffs, dumpHandoff},
 	{"plan-turns", step(planTurns), dumpTurns},
 	{"plan-walk-release", step(planWalkRelease), dumpWalkRelease},
 	{"plan-cluster", step(planCluster), dumpCluster},

@@ -76,12 +76,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	if ws {
 		hand = e.c.handoff
 	}
-	if split && e.c.split[s].seesaw { // its blocks wait for and free the slots
-		if hand == nil || len(hand.blocks) != 3 {
-			e.fail(errAt("pipelined", s.P, "internal error: a seesaw loop's rings were split but its blocks hand nothing over"))
-			return
-		}
-		hand.rings = e.seesawRings(s, hand)
+	if split && e.c.split[s].seesaw { // its blocks wait for and free the slots (plan-handoff)
 		split = false
 	}
 	halves := e.halvesPipe(s)

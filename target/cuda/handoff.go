@@ -129,19 +129,26 @@ type roleState struct {
 // producer's), where its body writes shared memory of its own and defers
 // nothing: the body without its prefetches must be warpgroup blocks that
 // share shared tiles (planHandoff).
-func planHandoffs(c *compilation) {
+func planHandoffs(c *compilation) error {
 	if c.ws == nil {
-		return
+		return nil
 	}
+	s := c.ws.loop
 	rest, isHoisted := producerBody(c)
-	if free := !touches(ownStmts(rest, isHoisted), false); free || hasDeferred(c.ws.loop) {
-		return
+	if free := !touches(ownStmts(rest, isHoisted), false); !free && !hasDeferred(s) {
+		ring := map[*ir.Buffer]bool{}
+		for _, cp := range c.smem.hoisted[s] {
+			ring[cp.Dst.Buf] = true
+		}
+		c.handoff = planHandoff(rest, ring)
 	}
-	ring := map[*ir.Buffer]bool{}
-	for _, cp := range c.smem.hoisted[c.ws.loop] {
-		ring[cp.Dst.Buf] = true
+	if sr := c.split[s]; sr != nil && sr.seesaw { // its blocks wait for and free the slots
+		if c.handoff == nil || len(c.handoff.blocks) != 3 {
+			return errAt("pipelined", s.P, "internal error: a seesaw loop's rings were split but its blocks hand nothing over")
+		}
+		c.handoff.rings = seesawRings(c, s, c.handoff)
 	}
-	c.handoff = planHandoff(rest, ring)
+	return nil
 }
 
 // producerBody is the statements of the producer's loop other than the

@@ -144,8 +144,8 @@ func planSeesawRings(c *compilation, f *ir.For) *splitRing {
 // warpgroup waits for a slot in its first block that touches the tile,
 // and frees it after its last statement that does (at the end of its last
 // block when none does).
-func (e *emitter) seesawRings(f *ir.For, h *handoff) []*handRing {
-	sr, l, w := e.c.split[f], e.c.tma[f], e.c.ws
+func seesawRings(c *compilation, f *ir.For, h *handoff) []*handRing {
+	sr, l, w := c.split[f], c.tma[f], c.ws
 	ring := func(full, empty int, cps []*ir.Copy) *handRing {
 		r := &handRing{full: full, empty: empty, tiles: map[*ir.Buffer]bool{}, loop: f}
 		for _, cp := range cps {
