@@ -55,7 +55,7 @@ type MLAConfig struct {
 	// named barriers (target/cuda/handoff.go): warpgroup 0 scores page
 	// j+1 while warpgroup 1 multiplies page j by its half of V.
 	Handoff bool
-	// V0 (with Handoff, not Seesaw) is how many of V's columns, and O's,
+	// V0 (with Handoff) is how many of V's columns, and O's,
 	// warpgroup 0 multiplies and holds; warpgroup 1 takes the rest. 0 means
 	// half, the fastest: warpgroup 0 also scores every page, but fewer
 	// columns on it were slower (192: 0.92-0.94× on an H200, docs/mla.md),
@@ -65,14 +65,6 @@ type MLAConfig struct {
 	// heads as a cluster that reads each page once, half by each, and
 	// multicasts it to both (tl's Cluster; target/cuda/cluster.go).
 	Cluster int `config:"omitzero"`
-	// Seesaw (with Handoff and one stage; a first version, correct but
-	// slow: barriers in place of hand-offs, no producer, docs/mla.md):
-	// FlashMLA's alternating scorer. The loop walks pairs of pages;
-	// warpgroup 0 scores the first of each pair and warpgroup 1 the second,
-	// each handing the other its P, its row factor and the running maximum
-	// through shared memory, and both multiply both pages by their half
-	// of V (docs/mla.md).
-	Seesaw bool `config:"omitzero"`
 	// Merge (split path; sm_90a's warpgroup hand-off, h_q a multiple of
 	// M; the default where requests outnumber parts, GPUConfigFor): one
 	// program, no combine. A cut request's first piece, which
@@ -132,16 +124,14 @@ func (s MLAShape) Check(c MLAConfig) error {
 		return fmt.Errorf("mla: bad config %+v", c)
 	case c.Roles && (!c.SplitN || c.M != 64 || c.Threads != 256):
 		return fmt.Errorf("mla: Roles needs SplitN, M = 64 and 256 threads (two warpgroups on 64 rows), got %+v", c)
-	case c.Seesaw && (!c.Handoff || c.M != s.Page || s.Dqk-s.Dv < s.Page):
-		return fmt.Errorf("mla: Seesaw needs Handoff, M = the page (%d) and %d columns of K past V for P, got %+v", s.Page, s.Page, c)
 	case c.Handoff && (!c.Roles || s.Dv%2 != 0):
 		return fmt.Errorf("mla: Handoff needs Roles and an even Dv (a half of the output a warpgroup), got %+v, Dv %d", c, s.Dv)
 	case c.Early && c.Merge:
 		return fmt.Errorf("mla: Early is for the combine, which Merge does without: turn one off (got %+v)", c)
-	case c.Merge && (!c.Handoff || c.Seesaw || s.Hq%c.M != 0):
-		return fmt.Errorf("mla: Merge needs Handoff without Seesaw and M dividing h_q = %d (a block's rows one token's heads), got %+v", s.Hq, c)
-	case c.V0 != 0 && (!c.Handoff || c.Seesaw || c.V0 < 0 || c.V0 >= s.Dv || c.V0%64 != 0):
-		return fmt.Errorf("mla: V0 = %d needs Handoff without Seesaw and a multiple of 64 (a swizzle panel of V) in 64..%d, got %+v", c.V0, s.Dv-1, c)
+	case c.Merge && (!c.Handoff || s.Hq%c.M != 0):
+		return fmt.Errorf("mla: Merge needs Handoff and M dividing h_q = %d (a block's rows one token's heads), got %+v", s.Hq, c)
+	case c.V0 != 0 && (!c.Handoff || c.V0 < 0 || c.V0 >= s.Dv || c.V0%64 != 0):
+		return fmt.Errorf("mla: V0 = %d needs Handoff and a multiple of 64 (a swizzle panel of V) in 64..%d, got %+v", c.V0, s.Dv-1, c)
 	}
 	return nil
 }
@@ -278,10 +268,7 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 	t := &mlaBlock{k: k, s: s, c: c, a: a, bx: bx, solo: solo, merger: merger}
 	t.qs = k.Shared(s.DType, c.M, s.Dqk).Named("qs")
 	kvs := k.Shared(s.DType, s.Page, s.Dqk).Named("kvs")
-	var ps *tl.Tensor // P for the other warpgroup (under Seesaw, in each page's columns past V)
-	if !c.Seesaw {
-		ps = k.Shared(s.DType, c.M, s.Page).Named("ps")
-	}
+	ps := k.Shared(s.DType, c.M, s.Page).Named("ps") // P for the other warpgroup
 	t.S = k.Fragment(tl.F32, c.M, s.Page).Named("S")
 	if c.Handoff {
 		w0 := c.v0(s)
@@ -312,11 +299,6 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 		k.Fill(t.m, tl.NegInf())
 	})
 	var hint []tl.CacheHint
-	if c.Seesaw {
-		t.seesaw(kvs, b, L.Val(), lo, hi)
-		t.epilogue(at)
-		return
-	}
 	if s.Sq*s.Hq <= c.M {
 		// This block alone reads the request's pages: they stream through
 		// L2 once, and should not push out what is read again (the split
@@ -582,98 +564,6 @@ func (t *mlaBlock) store(O, LSE *tl.Tensor, at []any, hint []tl.CacheHint, oT, l
 			lseOut()
 		}
 	}
-}
-
-// seesaw is the page loop of FlashMLA's alternating scorer: a pair of pages
-// an iteration, A (the first) scored by warpgroup 0, B by warpgroup 1 (a
-// copy of A with every key hidden when the range has an odd count), each
-// folding its page into the running maximum that the other left in rowM:
-//
-//	wg0: P_A, f_A from A's scores; acc0 = acc0·f_A + P_A·V_A
-//	wg1: P_B, f_B from B's scores; acc1 = (acc1·f_A + P_A·V_A)·f_B + P_B·V_B
-//	wg0: acc0 = acc0·f_B + P_B·V_B
-//
-// Each warpgroup keeps the row sum of its own pages, rescaled by both
-// factors; the epilogue adds them.
-func (t *mlaBlock) seesaw(kvsA *tl.Tensor, b, L, lo, hi tl.Expr) {
-	k, s, c, a := t.k, t.s, t.c, t.a
-	w := s.Dv / 2
-	kvsB := k.Shared(s.DType, s.Page, s.Dqk).Named("kvs_b")
-	// A page's P lives in its columns past V, dead once its scores are
-	// taken (Q's 72 KB, two pages and two P tiles would not fit).
-	psA, psB := kvsA.Sub(tl.All, tl.Range(s.Dv, s.Page)), kvsB.Sub(tl.All, tl.Range(s.Dv, s.Page))
-	rowM := k.Shared(tl.F32, c.M).Named("row_m")   // the running maximum, handed on page by page
-	rowFB := k.Shared(tl.F32, c.M).Named("row_fb") // B's row factor (A's is rowS)
-	S1 := k.Fragment(tl.F32, c.M, s.Page).Named("S1")
-	P1 := k.Fragment(s.DType, c.M, s.Page).Named("P1")
-	m1 := k.Fragment(tl.F32, c.M).Named("m1")
-	f1 := k.Fragment(tl.F32, c.M).Named("f1")
-	l1 := k.Fragment(tl.F32, c.M).Named("l1")
-	t.wg0(func() { k.Copy(t.m, rowM) })
-	k.Warpgroup(1, func() { k.Clear(l1) })
-	scale := s.SoftmaxScale() * math.Log2E
-	// score S = Q·K of page j (tile kvs) with its hidden keys at -inf:
-	// past the row's last visible key, or every key when j is past hi.
-	score := func(S, kvs *tl.Tensor, j tl.Expr) {
-		key0 := j.Mul(s.Page)
-		k.If(key0.Add(s.Page).Gt(L.Sub(s.Sq-1)), func() { // slots past the length may hold NaN
-			k.Parallel(func(r, d tl.Expr) {
-				kvs.Set(tl.Select(key0.Add(r).Ge(L), 0, kvs.At(r, d)), r, d)
-			}, s.Page, s.Dqk)
-		})
-		k.Gemm(t.qs, kvs, S, tl.TransB, tl.ClearAccum)
-		k.Parallel(func(i, jj tl.Expr) {
-			tok := t.bx.Mul(c.M).Add(i).Div(s.Hq)
-			hide := key0.Add(jj).Gt(L.Sub(s.Sq).Add(tok)).Or(j.Ge(hi))
-			S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
-		}, c.M, s.Page)
-	}
-	rescale := k.ScaleRows // the factors are mostly one (onlineSoftmax keeps the maximum)
-	pairs := tl.CeilDiv(hi.Sub(lo), 2)
-	k.PipelinedRange(tl.Int(0), pairs, c.Stages, func(p tl.Expr) {
-		ja := lo.Add(p.Mul(2))
-		jb := ja.Add(1)
-		k.Copy(a.KV.Sub(a.Table.At(b, ja), tl.All, tl.All), kvsA)
-		k.Copy(a.KV.Sub(a.Table.At(b, tl.Min(jb, hi.Sub(1))), tl.All, tl.All), kvsB)
-		k.Warpgroup(0, func() {
-			score(t.S, kvsA, ja)
-			k.Copy(rowM, t.m)
-			onlineSoftmax(k, t.S, t.m, t.mOld, t.l, scale, c.M, s.Page, true)
-			k.Copy(t.m, rowM)
-			k.Copy(t.mOld, t.rowS)
-			k.Copy(t.S, psA)
-			rescale(t.accs[0], t.mOld)
-			k.Copy(t.S, t.P)
-			k.Gemm(t.P, kvsA.Sub(tl.All, tl.Range(0, w)), t.accs[0])
-		})
-		k.Warpgroup(1, func() {
-			score(S1, kvsB, jb)
-			// A's multiply first, so that it runs under B's softmax.
-			k.Parallel(func(i tl.Expr) { l1.Set(l1.At(i).Mul(t.rowS.At(i)), i) }, c.M)
-			rescale(t.accs[1], t.rowS)
-			k.Gemm(psA, kvsA.Sub(tl.All, tl.Range(w, w)), t.accs[1])
-			k.Copy(rowM, m1)
-			onlineSoftmax(k, S1, m1, f1, l1, scale, c.M, s.Page, true)
-			k.Copy(m1, rowM)
-			k.Copy(f1, rowFB)
-			k.Copy(S1, psB)
-			rescale(t.accs[1], f1)
-			k.Copy(S1, P1)
-			k.Gemm(P1, kvsB.Sub(tl.All, tl.Range(w, w)), t.accs[1])
-		})
-		k.Warpgroup(0, func() {
-			rescale(t.accs[0], rowFB)
-			k.Parallel(func(i tl.Expr) { t.l.Set(t.l.At(i).Mul(rowFB.At(i)), i) }, c.M)
-			k.Gemm(psB, kvsB.Sub(tl.All, tl.Range(0, w)), t.accs[0])
-		})
-	})
-	// The epilogue's m and l are warpgroup 0's: the last maximum, and both
-	// warpgroups' sums.
-	k.Warpgroup(1, func() { k.Copy(l1, rowFB) })
-	k.Warpgroup(0, func() {
-		k.Copy(rowM, t.m)
-		k.Parallel(func(i tl.Expr) { t.l.Set(t.l.At(i).Add(rowFB.At(i)), i) }, c.M)
-	})
 }
 
 // mergeEpilogue is the epilogue of a cut request's first piece under

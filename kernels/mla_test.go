@@ -59,8 +59,6 @@ func mlaCases() []mlaCase {
 		{"hq128_sq2_handoff_v0", MLAShape{Hq: 128, Sq: 2, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true, V0: 192}, []int32{1, 65, 191}},
 		{"hq16_padded_handoff_v0_f16", MLAShape{Hq: 16, Sq: 1, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, V0: 128}, []int32{0, 63, 200}},
 		// The alternating scorer: odd and even page counts, two tokens.
-		{"hq128_seesaw", MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, []int32{1, 64, 65, 130, 200}},
-		{"hq32_sq2_seesaw_f16", MLAShape{Hq: 32, Sq: 2, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, []int32{0, 1, 64, 129, 250}},
 	}
 }
 
@@ -149,8 +147,6 @@ func TestMLASplitInterp(t *testing.T) {
 		{"hq128_sq2_handoff", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 		{"hq128_sq2_handoff_v0", big, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true, V0: 192}, bigLens, ScheduleMLA(bigLens, big.Sq, big.Hq, 132)},
 		// Pairs of pages within chunks that start and end anywhere.
-		{"hq32_seesaw_3_parts", MLAShape{Hq: 32, Sq: 1, DType: ir.BF16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, long, ScheduleMLAParts(long, MLAPage, 3, MLAPieceCost(1, 32))},
-		{"hq128_sq2_seesaw", big, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, Seesaw: true}, bigLens, UniformMLASplits(bigLens, MLAPage, 3)},
 		// A request's first piece merges the others (no combine): a
 		// request in three pieces, empty pieces (the merger's own too),
 		// two query tokens, f16.

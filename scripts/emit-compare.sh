@@ -55,7 +55,7 @@ for cfg in "${configs[@]:1}"; do
 		check sm_90a flash-attention --dim "$d" --seq-q 1024 --config "$cfg"
 	done
 done
-for cfg in "handoff=true" "handoff=false" "handoff=false roles=false" "handoff=true seesaw=true stages=1" "merge=true" "early=true"; do
+for cfg in "handoff=true" "handoff=false" "handoff=false roles=false" "merge=true early=false" "early=true"; do
 	check sm_90a mla-decode --batch 64 --heads 128 --mean-kv 8192 --splits 0 --step 1 --config "$cfg"
 done
 echo "emit-compare against $rev: $n programs, $diffs differ"

@@ -147,9 +147,8 @@ run() {
 		# back; single, split, parts of several pieces), pages loaded
 		# evict-first (one block a request: h_q 16-32 padded), two tokens
 		# a block with hand-offs, a request's first piece merging the
-		# others (Merge: blocks waiting for each other's counts), and the
-		# opt-in seesaw.
-		mla='^TestGPUMLADecode$/^sm_90a/(sq1_m16|split_sched_hq128_splitn_ws|split_sched_hq128_handoff|split_3parts_hq128_handoff|hq128_handoff_long|split_sched_hq32_padded_splitn_ws|split_uniform3_sq2_f16_handoff|split_sched_hq64_handoff_merge|split_3parts_hq128_handoff_merge|split_sched_hq128_seesaw)$'
+		# others (Merge: blocks waiting for each other's counts).
+		mla='^TestGPUMLADecode$/^sm_90a/(sq1_m16|split_sched_hq128_splitn_ws|split_sched_hq128_handoff|split_3parts_hq128_handoff|hq128_handoff_long|split_sched_hq32_padded_splitn_ws|split_uniform3_sq2_f16_handoff|split_sched_hq64_handoff_merge|split_3parts_hq128_handoff_merge)$'
 		# The FlashAttention backward: dQ added atomically, GQA heads sharing a block.
 		bwd='^TestGPUAttnBwd$/^sm_90a$/^(causal|gqa_bshd_n128|causal_sq<skv_dv32)$'
 		for tool in memcheck racecheck synccheck; do

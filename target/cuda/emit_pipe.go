@@ -76,9 +76,6 @@ func (e *emitter) pipelined(s *ir.For) {
 	if ws {
 		hand = e.c.handoff
 	}
-	if split && e.c.split[s].seesaw { // its blocks wait for and free the slots (plan-handoff)
-		split = false
-	}
 	halves := e.halvesPipe(s)
 	if (free || hand != nil) && !(halves && !e.dirty && !e.pending && !e.read) { // by halves: nothing issued before it
 		e.line("tl::cp_async_wait<0>();")
@@ -98,7 +95,6 @@ func (e *emitter) pipelined(s *ir.For) {
 	}
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
 	switch {
-	case hand != nil && hand.rings != nil: // each warpgroup waits for each slot (seesaw.go)
 	case free || hand != nil:
 		e.tmaWait(tma, v, R)
 	case tma != nil:
@@ -148,7 +144,6 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.stmts(rest)
 	}
 	switch {
-	case hand != nil && hand.rings != nil: // freed by each warpgroup (seesaw.go)
 	case split: // K's slot now, V's (read by the Deferred statements) an iteration late
 		e.wsRelease(v, R)
 		e.open("if (%s)", deferredGuard(v))

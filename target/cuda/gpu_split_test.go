@@ -122,8 +122,6 @@ func TestGPUMLADecode(t *testing.T) {
 	roles := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true}
 	handoff := roles
 	handoff.Handoff = true
-	seesaw := handoff // the alternating scorer: a ring of one page for each of a pair
-	seesaw.Stages, seesaw.Seesaw = 1, true
 	merge := handoff // a request's first piece merges the others: no combine program
 	merge.Merge = true
 	handoffCl, splitNWSCl := handoff, splitNWS // the two head blocks of a request in a cluster (cluster.go)
@@ -177,9 +175,6 @@ func TestGPUMLADecode(t *testing.T) {
 		{"split_3parts_hq128_handoff", h128, handoff, []int32{2000, 3, 700, 129, 1, 640}, -3, true},
 		{"split_3parts_hq64_splitn_ws", kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}, splitNWS, []int32{2000, 3, 700, 129, 1, 640}, -3, true},
 		{"split_3parts_hq32_padded_splitn_ws", kernels.MLAShape{Hq: 32, Sq: 1, DType: ir.F16}, splitNWS, []int32{900, 65, 1, 700}, -3, true},
-		{"hq128_seesaw_long", h128, seesaw, []int32{3058, 2048 + 5, 1034, 1}, 0, true},
-		{"split_sched_hq128_seesaw", h128, seesaw, []int32{2000, 3, 700, 129}, -1, true},
-		{"split_uniform3_sq2_f16_seesaw", h128sq2, seesaw, []int32{1500, 64 + 3, 1}, 3, true},
 		{"split_uniform3_sq2_f16_handoff", h128sq2, handoff, []int32{1500, 64 + 3}, 3, true},
 		{"split_sched_hq128_handoff_merge", h128, merge, []int32{2000, 3, 700, 129}, -1, true},
 		{"split_uniform3_sq2_f16_handoff_merge", h128sq2, merge, []int32{1500, 64 + 3}, 3, true},

@@ -46,8 +46,7 @@ import (
 
 // handBar is the first of the hand-off's two named barriers (A to B, then
 // B to A); 4 and 5 are the warpgroup blocks' own (roleBar). With the
-// mbarriers of planHandBars, A to B is an mbarrier (and under a seesaw
-// B to A2 too).
+// mbarriers of planHandBars, A to B is an mbarrier.
 const handBar = 8
 
 // planHandBars gives a warp-specialized kernel with warpgroup blocks
@@ -73,8 +72,10 @@ func planHandBars(c *compilation) {
 	w.hand, c.smem.total = at, at+8*w.handBars()
 }
 
-// handBars is how many mbarriers planHandBars places: two for hand-offs
-// (A to B, and a seesaw's B to A2), then one a consumer warpgroup.
+// handBars is how many mbarriers planHandBars places: two slots for
+// hand-offs (A to B; the second, once a three-block loop's, is kept so
+// that the barriers' offsets, and the generated code, stay as measured),
+// then one a consumer warpgroup.
 func (w *wsPlan) handBars() int { return 2 + w.consumers/128 }
 
 // roleMbar is the shared offset of warpgroup i's own mbarrier.
@@ -92,14 +93,12 @@ func (e *emitter) handMbar(h *handoff, bar int) int {
 		return -1
 	case bar == handBar:
 		return w.hand
-	case bar == handBar+1 && len(h.blocks) == 3: // a seesaw's B to A2
-		return w.hand + 8
 	}
 	return -1
 }
 
-// handoff is the plan of a loop body of warpgroup blocks (A, B; or A1,
-// B, A2 under a seesaw): for each block, the statement its wait goes
+// handoff is the plan of a loop body of two warpgroup blocks (A, B): for
+// each block, the statement its wait goes
 // before (-1: none; len(Body): at its end) and its arrival after (-1:
 // none), and on which barriers.
 type handoff struct {
@@ -110,11 +109,6 @@ type handoff struct {
 	// its next wait, and after the loop, rather than arriving there.
 	lateBack bool
 	entry    []roleState
-	// rings, under a seesaw, are the loop's rings of one tile each: each
-	// warpgroup waits for a ring's slot before it first touches it in the
-	// iteration and frees it after it last does (seesaw.go). Nil: the
-	// loop's one ring, waited for by all consumers at the iteration's top.
-	rings []*handRing
 }
 
 // roleState is what a warpgroup block's emission knows about shared
@@ -142,12 +136,6 @@ func planHandoffs(c *compilation) error {
 		}
 		c.handoff = planHandoff(rest, ring)
 	}
-	if sr := c.split[s]; sr != nil && sr.seesaw { // its blocks wait for and free the slots
-		if c.handoff == nil || len(c.handoff.blocks) != 3 {
-			return errAt("pipelined", s.P, "internal error: a seesaw loop's rings were split but its blocks hand nothing over")
-		}
-		c.handoff.rings = seesawRings(c, s, c.handoff)
-	}
 	return nil
 }
 
@@ -170,9 +158,6 @@ func producerBody(c *compilation) (rest []ir.Stmt, isHoisted map[ir.Stmt]bool) {
 // (its prefetches left out), or nil when the body is not two Warpgroup
 // blocks of different warpgroups that share shared tiles.
 func planHandoff(rest []ir.Stmt, ring map[*ir.Buffer]bool) *handoff {
-	if len(rest) == 3 {
-		return planSeesaw(rest, ring)
-	}
 	if len(rest) != 2 {
 		return nil
 	}
@@ -224,14 +209,6 @@ func tilesOf(body []ir.Stmt, ring map[*ir.Buffer]bool, keepRing bool) tileSets {
 		}
 	}
 	return x
-}
-
-// union is what either reads, and what either writes.
-func (x tileSets) union(y tileSets) tileSets {
-	u := tileSets{maps.Clone(x.r), maps.Clone(x.w)}
-	maps.Copy(u.r, y.r)
-	maps.Copy(u.w, y.w)
-	return u
 }
 
 // conflicts: x against the other block's tiles o (a write of a tile o
@@ -311,8 +288,7 @@ func (h *handoff) next(k int) int {
 	return k
 }
 
-// handoffBefore: B hands the tiles back once before A first waits for them
-// (a seesaw's blocks take every arrival in the iteration).
+// handoffBefore: B hands the tiles back once before A first waits for them.
 func (e *emitter) handoffBefore(h *handoff) {
 	if len(h.blocks) != 2 || h.lateBack {
 		return
@@ -351,11 +327,6 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 			maps.Copy(otherWrites, sharedBufs(o.Body, false))
 		}
 	}
-	for _, r := range h.rings { // a ring's slot is refilled only once freed (handRing)
-		for buf := range r.tiles {
-			delete(otherWrites, buf)
-		}
-	}
 	settle := func() {
 		for _, g := range reading {
 			if otherWrites[g.A.Buf] || otherWrites[g.B.Buf] {
@@ -389,18 +360,12 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 		clear(e.roleSeen)
 		clear(e.roleWrote)
 	}
-	freed := make([]bool, len(h.rings))
 	for i, st := range s.Body {
 		if e.err != nil {
 			break
 		}
 		if i == h.wait[k] {
 			handWait()
-		}
-		for _, r := range h.rings {
-			if r.wait[k] == i {
-				e.ringWait(r)
-			}
 		}
 		e.waitFor(st)
 		if len(e.lazy.pending) == 0 {
@@ -419,19 +384,8 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 				e.line("tl::bar_arrive(%d, 256); // hand-off to the other warpgroup", h.arriveBar[k])
 			}
 		}
-		for j, r := range h.rings { // free a slot once no multiply in flight may read it
-			if r.free[k] >= 0 && i >= r.free[k] && !freed[j] && len(e.lazy.pending) == 0 {
-				e.ringFree(r)
-				freed[j] = true
-			}
-		}
 	}
 	e.retireAll()
-	for j, r := range h.rings {
-		if r.free[k] >= 0 && !freed[j] {
-			e.ringFree(r)
-		}
-	}
 	if h.wait[k] == len(s.Body) {
 		handWait()
 	}

@@ -199,7 +199,6 @@ func TestPlanHandBars(t *testing.T) {
 			}
 			e := &emitter{c: c}
 			two := &handoff{blocks: make([]*ir.Warpgroup, 2)}
-			three := &handoff{blocks: make([]*ir.Warpgroup, 3)}
 			want := func(at int) int {
 				if tc.hand < 0 {
 					return -1
@@ -210,7 +209,7 @@ func TestPlanHandBars(t *testing.T) {
 				h    *handoff
 				bar  int
 				want int
-			}{{two, handBar, want(0)}, {two, handBar + 1, -1}, {three, handBar, want(0)}, {three, handBar + 1, want(8)}} {
+			}{{two, handBar, want(0)}, {two, handBar + 1, -1}} {
 				if got := e.handMbar(x.h, x.bar); got != x.want {
 					t.Errorf("%d blocks, barrier %d: mbarrier at %d, want %d", len(x.h.blocks), x.bar, got, x.want)
 				}

@@ -124,7 +124,7 @@ func placeShared(c *compilation, walk *walkLoad) (*smemPlan, error) {
 	stages := map[*ir.Buffer]int{}
 	ir.Walk(k.Body, func(s ir.Stmt) {
 		f, ok := s.(*ir.For)
-		if !ok || f.Kind != ir.Pipelined || f.Stages < 2 && c.split[f] == nil { // a seesaw's rings may have one slot
+		if !ok || f.Kind != ir.Pipelined || f.Stages < 2 {
 			return
 		}
 		for _, cp := range c.hoistable(f) {
@@ -245,7 +245,7 @@ func (c *compilation) hoistable(f *ir.For) []*ir.Copy {
 			}
 		})
 	}
-	copies := map[*ir.Buffer]int{} // loads from global memory (a seesaw also copies its P into a page's columns)
+	copies := map[*ir.Buffer]int{} // loads from global memory
 	ir.Walk(f.Body, func(s ir.Stmt) {
 		if cp, ok := s.(*ir.Copy); ok && cp.Src.Buf.Scope == ir.Global {
 			copies[cp.Dst.Buf]++

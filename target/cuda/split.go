@@ -19,7 +19,6 @@ import "github.com/tilego/tilego/ir"
 // take (late) and the others (early).
 type splitRing struct {
 	early, late []*ir.Copy
-	seesaw      bool // a seesaw's rings, waited for and freed in its blocks (seesaw.go)
 }
 
 // ringSize is the number of buffers of each of f's rings: its stages,
@@ -41,17 +40,12 @@ func (c *compilation) rings(f *ir.For) int {
 }
 
 // planSplit picks the loop whose rings split: the one the producer will
-// run (wsLoopAhead), when it is a seesaw (seesaw.go: a ring for each of
-// its two tiles) or has Deferred statements, its prefetched tiles each
+// run (wsLoopAhead), when it has Deferred statements, its prefetched tiles each
 // read either only in the Deferred body or only outside it, some of each.
 func planSplit(c *compilation) {
 	c.split = map[*ir.For]*splitRing{}
 	f, _ := wsLoopAhead(c)
 	if f == nil {
-		return
-	}
-	if sr := planSeesawRings(c, f); sr != nil {
-		c.split[f] = sr
 		return
 	}
 	if !hasDeferred(f) || !c.opts.Switches.choose(SwitchSplitRing, true) {

@@ -107,7 +107,7 @@ func wsLoopAhead(c *compilation) (loop, walk *ir.For) {
 	}
 	var loops []*ir.For
 	ir.Walk(k.Body, func(s ir.Stmt) {
-		if f, ok := s.(*ir.For); ok && f.Kind == ir.Pipelined && (f.Stages >= 2 || seesawLoop(c, f)) && len(c.hoistable(f)) > 0 {
+		if f, ok := s.(*ir.For); ok && f.Kind == ir.Pipelined && f.Stages >= 2 && len(c.hoistable(f)) > 0 {
 			loops = append(loops, f)
 		}
 	})
