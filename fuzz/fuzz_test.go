@@ -2,6 +2,8 @@ package fuzz
 
 import (
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -123,4 +125,32 @@ func FuzzSeeds(f *testing.F) {
 			t.Fatalf("%s\n%s", o.Summary(), o.Msg)
 		}
 	})
+}
+
+// The generator draws loops whose body is two warpgroups' blocks handing
+// a TMA-loaded tile over (handoffLoop), and on sm_90a they compile to
+// hand-offs between the warpgroups, which no other generated program
+// reaches.
+func TestHandoffLoops(t *testing.T) {
+	found := 0
+	for seed := uint64(0); seed < 20000 && found < 2; seed++ {
+		p := Generate(seed, Defaults())
+		if !p.WS || !slices.ContainsFunc(p.Body, func(o Op) bool {
+			return o.Kind == OpLoop && len(o.Body) == 3 && o.Body[1].Kind == OpWarpgroup
+		}) {
+			continue
+		}
+		found++
+		fn, err := p.IR()
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, msg, _ := Emit(fn, "sm_90a")
+		if msg != "" || !strings.Contains(prog.Source, "hand-off to the other warpgroup") {
+			t.Errorf("seed %d: no hand-off (%s)", seed, msg)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no hand-off loop in 20000 programs")
+	}
 }

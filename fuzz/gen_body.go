@@ -26,6 +26,7 @@ func (g *gen) body() {
 		g.wide = g.add(Buf{Scope: Shared, DT: dt, Shape: []int{p.BM, nt * p.BN}, Plain: g.coin(3)})
 	}
 	loop := Op{Kind: OpLoop, N: nt, Loop: LoopKind(g.r.IntN(3))}
+	handoff := false // the loop is the warpgroups' blocks handing a TMA-loaded tile over (handoffLoop)
 	if loop.Loop == Pipelined {
 		loop.Stages = 2 + g.r.IntN(2)
 		if p.BM%8 == 0 || g.sw.TMASmallRows {
@@ -33,12 +34,19 @@ func (g *gen) body() {
 			if xdt := p.Bufs[x].DT; (xdt == ir.F16 || xdt == ir.BF16) && g.coin(2) {
 				dt = xdt // no conversion: Hopper loads it by TMA where the box allows
 			}
+			if x16, ok := g.input16(); ok && g.wg != nil && p.BM%8 == 0 && p.BN*2%128 == 0 && g.coin(2) {
+				x, dt, handoff = x16, p.Bufs[x16].DT, true
+			}
 			ring := g.add(Buf{Scope: Shared, DT: dt, Shape: []int{p.BM, p.BN}, Pipeline: true})
 			g.ring = append(g.ring, ring)
 			loop.Body = append(loop.Body, Op{Kind: OpCopy, Src: g.tileRef(x, jv), Dst: whole(ring)})
 		}
 	}
 	p.Body = append(append(g.inits(), g.binds()...), g.roleInits()...)
+	if handoff {
+		g.handoffLoop(loop)
+		return
+	}
 	g.inRing = true
 	if dst := g.pickTile2(); g.coin(2) && (loop.Loop != Pipelined || p.Bufs[dst].Scope != Shared || g.sw.PipelineLoadUsedOutside) {
 		loop.Body = append(loop.Body, Op{Kind: OpCopy, Src: g.tileRef(g.pickX(), jv), Dst: whole(dst)})

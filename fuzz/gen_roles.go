@@ -73,3 +73,41 @@ func (g *gen) roleBlocks() []Op {
 	}
 	return out
 }
+
+// handoffLoop ends the program with loop (a pipelined loop that loads its
+// ring tile) holding nothing but the two warpgroups' blocks: warpgroup 0
+// takes the ring tile, warpgroup 1 what warpgroup 0 wrote, so that with a
+// producer (WarpSpecialize) the blocks hand the tile over to each other
+// rather than meet at barriers of all threads. Each warpgroup's last
+// tile is stored after the loop.
+func (g *gen) handoffLoop(loop Op) {
+	p := g.p
+	g.inRing = true
+	blocks := g.roleBlocks()
+	g.inRing = false
+	for w, src := range []int{loop.Body[0].Dst.Buf, g.wg.out[0]} {
+		body := blocks[w].Body
+		if body[0].Kind == OpCopy && body[0].Dst.Buf == g.wg.frag[w] {
+			body = body[1:]
+		}
+		blocks[w].Body = append([]Op{{Kind: OpCopy, Src: whole(src), Dst: whole(g.wg.frag[w])}}, body...)
+	}
+	loop.Body = append(loop.Body, blocks...)
+	p.WS = true
+	p.Body = append(p.Body, loop)
+	for _, out := range g.wg.out {
+		dst := g.output([]int{RowsDim, p.BN}, g.storeDT(true))
+		p.Body = append(p.Body, Op{Kind: OpCopy, Src: whole(out), Dst: g.tileRef(dst, 0)})
+	}
+}
+
+// input16 picks a 16-bit input, which a tile of its own type can load by
+// TMA.
+func (g *gen) input16() (int, bool) {
+	for _, x := range g.xs {
+		if dt := g.p.Bufs[x].DT; dt == ir.F16 || dt == ir.BF16 {
+			return x, true
+		}
+	}
+	return 0, false
+}
