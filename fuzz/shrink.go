@@ -89,58 +89,56 @@ func at(p *Prog, path []step) (*[]Op, int) {
 	return list, path[len(path)-1].I
 }
 
-// dropOps: p without one op, innermost last (big cuts first).
-func dropOps(p *Prog) []*Prog {
+// eachOp returns, for each op of p (innermost last), a copy of p that
+// edit changed at that op, where it did (it reports whether).
+func eachOp(p *Prog, edit func(c *Prog, path []step, list *[]Op, i int) bool) []*Prog {
 	var out []*Prog
 	for _, path := range opPaths(p.Body, nil, false) {
 		c := p.clone()
 		list, i := at(c, path)
-		if i < 0 || i >= len(*list) {
-			continue
-		}
-		*list = slices.Delete(*list, i, i+1)
-		out = append(out, c)
-	}
-	return out
-}
-
-// unwrapOps: an If or While replaced by its body.
-func unwrapOps(p *Prog) []*Prog {
-	var out []*Prog
-	for _, path := range opPaths(p.Body, nil, false) {
-		c := p.clone()
-		list, i := at(c, path)
-		if i < 0 || i >= len(*list) {
-			continue
-		}
-		if o := (*list)[i]; o.Kind == OpIf || o.Kind == OpWhile {
-			*list = slices.Replace(*list, i, i+1, o.Body...)
+		if i >= 0 && i < len(*list) && edit(c, path, list, i) {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
+// dropOps: p without one op, innermost last (big cuts first).
+func dropOps(p *Prog) []*Prog {
+	return eachOp(p, func(_ *Prog, _ []step, list *[]Op, i int) bool {
+		*list = slices.Delete(*list, i, i+1)
+		return true
+	})
+}
+
+// unwrapOps: an If or While replaced by its body.
+func unwrapOps(p *Prog) []*Prog {
+	return eachOp(p, func(_ *Prog, _ []step, list *[]Op, i int) bool {
+		o := (*list)[i]
+		if o.Kind != OpIf && o.Kind != OpWhile {
+			return false
+		}
+		*list = slices.Replace(*list, i, i+1, o.Body...)
+		return true
+	})
+}
+
 // unwrapLoops: a one-trip loop whose index nothing reads replaced by its
 // body (the deeper loops' indices renumbered).
 func unwrapLoops(p *Prog) []*Prog {
-	var out []*Prog
-	for _, path := range opPaths(p.Body, nil, false) {
-		c := p.clone()
-		list, i := at(c, path)
+	return eachOp(p, func(c *Prog, path []step, list *[]Op, i int) bool {
 		o := (*list)[i]
 		if o.Kind != OpLoop || o.N != 1 || hasDefer(o.Body) {
-			continue
+			return false
 		}
 		depth := loopDepth(c, path) // the loop's index is vars[depth]
 		if usesVar(o.Body, depth) {
-			continue
+			return false
 		}
 		shiftVars(o.Body, depth)
 		*list = slices.Replace(*list, i, i+1, o.Body...)
-		out = append(out, c)
-	}
-	return out
+		return true
+	})
 }
 
 // loopDepth is the depth of the loop at path: 1 + the loops around it.
