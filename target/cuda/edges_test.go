@@ -195,6 +195,24 @@ var edgePrograms = map[string]func() *tl.Func{
 		})
 		return f
 	},
+	// A tile a pipelined loop loads, read after the loop: refused as a
+	// "multi-buffered tile used outside its pipelined loop" until such a
+	// tile kept one buffer (hoistable's usedOutside).
+	"ring_tile_used_after_loop": func() *tl.Func {
+		f := tl.NewFunc("ring_tile_used_after_loop")
+		X, Y := f.In("X", tl.BF16, 64, 192), f.Out("Y", tl.BF16, 64, 64)
+		f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+			s := k.Shared(tl.BF16, 64, 64)
+			acc := k.Fragment(tl.F32, 64, 64)
+			k.Clear(acc)
+			k.Pipelined(3, 2, func(i tl.Expr) {
+				k.Copy(X.Sub(tl.All, tl.Tile(i, 64)), s)
+				k.Parallel(func(r, c tl.Expr) { acc.Set(acc.At(r, c).Add(s.At(r, c)), r, c) }, 64, 64)
+			})
+			k.Copy(s, Y) // the last tile the loop loaded
+		})
+		return f
+	},
 }
 
 // Every edge program builds with each target's limits, so compiles.
