@@ -18,7 +18,7 @@ ran=0 faults=0
 while [ $ran -lt "$N" ] && [ $(($(date +%s) - start)) -lt "$SECONDS_BUDGET" ]; do
 	n=$((BATCH < N - ran ? BATCH : N - ran))
 	./bin/tilego fuzz --backend gpu --target both --n $n --seed $seed --shrink 40 --shrink-per-kind 1 --json --out "$dir" >"$dir/batch-$seed.json" 2>"$dir/batch-$seed.err"
-	done_n=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['passed']+s['rejected_by_verifier']+s['refused_by_a_target']+sum(s['findings_by_kind'].values()))" "$dir/batch-$seed.json" 2>/dev/null || echo $n)
+	done_n=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['programs'])" "$dir/batch-$seed.json" 2>/dev/null || echo $n)
 	if grep -q "context is lost" "$dir/batch-$seed.err"; then
 		faults=$((faults + 1))
 	fi

@@ -96,6 +96,7 @@ type compilation struct {
 	tmaSpecs  []TMASpec
 	tmaStores map[*ir.Copy]*tmaCopy  // epilogue copies stored by TMA
 	ws        *wsPlan                // the producer warpgroup's plan, or nil
+	roleBars  int                    // without a producer, the shared offset of the warpgroup blocks' own mbarriers, or -1 (planHandBars)
 	wv        *walkVars              // a persistent walk's variables (walkvars.go), found on first use
 	split     map[*ir.For]*splitRing // loops whose K and V rings are apart (split.go)
 	pingPong  bool                   // the consumer warpgroups take turns (pingpong.go)

@@ -210,6 +210,9 @@ func (e *emitter) kernel() string {
 	if e.c.ws != nil {
 		e.wsSplit()
 	} else {
+		if e.c.roleBars >= 0 {
+			e.initBars(barRing{e.c.roleBars, k.Threads / 128, 128})
+		}
 		for f, l := range e.c.tma { // at most one loop runs on from an outer loop's iterations
 			if l.outer != nil {
 				e.tmaInit(l, e.c.ringSize(f))

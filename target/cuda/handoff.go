@@ -49,27 +49,35 @@ import (
 // mbarriers of planHandBars, A to B is an mbarrier.
 const handBar = 8
 
-// planHandBars gives a warp-specialized kernel with warpgroup blocks
-// mbarriers for its hand-offs (two) and for each consumer warpgroup's own
-// barrier (roleSync), after the other barriers, where shared memory has
-// room.
+// planHandBars gives a kernel with warpgroup blocks mbarriers for each
+// warpgroup's own barrier (roleSync) and, warp-specialized, for its
+// hand-offs (two), after the other barriers, where shared memory has room.
+// Without them the own barrier is a named barrier of 128 threads: as
+// correct, but racecheck then reports hazards that are not there.
 func planHandBars(c *compilation) {
-	w := c.ws
-	if w == nil {
-		return
+	c.roleBars = -1
+	if w := c.ws; w != nil {
+		w.hand = -1
 	}
-	w.hand = -1
 	found := false
 	ir.Walk(c.f.Kernel.Body, func(s ir.Stmt) {
 		if _, ok := s.(*ir.Warpgroup); ok {
 			found = true
 		}
 	})
-	at := align(c.smem.total, 8)
-	if !found || at+8*w.handBars() > ir.DefaultLimits.MaxSharedBytes {
+	if !found || !mbarriers(c.opts.Arch) {
 		return
 	}
-	w.hand, c.smem.total = at, at+8*w.handBars()
+	at := align(c.smem.total, 8)
+	if w := c.ws; w != nil {
+		if at+8*w.handBars() <= ir.DefaultLimits.MaxSharedBytes {
+			w.hand, c.smem.total = at, at+8*w.handBars()
+		}
+		return
+	}
+	if n := c.f.Kernel.Threads / 128; at+8*n <= sharedLimit(c.opts.Arch) {
+		c.roleBars, c.smem.total = at, at+8*n
+	}
 }
 
 // handBars is how many mbarriers planHandBars places: two slots for
@@ -80,6 +88,18 @@ func (w *wsPlan) handBars() int { return 2 + w.consumers/128 }
 
 // roleMbar is the shared offset of warpgroup i's own mbarrier.
 func (w *wsPlan) roleMbar(i int) int { return w.hand + 8*(2+i) }
+
+// roleMbar is the shared offset of warpgroup i's own mbarrier, or -1
+// where its own barrier is a named barrier (planHandBars).
+func (c *compilation) roleMbar(i int) int {
+	switch w := c.ws; {
+	case w != nil && w.hand >= 0:
+		return w.roleMbar(i)
+	case w == nil && c.roleBars >= 0:
+		return c.roleBars + 8*i
+	}
+	return -1
+}
 
 // handMbar is the shared offset of the mbarrier that stands for h's
 // named barrier bar, or -1 where bar stays a named barrier (no room for

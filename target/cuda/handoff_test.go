@@ -190,6 +190,7 @@ func TestPlanHandBars(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &compilation{
 				f:    &ir.Func{Kernel: &ir.Kernel{Body: tc.body}},
+				opts: Options{Arch: "sm_90a"},
 				ws:   &wsPlan{consumers: tc.consumers},
 				smem: &smemPlan{total: tc.total},
 			}
@@ -213,6 +214,45 @@ func TestPlanHandBars(t *testing.T) {
 				if got := e.handMbar(x.h, x.bar); got != x.want {
 					t.Errorf("%d blocks, barrier %d: mbarrier at %d, want %d", len(x.h.blocks), x.bar, got, x.want)
 				}
+			}
+		})
+	}
+}
+
+// Without a producer, a kernel with warpgroup blocks gets one mbarrier a
+// warpgroup for their own barriers where the arch has mbarriers and its
+// shared memory has room (sm_86: 99 KiB); else they stay named barriers.
+func TestPlanRoleBars(t *testing.T) {
+	block := []ir.Stmt{planBlock(0, planCopy(planBuf("f", ir.Fragment), planBuf("p", ir.Shared)))}
+	for _, tc := range []struct {
+		name     string
+		arch     string
+		body     []ir.Stmt
+		threads  int
+		total    int
+		at       int // want: the offset, or -1
+		newTotal int
+		mbar1    int // want: warpgroup 1's mbarrier
+	}{
+		{"sm_80", "sm_80", block, 256, 1001, 1008, 1024, 1016},
+		{"sm_90a, three warpgroups", "sm_90a", block, 384, 1000, 1000, 1024, 1008},
+		{"no warpgroup blocks", "sm_80", []ir.Stmt{planCopy(planBuf("f", ir.Fragment), planBuf("p", ir.Shared))}, 256, 1000, -1, 1000, -1},
+		{"fits sm_86 exactly", "sm_86", block, 256, 99*1024 - 16, 99*1024 - 16, 99 * 1024, 99*1024 - 8},
+		{"no room on sm_86", "sm_86", block, 256, 99*1024 - 8, -1, 99*1024 - 8, -1},
+		{"no mbarriers before sm_80", "sm_75", block, 256, 1000, -1, 1000, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &compilation{
+				f:    &ir.Func{Kernel: &ir.Kernel{Body: tc.body, Threads: tc.threads}},
+				opts: Options{Arch: tc.arch},
+				smem: &smemPlan{total: tc.total},
+			}
+			planHandBars(c)
+			if c.roleBars != tc.at || c.smem.total != tc.newTotal {
+				t.Fatalf("at %d, total %d; want %d, %d", c.roleBars, c.smem.total, tc.at, tc.newTotal)
+			}
+			if got := c.roleMbar(1); got != tc.mbar1 {
+				t.Errorf("warpgroup 1's mbarrier at %d, want %d", got, tc.mbar1)
 			}
 		})
 	}

@@ -2,6 +2,8 @@ package cuda
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 
 	"github.com/tilego/tilego/ir"
 )
@@ -12,6 +14,20 @@ import (
 var sharedOptin = map[string]int{
 	"sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_87": 163 * 1024, "sm_89": 99 * 1024,
 	"sm_90": 227 * 1024, "sm_90a": 227 * 1024,
+}
+
+// sharedLimit is the shared memory a block of arch may have.
+func sharedLimit(arch string) int {
+	if n, ok := sharedOptin[arch]; ok {
+		return n
+	}
+	return ir.DefaultLimits.MaxSharedBytes
+}
+
+// mbarriers: arch has shared-memory mbarriers (sm_80 on).
+func mbarriers(arch string) bool {
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(arch, "sm_"), "a"))
+	return err == nil && n >= 80
 }
 
 // Limits are arch's resources and rules, for tl's Build: the shared memory
@@ -28,12 +44,8 @@ func LimitsFor(opts Options) ir.Limits {
 	if arch == "" {
 		arch = "sm_80"
 	}
-	shared, ok := sharedOptin[arch]
-	if !ok {
-		shared = ir.DefaultLimits.MaxSharedBytes
-	}
 	opts.Arch = arch
-	return targetLimits(ir.Limits{MaxSharedBytes: shared, MaxThreads: 1024}, opts)
+	return targetLimits(ir.Limits{MaxSharedBytes: sharedLimit(arch), MaxThreads: 1024}, opts)
 }
 
 // targetLimits adds to lim the check that f compiles with opts and fits

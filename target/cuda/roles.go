@@ -73,13 +73,13 @@ func (e *emitter) warpgroup(s *ir.Warpgroup) {
 }
 
 // roleSync is a barrier of the warpgroup block being emitted: its own 128
-// threads alone (the others are not in the block). With a producer it is
-// an mbarrier the warpgroup arrives at and waits on (planHandBars says
-// why), else a named barrier.
+// threads alone (the others are not in the block): an mbarrier the
+// warpgroup arrives at and waits on (planHandBars says why), or where
+// there is none a named barrier.
 func (e *emitter) roleSync() {
 	e.proxyFence()
-	if w := e.c.ws; w != nil && w.hand >= 0 {
-		e.line("tl::mbar_arrive_wait(tl::smem_addr(smem + %d)); // warpgroup %d's own", w.roleMbar(e.role.Index), e.role.Index)
+	if off := e.c.roleMbar(e.role.Index); off >= 0 {
+		e.line("tl::mbar_arrive_wait(tl::smem_addr(smem + %d)); // warpgroup %d's own", off, e.role.Index)
 	} else {
 		e.line("tl::bar_sync(%d, 128);", roleBar+e.role.Index)
 	}

@@ -82,13 +82,19 @@ func TestRoleBarrier(t *testing.T) {
 		})
 		k.Copy(sh, B)
 	})
-	p := compileFunc(t, f, "sm_90a")
-	body := p.Source[strings.Index(p.Source, "if (tid / 128 == 1) {"):]
-	if n := strings.Count(body, "tl::bar_sync(5, 128);"); n != 3 {
-		t.Errorf("%d barriers of warpgroup 1, want 3 (before each write back and before the read of its write):\n%s", n, p.Source)
-	}
-	if strings.Contains(body[:strings.Index(body, "\n  }\n")], "__syncthreads") {
-		t.Errorf("a block-wide barrier inside warpgroup 1's block:\n%s", p.Source)
+	for _, arch := range []string{"sm_80", "sm_90a"} {
+		p := compileFunc(t, f, arch)
+		body := p.Source[strings.Index(p.Source, "if (tid / 128 == 1) {"):]
+		body = body[:strings.Index(body, "\n  }\n")]
+		if n := strings.Count(body, "tl::mbar_arrive_wait("); n != 3 {
+			t.Errorf("%s: %d barriers of warpgroup 1, want 3 (before each write back and before the read of its write):\n%s", arch, n, p.Source)
+		}
+		if strings.Contains(body, "__syncthreads") || strings.Contains(body, "bar_sync") {
+			t.Errorf("%s: a barrier of more than warpgroup 1 inside its block:\n%s", arch, p.Source)
+		}
+		if !strings.Contains(p.Source, "tl::mbar_init(") {
+			t.Errorf("%s: the warpgroups' mbarriers are not initialized:\n%s", arch, p.Source)
+		}
 	}
 }
 

@@ -224,6 +224,45 @@ __device__ __forceinline__ uint64_t desc(uint32_t addr, uint32_t lbo, uint32_t s
 }  // namespace tl
 #endif
 
+// ==== mbarriers (sm_80+) ==================================================
+// A 64-bit shared-memory barrier with a phase bit. A phase completes when
+// its expected arrivals have arrived (and, with TMA, its expected
+// transaction bytes have landed); waiters name the phase by parity or by
+// the state their arrival returned.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+namespace tl {
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
+}
+// After mbar_init, before other threads or TMA (the async proxy) use the
+// barrier; then a __syncthreads (or cluster barrier) publishes it. Before
+// sm_90 there is no async proxy or cluster, and the __syncthreads is enough.
+__device__ __forceinline__ void fence_mbar_init() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+// Arrives and waits for the phase it arrived in (by its state, not a
+// parity): a barrier of the threads that expect each other, as bar_sync,
+// for a group that meets no other barrier in step (a warpgroup's own).
+// try_wait (sm_90) waits a while in hardware before giving up; test_wait
+// returns at once.
+__device__ __forceinline__ void mbar_arrive_wait(uint32_t bar) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{ .reg .b64 st; .reg .pred p; mbarrier.arrive.shared::cta.b64 st, [%0];\n"
+      "W%=: mbarrier.try_wait.shared::cta.b64 p, [%0], st; @!p bra W%=; }" ::"r"(bar)
+      : "memory");
+#else
+  asm volatile(
+      "{ .reg .b64 st; .reg .pred p; mbarrier.arrive.shared::cta.b64 st, [%0];\n"
+      "W%=: mbarrier.test_wait.shared::cta.b64 p, [%0], st; @!p bra W%=; }" ::"r"(bar)
+      : "memory");
+#endif
+}
+}  // namespace tl
+#endif
+
 // ==== TMA and mbarrier pipelines (sm_90+) ================================
 // Groundwork for lowering tile copies to TMA with producer/consumer warp
 // specialization. Nothing above uses it. The instructions exist only from
@@ -241,17 +280,6 @@ struct __align__(64) TensorMap {
   uint64_t bits[16];
 };
 
-// -- mbarrier: a 64-bit shared-memory barrier with a phase bit. A phase
-// completes when its expected arrivals have arrived and its expected
-// transaction bytes have landed; waiters name the phase by parity.
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
-}
-// After mbar_init, before other threads or TMA (the async proxy) use the
-// barrier; then a __syncthreads (or cluster barrier) publishes it.
-__device__ __forceinline__ void fence_mbar_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
 // One arrival (release: this thread's earlier shared-memory reads and writes
 // happen before the phase completes). Consumers use it to free a slot.
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
@@ -279,15 +307,6 @@ __device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity) {
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   while (!mbar_try_wait(bar, parity)) {
   }
-}
-// Arrives and waits for the phase it arrived in (by its state, not a
-// parity): a barrier of the threads that expect each other, as bar_sync,
-// for a group that meets no other barrier in step (a warpgroup's own).
-__device__ __forceinline__ void mbar_arrive_wait(uint32_t bar) {
-  asm volatile(
-      "{ .reg .b64 st; .reg .pred p; mbarrier.arrive.shared::cta.b64 st, [%0];\n"
-      "W%=: mbarrier.try_wait.shared::cta.b64 p, [%0], st; @!p bra W%=; }" ::"r"(bar)
-      : "memory");
 }
 
 // Synchronizes the n threads (a multiple of 32) that reach named barrier id
