@@ -8,11 +8,12 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/tilego/tilego/backend/cuda"
 	"github.com/tilego/tilego/bench"
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/jit"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target/cuda"
 	"github.com/tilego/tilego/tensor"
 )
 
@@ -23,8 +24,8 @@ type CUDA struct {
 	target Target
 
 	mu    sync.Mutex
-	progs map[string]*cuda.Program // by configKey
-	in    struct {                 // the inputs, made and uploaded once per problem and seed
+	progs map[string]*cudagen.Program // by configKey
+	in    struct {                    // the inputs, made and uploaded once per problem and seed
 		p    kernels.Problem
 		seed uint64
 		args []*tensor.Tensor
@@ -39,7 +40,7 @@ func NewCUDA(b *cuda.Backend, timing bench.Options) (*CUDA, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CUDA{b: b, timing: timing, target: t, progs: map[string]*cuda.Program{}}, nil
+	return &CUDA{b: b, timing: timing, target: t, progs: map[string]*cudagen.Program{}}, nil
 }
 
 // TargetOf is b's device and toolchain.
@@ -73,7 +74,7 @@ func (r *CUDA) Compile(ctx context.Context, p kernels.Problem, cs []kernels.Conf
 			}
 			break
 		}
-		batch := make([]*cuda.Program, 0, chunk)
+		batch := make([]*cudagen.Program, 0, chunk)
 		for _, i := range idx[at:min(at+chunk, len(idx))] {
 			batch = append(batch, progs[i])
 		}
@@ -91,8 +92,8 @@ func (r *CUDA) Compile(ctx context.Context, p kernels.Problem, cs []kernels.Conf
 
 // BuildAll builds p's program for every config and generates its CUDA for
 // opts, in parallel over the cores (pure Go: no GPU, no NVRTC).
-func BuildAll(p kernels.Problem, cs []kernels.Config, lim ir.Limits, opts cuda.Options) ([]*cuda.Program, []error) {
-	progs, errs := make([]*cuda.Program, len(cs)), make([]error, len(cs))
+func BuildAll(p kernels.Problem, cs []kernels.Config, lim ir.Limits, opts cudagen.Options) ([]*cudagen.Program, []error) {
+	progs, errs := make([]*cudagen.Program, len(cs)), make([]error, len(cs))
 	workers := min(runtime.GOMAXPROCS(0), len(cs))
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -100,7 +101,7 @@ func BuildAll(p kernels.Problem, cs []kernels.Config, lim ir.Limits, opts cuda.O
 			for i := w; i < len(cs); i += workers {
 				fn, err := kernels.Build(p, cs[i], lim)
 				if err == nil {
-					progs[i], err = cuda.Compile(fn, opts)
+					progs[i], err = cudagen.Compile(fn, opts)
 				}
 				errs[i] = err
 			}
@@ -230,7 +231,7 @@ func fingerprint(kernel string, shape map[string]string, cfg kernels.Config, arc
 	if err != nil {
 		return "", err
 	}
-	prog, err := cuda.Compile(fn, cuda.Options{Arch: arch})
+	prog, err := cudagen.Compile(fn, cudagen.Options{Arch: arch})
 	if err != nil {
 		return "", err
 	}

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target/cuda"
 )
 
 func TestCodegenVersion(t *testing.T) {
@@ -48,7 +48,7 @@ func TestBuildAll(t *testing.T) {
 		space = space[:20]
 	}
 	cs := append(space, ac(64, 64, 2, 256), kernels.GemmConfig{})
-	progs, errs := BuildAll(p, cs, ir.DefaultLimits, cuda.Options{Arch: "sm_90a"})
+	progs, errs := BuildAll(p, cs, ir.DefaultLimits, cudagen.Options{Arch: "sm_90a"})
 	for i := range space {
 		if errs[i] != nil || progs[i] == nil {
 			t.Errorf("%+v: %v", cs[i], errs[i])

@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tilego/tilego/backend/cuda"
 	"github.com/tilego/tilego/bench"
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target/cuda"
 )
 
 // openGPU opens device 0; without one the tests skip, unless
@@ -36,7 +37,7 @@ func TestGPUTimeFlush(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := cuda.Compile(fn, cuda.Options{Arch: b.Arch()})
+	prog, err := cudagen.Compile(fn, cudagen.Options{Arch: b.Arch()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestGPUTune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := cuda.Compile(fn, cuda.Options{Arch: b.Arch()})
+	prog, err := cudagen.Compile(fn, cudagen.Options{Arch: b.Arch()})
 	if err != nil || prog.Fingerprint() != got.Source {
 		t.Errorf("fingerprint: %v", err)
 	}

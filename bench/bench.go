@@ -13,10 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tilego/tilego/backend"
+	"github.com/tilego/tilego/backend/cuda"
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target"
-	"github.com/tilego/tilego/target/cuda"
 	"github.com/tilego/tilego/tensor"
 )
 
@@ -109,7 +110,7 @@ func Programs(p kernels.Problem, c kernels.Config, lim ir.Limits) (fns []*ir.Fun
 // candidate is one config of one point, built, compiled and bound.
 type candidate struct {
 	cfg   kernels.Config
-	progs []*cuda.Program
+	progs []*cudagen.Program
 	idx   [][]int // as Programs returns it
 	x     bound   // the programs over a device copy of the point's inputs
 	err   error
@@ -121,7 +122,7 @@ type bound interface {
 	Poison() error
 	Once() error
 	Download(args []*tensor.Tensor) error
-	Time(opt target.RunOptions) (target.Result, error)
+	Time(opt backend.RunOptions) (backend.Result, error)
 	Free()
 }
 
@@ -174,7 +175,7 @@ func (cd candidate) inputBytes(args []*tensor.Tensor) int {
 // as not run, and nothing more can run on the device in this process.
 func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) error {
 	cands := make([][]candidate, len(points))
-	var progs []*cuda.Program
+	var progs []*cudagen.Program
 	seen := map[string]bool{} // identical programs (a combine, MLA's batch-free kernels) compile once
 	for i, p := range points {
 		for _, c := range p.Configs {
@@ -182,8 +183,8 @@ func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) err
 			var fns []*ir.Func
 			fns, cd.idx, cd.err = Programs(p.Problem, c, b.Limits())
 			for _, f := range fns {
-				var prog *cuda.Program
-				if prog, cd.err = cuda.Compile(f, cuda.Options{Arch: b.Arch()}); cd.err != nil {
+				var prog *cudagen.Program
+				if prog, cd.err = cudagen.Compile(f, cudagen.Options{Arch: b.Arch()}); cd.err != nil {
 					break
 				}
 				cd.progs = append(cd.progs, prog)
@@ -414,8 +415,8 @@ func infoOf(x bound) (cudaInfo, error) {
 // launch is timed alone by events around the kernel, after a memset of a
 // FlushBytes buffer (l2) or on the next of several device copies of the
 // inputs (rotate).
-func Time(b *cuda.Backend, prog *cuda.Program, l *cuda.Launch, args []*tensor.Tensor, o Options) (Stats, error) {
-	return timeBound(b, candidate{progs: []*cuda.Program{prog}}, l, args, o)
+func Time(b *cuda.Backend, prog *cudagen.Program, l *cuda.Launch, args []*tensor.Tensor, o Options) (Stats, error) {
+	return timeBound(b, candidate{progs: []*cudagen.Program{prog}}, l, args, o)
 }
 
 // timeBound is Time for a program or a chain: a chain is timed from its
@@ -425,7 +426,7 @@ func timeBound(b *cuda.Backend, cd candidate, x bound, args []*tensor.Tensor, o 
 	f := o.Flush.Resolve(in, b.L2Bytes())
 	switch f {
 	case FlushNone:
-		res, err := x.Time(target.RunOptions{Warmup: o.Warmup, Repeats: o.Repeats})
+		res, err := x.Time(backend.RunOptions{Warmup: o.Warmup, Repeats: o.Repeats})
 		if err != nil {
 			return Stats{}, err
 		}

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tilego/tilego/backend/cuda"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target/cuda"
 )
 
 // Small pairs of the mla and fa-tail suites through RunSuite under every

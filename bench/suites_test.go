@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target/cuda"
 	"github.com/tilego/tilego/tensor"
 )
 
@@ -332,7 +332,7 @@ func TestCandidateInputBytes(t *testing.T) {
 		}
 		cd := candidate{idx: idx}
 		for _, f := range fns {
-			cd.progs = append(cd.progs, &cuda.Program{Func: f})
+			cd.progs = append(cd.progs, &cudagen.Program{Func: f})
 		}
 		if got := cd.inputBytes(args); got != want {
 			t.Errorf("%s: input bytes %d, want %d", ps[i].Impl, got, want)
@@ -355,7 +355,7 @@ func TestSplitSuitesCompile(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, f := range fns {
-					if _, err := cuda.Compile(f, cuda.Options{Arch: "sm_90a"}); err != nil {
+					if _, err := cudagen.Compile(f, cudagen.Options{Arch: "sm_90a"}); err != nil {
 						t.Errorf("%s %s %s: %v", name, p.Problem.Shape(), kernels.ConfigFields(c), err)
 					}
 				}
@@ -392,7 +392,7 @@ func TestShortAttnConfigs(t *testing.T) {
 					if err != nil {
 						t.Fatalf("d%d %d %v: %v", d, seq, ac, err)
 					}
-					prog, err := cuda.Compile(fs[0], cuda.Options{Arch: "sm_90a"})
+					prog, err := cudagen.Compile(fs[0], cudagen.Options{Arch: "sm_90a"})
 					if err != nil {
 						t.Fatalf("d%d %d %+v: %v", d, seq, ac, err)
 					}

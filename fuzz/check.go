@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
-	"github.com/tilego/tilego/target/cuda"
 	"github.com/tilego/tilego/tensor"
 )
 
@@ -115,11 +115,11 @@ type Checker struct {
 	Fault func(*ir.Func) string
 
 	mu       sync.Mutex
-	emitTime time.Duration // total time in cuda.Compile
+	emitTime time.Duration // total time in cudagen.Compile
 	emits    int
 }
 
-// EmitTime is the mean time of one cuda.Compile so far.
+// EmitTime is the mean time of one cudagen.Compile so far.
 func (c *Checker) EmitTime() time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -134,7 +134,7 @@ type trial struct {
 	p          *Prog
 	fn         *ir.Func
 	args, want []*tensor.Tensor
-	progs      []*cuda.Program // one per arch, nil where the arch refused the program
+	progs      []*cudagen.Program // one per arch, nil where the arch refused the program
 	out        Outcome
 }
 
@@ -173,7 +173,7 @@ func (c *Checker) CheckAll(ps []*Prog, workers int) []Outcome {
 	close(next)
 	wg.Wait()
 	if c.GPU != nil {
-		var progs []*cuda.Program
+		var progs []*cudagen.Program
 		for _, t := range ts {
 			if !t.out.Failed() {
 				for _, p := range t.progs {
@@ -319,13 +319,13 @@ func runInterp(fn *ir.Func, args []*tensor.Tensor) (msg string, panicked bool) {
 
 // Emit compiles fn to CUDA for arch, turning a panic into a message that
 // names the frame it came from.
-func Emit(fn *ir.Func, arch string) (prog *cuda.Program, msg string, panicked bool) {
+func Emit(fn *ir.Func, arch string) (prog *cudagen.Program, msg string, panicked bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			prog, msg, panicked = nil, fmt.Sprintf("%v at %s", r, panicFrame()), true
 		}
 	}()
-	prog, err := cuda.Compile(fn, cuda.Options{Arch: arch})
+	prog, err := cudagen.Compile(fn, cudagen.Options{Arch: arch})
 	if err != nil {
 		return nil, err.Error(), false
 	}

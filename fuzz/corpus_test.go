@@ -10,7 +10,7 @@ import (
 // TestCorpus runs FUZZ_CORPUS_N programs (skipped when unset) through the
 // CPU checks: a corpus for measuring which emitter code the fuzzer reaches,
 //
-//	FUZZ_CORPUS_N=2000 go test ./fuzz -run TestCorpus -coverpkg=./target/cuda/ -coverprofile=cov.out
+//	FUZZ_CORPUS_N=2000 go test ./fuzz -run TestCorpus -coverpkg=./compiler/cudagen/ -coverprofile=cov.out
 //	go tool cover -func=cov.out
 func TestCorpus(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("FUZZ_CORPUS_N"))

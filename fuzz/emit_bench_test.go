@@ -6,7 +6,7 @@ import (
 	"github.com/tilego/tilego/ir"
 )
 
-// BenchmarkEmit times cuda.Compile alone, per program and target, over a
+// BenchmarkEmit times cudagen.Compile alone, per program and target, over a
 // fixed corpus (what the GPU fuzzer pays on the CPU before NVRTC).
 func BenchmarkEmit(b *testing.B) {
 	var fns []*ir.Func

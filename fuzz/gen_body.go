@@ -138,7 +138,7 @@ func (g *gen) inits() []Op {
 }
 
 // binds relates the fragments of each family in one Parallel loop at the
-// top, which gives them one layout. Without it, target/cuda seeds the
+// top, which gives them one layout. Without it, compiler/cudagen seeds the
 // layouts of fragments that nothing relates yet apart, and refuses a later
 // reduction or loop that relates them (FINDINGS.md, "layout seeding").
 func (g *gen) binds() []Op {

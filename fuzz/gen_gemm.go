@@ -24,7 +24,7 @@ type gemmChain struct {
 	p, vs, o, v, n2 int
 }
 
-// gemmWarpsFit mirrors target/cuda's chooseWarps: the mma.sync path's warps
+// gemmWarpsFit mirrors compiler/cudagen's chooseWarps: the mma.sync path's warps
 // must tile the m×n output in 16×8 pieces by the policy.
 func gemmWarpsFit(p ir.Policy, m, n, warps int) bool {
 	fits := func(wm, wn int) bool { return m%(16*wm) == 0 && n%(8*wn) == 0 }
@@ -86,7 +86,7 @@ func (g *gen) gemmTiles() *gemmParts {
 	}
 	gp.as = g.add(Buf{Scope: Shared, DT: dt, Shape: aShape, Plain: g.coin(5), Pipeline: true})
 	gp.bs = g.add(Buf{Scope: Shared, DT: dt, Shape: bShape, Plain: g.coin(5), Pipeline: true})
-	// A in registers: FullRow warps (target/cuda forces it), not transposed.
+	// A in registers: FullRow warps (compiler/cudagen forces it), not transposed.
 	if !gp.transA && g.coin(3) && gemmWarpsFit(ir.FullRow, p.BM, p.BN, warps) {
 		gp.af = g.add(Buf{Scope: Frag, DT: dt, Shape: []int{p.BM, gp.bk}, Family: g.nfam, Operand: true, Pipeline: true})
 		g.nfam++

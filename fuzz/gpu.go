@@ -3,7 +3,8 @@ package fuzz
 import (
 	"strings"
 
-	"github.com/tilego/tilego/target/cuda"
+	"github.com/tilego/tilego/backend/cuda"
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/tensor"
 )
 
@@ -29,12 +30,12 @@ func (g *GPU) Device() string { return g.B.Device() }
 
 // Precompile compiles programs with NVRTC on every core, so that the runs
 // that follow find them compiled.
-func (g *GPU) Precompile(ps []*cuda.Program) { g.B.Precompile(ps) }
+func (g *GPU) Precompile(ps []*cudagen.Program) { g.B.Precompile(ps) }
 
 // run uploads args (outputs already poisoned on the host, accumulated
 // outputs holding their start values), launches once and downloads the
 // outputs into args.
-func (g *GPU) run(p *cuda.Program, args []*tensor.Tensor) (kind, msg string) {
+func (g *GPU) run(p *cudagen.Program, args []*tensor.Tensor) (kind, msg string) {
 	l, err := cuda.Prepare(g.B, p, args)
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "compiling ") {

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/backend/cuda"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target/cuda"
 )
 
 // The backward's three programs generate CUDA on both code paths (no GPU

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/ref"
-	"github.com/tilego/tilego/target/cuda"
 	"github.com/tilego/tilego/tensor"
 )
 
@@ -132,7 +132,7 @@ func TestFlashAttentionSplitEmitCUDA(t *testing.T) {
 				t.Fatalf("%+v: %v", s, err)
 			}
 			for _, arch := range []string{"sm_80", "sm_90a"} {
-				prog, err := cuda.Compile(fn, cuda.Options{Arch: arch})
+				prog, err := cudagen.Compile(fn, cudagen.Options{Arch: arch})
 				if err != nil {
 					t.Errorf("%+v %s %s: %v", s, fn.Name, arch, err)
 					continue

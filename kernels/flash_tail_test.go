@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
-	"github.com/tilego/tilego/target/cuda"
 )
 
 // The tail split of a grid of several waves (small SM counts make small
@@ -95,7 +95,7 @@ func TestFlashAttentionTailEmitCUDA(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, arch := range []string{"sm_90a", "sm_80"} {
-			if _, err := cuda.Compile(fn, cuda.Options{Arch: arch}); err != nil {
+			if _, err := cudagen.Compile(fn, cudagen.Options{Arch: arch}); err != nil {
 				t.Errorf("%s %s: %v", fn.Name, arch, err)
 			}
 		}

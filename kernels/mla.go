@@ -52,7 +52,7 @@ type MLAConfig struct {
 	// Handoff (with Roles) gives each warpgroup its half of the output in
 	// a fragment of its own, so the page loop is two warpgroup blocks and
 	// the compiler hands P and the row factors from warpgroup 0 to 1 by
-	// named barriers (target/cuda/handoff.go): warpgroup 0 scores page
+	// named barriers (compiler/cudagen/handoff.go): warpgroup 0 scores page
 	// j+1 while warpgroup 1 multiplies page j by its half of V.
 	Handoff bool
 	// V0 (with Handoff) is how many of V's columns, and O's,
@@ -63,7 +63,7 @@ type MLAConfig struct {
 	V0 int `config:"omitzero"`
 	// Cluster (2; with WS) runs the two 64-row blocks of a request's 128
 	// heads as a cluster that reads each page once, half by each, and
-	// multicasts it to both (tl's Cluster; target/cuda/cluster.go).
+	// multicasts it to both (tl's Cluster; compiler/cudagen/cluster.go).
 	Cluster int `config:"omitzero"`
 	// Merge (split path; sm_90a's warpgroup hand-off, h_q a multiple of
 	// M; the default where requests outnumber parts, GPUConfigFor): one

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target/cuda"
 )
 
 // The MLA programs generate CUDA on both code paths at the registry's GPU
@@ -36,7 +36,7 @@ func TestMLAEmitCUDA(t *testing.T) {
 						if err != nil {
 							t.Fatalf("%v: %v", vals, err)
 						}
-						prog, err := cuda.Compile(fn, cuda.Options{Arch: arch})
+						prog, err := cudagen.Compile(fn, cudagen.Options{Arch: arch})
 						if err != nil {
 							t.Errorf("%v %s %s: %v", vals, fn.Name, arch, err)
 							continue
@@ -84,7 +84,7 @@ func TestMLAMergeEmit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prog, err := cuda.Compile(fn, cuda.Options{Arch: "sm_90a"})
+		prog, err := cudagen.Compile(fn, cudagen.Options{Arch: "sm_90a"})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -111,7 +111,7 @@ func TestMLAHandoffFences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := cuda.Compile(fn, cuda.Options{Arch: "sm_90a"})
+	prog, err := cudagen.Compile(fn, cudagen.Options{Arch: "sm_90a"})
 	if err != nil {
 		t.Fatal(err)
 	}

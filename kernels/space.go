@@ -244,7 +244,7 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 	var e Estimate
 	eb := s.DType.Bytes()
 	st := 1
-	// With a producer, K and V take rings of their own (target/cuda/split.go).
+	// With a producer, K and V take rings of their own (compiler/cudagen/split.go).
 	split := c.Overlap && c.WS && arch == "sm_90a"
 	if c.Stages >= 2 { // a pipelined loop gives its K and V tiles one buffer per stage
 		st = c.Stages

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
-	"github.com/tilego/tilego/target/cuda"
 )
 
 func attnP(t *testing.T, vals map[string]string) Problem {
@@ -138,7 +138,7 @@ func compileFor(p Problem, c Config, arch string) error {
 	if err != nil {
 		return err
 	}
-	_, err = cuda.Compile(fn, cuda.Options{Arch: arch})
+	_, err = cudagen.Compile(fn, cudagen.Options{Arch: arch})
 	return err
 }
 
@@ -167,8 +167,8 @@ func TestSpaceCompiles(t *testing.T) {
 			parallel(len(sp), func(i int) {
 				fn, err := Build(p, sp[i], ir.DefaultLimits)
 				if err == nil {
-					var prog *cuda.Program
-					if prog, err = cuda.Compile(fn, cuda.Options{Arch: arch}); err == nil {
+					var prog *cudagen.Program
+					if prog, err = cudagen.Compile(fn, cudagen.Options{Arch: arch}); err == nil {
 						e := EstimateConfig(p, sp[i], arch)
 						if prog.Shared != e.SharedBytes {
 							err = fmt.Errorf("planned %d bytes of shared memory, estimated %d", prog.Shared, e.SharedBytes)

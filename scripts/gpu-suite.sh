@@ -66,12 +66,12 @@ build() {
 	mkdir -p bin
 	go build -o bin/tilego ./cmd/tilego &&
 		go build -o bin/chart ./chart/cmd &&
-		go test -c -tags gpu -o bin/cuda_backend.test ./target/cuda &&
+		go test -c -tags gpu -o bin/cuda_backend.test ./backend/cuda &&
 		go test -c -tags gpu -o bin/runtime.test ./runtime/cuda &&
 		go test -c -tags gpu -o bin/jit.test ./jit &&
 		go test -c -tags gpu -o bin/autotune.test ./autotune &&
 		go test -c -tags gpu -o bin/bench.test ./bench &&
-		rm -rf bin/src && mkdir -p bin/src && cp target/cuda/include/tilego.cuh bin/src/ &&
+		rm -rf bin/src && mkdir -p bin/src && cp compiler/cudagen/include/tilego.cuh bin/src/ &&
 		for k in "flash-attention --dim 64" "flash-attention --dim 128" "flash-attention --dim 256" \
 			"flash-attention --dim 128 --causal" "gemm --m 8192 --n 8192 --k 8192 --out-dtype bf16"; do
 			name=$(echo "$k" | tr ' ' '_' | tr -d -)

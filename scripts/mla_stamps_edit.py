@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Stamp MLA's programs for a timeline (tl::globaltimer() readings in tilego_stamps, read back through
-TILEGO_STAMPS, target/cuda/stamps.go; mla_stamps_read.py sums them up). The input is a generated program
+TILEGO_STAMPS, backend/cuda/stamps.go; mla_stamps_read.py sums them up). The input is a generated program
 as `tilego emit mla-decode --splits 0 --step N --target sm_90a` prints it (h_q 128, the default config):
 
 - the split kernel (step 1, mla_decode): warpgroup 0's first thread stamps, per block (blockIdx.y *

@@ -7,7 +7,7 @@
 //
 // On an H100 with CUDA 13.0 (2026-11-23) k1 reported 129 hazards, k2 and
 // k3 none: after warpgroup 0 alone has met a barrier of 128 threads (as a
-// warpgroup block's own barrier does, target/cuda/roles.go), racecheck
+// warpgroup block's own barrier does, compiler/cudagen/roles.go), racecheck
 // reports its later writes as racing with warpgroup 1's reads although
 // __syncthreads() separates them. 2026-11-25 (one hazard each is shown):
 // k1 1, k4 3, the others up to k9 none. k5 is how a drawn walk reads its
@@ -39,7 +39,7 @@ extern "C" __global__ void k1(float* out) {
   if (tid >= 128) out[tid] = s[tid - 128];
 }
 
-// k2: a hand-off (target/cuda/handoff.go): warpgroup 0 writes and arrives,
+// k2: a hand-off (compiler/cudagen/handoff.go): warpgroup 0 writes and arrives,
 // warpgroup 1 waits and reads.
 extern "C" __global__ void k2(float* out) {
   __shared__ float s[128];
@@ -70,7 +70,7 @@ __device__ void mb_wait(uint32_t a, int parity) {
   asm volatile("{\n.reg .pred p;\nW%=:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra W%=;\n}" ::"r"(a), "r"(parity) : "memory");
 }
 
-// A drawn walk's ticket (target/cuda/spread.go) on a ring of one slot: a
+// A drawn walk's ticket (compiler/cudagen/spread.go) on a ring of one slot: a
 // producer thread waits for the slot to be empty, writes the next ticket
 // and arrives on full; the 128 consumer threads wait on full and read the
 // ticket, and free the slot as the Read says:
@@ -167,7 +167,7 @@ extern "C" __global__ void k9(float* out) {
   }
 }
 
-// k10-k15: MLA's hand-off loop (target/cuda/handoff.go) with the block's
+// k10-k15: MLA's hand-off loop (compiler/cudagen/handoff.go) with the block's
 // shape: each page warpgroup 0 takes the tiles back, writes the row
 // factors and P, and hands them over on bar 8; warpgroup 1 waits on 8,
 // reads them and hands them back. The consumers then meet at bar 1 of 256

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tilego/tilego/backend"
+	"github.com/tilego/tilego/backend/cpu"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target"
-	"github.com/tilego/tilego/target/cpu"
 )
 
 var emitCmd = &command{
@@ -74,7 +74,7 @@ func emit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	var be target.Backend
+	var be backend.Backend
 	switch *tgt {
 	case "ir", "cpu":
 		be = cpu.Backend{}
@@ -106,7 +106,7 @@ func emit(args []string, stdout, stderr io.Writer) error {
 
 // emitProgram builds the program to print: p's one program, or with step
 // N >= 1 the N-th of the programs a chained shape runs.
-func emitProgram(p kernels.Problem, cfg kernels.Config, step int, be target.Backend) (*ir.Func, error) {
+func emitProgram(p kernels.Problem, cfg kernels.Config, step int, be backend.Backend) (*ir.Func, error) {
 	if step == 0 {
 		return kernels.Build(p, cfg, be.Limits())
 	}

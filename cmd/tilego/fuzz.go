@@ -279,7 +279,7 @@ func printFuzzSummary(w io.Writer, s fuzzSummary) {
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, "%d programs not run on the GPU: its context was lost; rerun from the seed after the fault\n", s.Skipped)
 	}
-	fmt.Fprintf(w, "emit: %.2f ms a program a target (cuda.Compile)\n", s.EmitMs)
+	fmt.Fprintf(w, "emit: %.2f ms a program a target (cudagen.Compile)\n", s.EmitMs)
 	if s.Refused > 0 {
 		fmt.Fprintf(w, "%d programs refused by a target at the op's file:line (as Build with its limits refuses them; the other target still checked):\n", s.Refused)
 		classes := slices.Collect(maps.Keys(s.Refusals))

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"github.com/tilego/tilego/target"
-	"github.com/tilego/tilego/target/cuda"
+	"github.com/tilego/tilego/backend"
+	"github.com/tilego/tilego/backend/cuda"
+	"github.com/tilego/tilego/compiler/cudagen"
 )
 
 // switches are the schedule choices TILEGO_WS, TILEGO_TMA, ... force (the
 // CLI is the edge where the environment may decide generated code).
-var switches = cuda.SwitchesFromEnv()
+var switches = cudagen.SwitchesFromEnv()
 
 // openGPU opens the machine's GPU, compiling with the switches.
 func openGPU() (*cuda.Backend, error) {
@@ -21,7 +22,7 @@ func openGPU() (*cuda.Backend, error) {
 
 // gpuBackend returns the backend of the machine's GPU, or why there is none
 // usable (no driver, no device, no NVRTC).
-func gpuBackend() (target.Backend, error) {
+func gpuBackend() (backend.Backend, error) {
 	b, err := openGPU()
 	if err != nil {
 		return nil, err
@@ -31,6 +32,6 @@ func gpuBackend() (target.Backend, error) {
 
 // cudaEmitter returns a backend whose Emit writes CUDA for arch (sm_80,
 // sm_90a); it needs no GPU.
-func cudaEmitter(arch string) (target.Backend, error) {
+func cudaEmitter(arch string) (backend.Backend, error) {
 	return cuda.Emitter{Arch: arch, Switches: switches}, nil
 }

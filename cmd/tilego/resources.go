@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/tilego/tilego/backend"
+	"github.com/tilego/tilego/backend/cuda"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target"
-	"github.com/tilego/tilego/target/cuda"
 )
 
 // Resource guards. Shape flags allow sizes far past what a machine holds
@@ -44,7 +44,7 @@ type resourceNeed struct {
 // runNeed is the memory p takes on be (nil: the host's only), with
 // flushBytes of L2 flush buffer on a GPU; ok is false when p's footprint
 // is unknown.
-func runNeed(p kernels.Problem, be target.Backend, flushBytes int) (resourceNeed, bool) {
+func runNeed(p kernels.Problem, be backend.Backend, flushBytes int) (resourceNeed, bool) {
 	f, ok := kernels.FootprintOf(p)
 	if !ok {
 		return resourceNeed{}, false
@@ -66,7 +66,7 @@ func runNeed(p kernels.Problem, be target.Backend, flushBytes int) (resourceNeed
 
 // checkMemory refuses p on be (nil: the host's memory only) when its host
 // or GPU memory is past what is available.
-func checkMemory(p kernels.Problem, be target.Backend, flushBytes int) error {
+func checkMemory(p kernels.Problem, be backend.Backend, flushBytes int) error {
 	n, ok := runNeed(p, be, flushBytes)
 	if !ok {
 		return nil
@@ -92,7 +92,7 @@ func checkMemory(p kernels.Problem, be target.Backend, flushBytes int) error {
 // hostMemory and gpuFree say what memory there is; tests replace them.
 var (
 	hostMemory = hostAvailable
-	gpuFree    = func(be target.Backend) (uint64, error) {
+	gpuFree    = func(be backend.Backend) (uint64, error) {
 		b, ok := be.(*cuda.Backend)
 		if !ok {
 			return 0, fmt.Errorf("%s is not a CUDA device", be.Device())

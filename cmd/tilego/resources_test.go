@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/backend"
+	"github.com/tilego/tilego/backend/cpu"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target"
-	"github.com/tilego/tilego/target/cpu"
 )
 
 // fakeCUDA is a backend that is not the interpreter, for the GPU's checks.
@@ -51,7 +51,7 @@ func TestResourceLimits(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hostMemory = func() (uint64, string) { return tc.host, "test" }
-			gpuFree = func(target.Backend) (uint64, error) { return tc.free, nil }
+			gpuFree = func(backend.Backend) (uint64, error) { return tc.free, nil }
 			e, err := kernels.Lookup(tc.kernel)
 			if err != nil {
 				t.Fatal(err)
@@ -60,7 +60,7 @@ func TestResourceLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var be target.Backend = cpu.Backend{}
+			var be backend.Backend = cpu.Backend{}
 			if tc.gpu {
 				be = fakeCUDA{}
 			} else {

@@ -7,11 +7,11 @@ import (
 	"math"
 	"time"
 
+	"github.com/tilego/tilego/backend"
+	"github.com/tilego/tilego/backend/cpu"
+	"github.com/tilego/tilego/backend/cuda"
 	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target"
-	"github.com/tilego/tilego/target/cpu"
-	"github.com/tilego/tilego/target/cuda"
 )
 
 var runCmd = &command{
@@ -155,7 +155,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		from += ", changed by --config"
 	}
-	opt := target.RunOptions{Repeats: rf.repeats}
+	opt := backend.RunOptions{Repeats: rf.repeats}
 	if be.Name() != "cpu" {
 		opt.Warmup = 2
 		if opt.Repeats == 0 {
@@ -243,7 +243,7 @@ func printRun(w io.Writer, r runResult, rep kernels.Report, checked bool) {
 
 // pickBackend resolves --backend. With auto, a missing GPU is a one-line
 // note and the interpreter runs instead.
-func pickBackend(name string, stderr io.Writer) (target.Backend, error) {
+func pickBackend(name string, stderr io.Writer) (backend.Backend, error) {
 	switch name {
 	case "cpu":
 		return cpu.Backend{}, nil

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/tilego/tilego/autotune"
+	"github.com/tilego/tilego/backend"
+	"github.com/tilego/tilego/backend/cuda"
 	"github.com/tilego/tilego/bench"
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target"
-	"github.com/tilego/tilego/target/cuda"
 )
 
 var tuneCmd = &command{
@@ -216,7 +217,7 @@ func isTerminal(w io.Writer) bool {
 // gpuConfig is the config run uses on a GPU backend: the tuned one saved
 // for this shape on this GPU when there is one, else p.GPUConfig(). The
 // second result says which, as run prints it.
-func gpuConfig(be target.Backend, p kernels.Problem) (kernels.Config, string) {
+func gpuConfig(be backend.Backend, p kernels.Problem) (kernels.Config, string) {
 	b, ok := be.(*cuda.Backend)
 	if !ok {
 		return p.GPUConfig(), "default"
@@ -246,7 +247,7 @@ func lookupTuned(c autotune.Cache, p kernels.Problem, t autotune.Target, lim ir.
 	if err != nil {
 		return nil, "default (the tuned config no longer builds; run tilego tune again)"
 	}
-	prog, err := cuda.Compile(fn, cuda.Options{Arch: t.Arch, Switches: switches})
+	prog, err := cudagen.Compile(fn, cudagen.Options{Arch: t.Arch, Switches: switches})
 	if err != nil || prog.Fingerprint() != e.Source {
 		return nil, "default (the code of the tuned config changed; run tilego tune again)"
 	}

@@ -13,16 +13,16 @@ import (
 	"github.com/tilego/tilego/autotune"
 	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/chart"
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/target/cuda"
 )
 
 // fakeGPU is a Runner whose timings favour 128×112 attention tiles (the nearest to the default, so always among the first measured); the
 // code is really generated (so fingerprints are real), nothing runs.
 type fakeGPU struct {
 	mu    sync.Mutex
-	progs map[kernels.Config]*cuda.Program
+	progs map[kernels.Config]*cudagen.Program
 	ran   int
 }
 
@@ -31,7 +31,7 @@ func (f *fakeGPU) Target() autotune.Target {
 }
 
 func (f *fakeGPU) Compile(ctx context.Context, p kernels.Problem, cs []kernels.Config) []error {
-	progs, errs := autotune.BuildAll(p, cs, ir.DefaultLimits, cuda.Options{Arch: "sm_90a"})
+	progs, errs := autotune.BuildAll(p, cs, ir.DefaultLimits, cudagen.Options{Arch: "sm_90a"})
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, c := range cs {
@@ -66,7 +66,7 @@ func abs(x int) int {
 func withFakeGPU(t *testing.T) *fakeGPU {
 	t.Helper()
 	t.Setenv("TILEGO_CACHE", t.TempDir())
-	f := &fakeGPU{progs: map[kernels.Config]*cuda.Program{}}
+	f := &fakeGPU{progs: map[kernels.Config]*cudagen.Program{}}
 	old := openTuner
 	openTuner = func(bench.Options) (autotune.Runner, error) { return f, nil }
 	t.Cleanup(func() { openTuner = old })

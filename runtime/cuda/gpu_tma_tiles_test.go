@@ -3,7 +3,7 @@
 package cuda
 
 // Tests of the device library's TMA / mbarrier / setmaxnreg section (the end
-// of target/cuda/include/tilego.cuh), with descriptors from EncodeTiled.
+// of compiler/cudagen/include/tilego.cuh), with descriptors from EncodeTiled.
 // The kernels include the real header, read from the source tree, so what is
 // tested is what generated kernels will call. Every mbarrier wait in them is
 // bounded (2 s of %globaltimer) and reports a timeout through a status word:
@@ -52,7 +52,7 @@ func requireNVRTC(t *testing.T) {
 	}
 }
 
-// tilegoHeader reads target/cuda/include/tilego.cuh: from the package folder
+// tilegoHeader reads compiler/cudagen/include/tilego.cuh: from the package folder
 // (go test), from the repository root (a test binary run there), from the
 // source path recorded at build time, or from $TILEGO_HEADER.
 func tilegoHeader(t *testing.T) string {
@@ -124,7 +124,7 @@ __device__ __forceinline__ uint32_t tt_base(unsigned char** p) {
 `
 
 // swzParams are tl::swz's N and REP for a swizzle mode, as
-// target/cuda/smem.go picks them for 128-, 64- and 32-byte rows.
+// compiler/cudagen/smem.go picks them for 128-, 64- and 32-byte rows.
 func swzParams(s TensorSwizzle) (n, rep int) {
 	switch s {
 	case Swizzle128B:

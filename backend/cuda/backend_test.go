@@ -1,0 +1,43 @@
+package cuda
+
+import (
+	"github.com/tilego/tilego/compiler/cudagen"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSourceFor: TILEGO_SOURCE replaces only the programs it names, with
+// the device library inlined as for a generated one; a missing file is
+// an error, not a silent fallback to the generated source.
+func TestSourceFor(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "k.cu")
+	if err := os.WriteFile(file, []byte("#include \"tilego.cuh\"\n// edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &cudagen.Program{Name: "k", Source: "#include \"tilego.cuh\"\n// generated\n"}
+	for _, tc := range []struct {
+		env, want, err string
+	}{
+		{"", "// generated", ""},
+		{"other=" + file, "// generated", ""},
+		{"k", "// generated", ""}, // no file given
+		{"k=" + file, "// edited", ""},
+		{"other=x.cu,k=" + file, "// edited", ""}, // several, comma-separated
+		{"k=" + file + ",other=x.cu", "// edited", ""},
+		{"k=" + file + ".missing", "", "TILEGO_SOURCE"},
+	} {
+		t.Setenv("TILEGO_SOURCE", tc.env)
+		got, err := sourceFor(p)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: err %v, want one about %s", tc.env, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !strings.Contains(got, tc.want) || strings.Contains(got, "#include \"tilego.cuh\"") || !strings.Contains(got, "namespace tl") {
+			t.Errorf("%q: err %v, source %.80q…, want %q with the library inlined", tc.env, err, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+//go:build gpu
+
+package cuda
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/tilego/tilego/internal/testprog"
+	"github.com/tilego/tilego/interp"
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+	"github.com/tilego/tilego/ref"
+	"github.com/tilego/tilego/tensor"
+)
+
+// The edge programs (internal/testprog/edges.go) give the interpreter's answer on the
+// GPU, on both code paths: sums to f32 rounding (the order differs),
+// everything else exactly.
+func TestGPUEdgePrograms(t *testing.T) {
+	b := openGPU(t)
+	for name, prog := range testprog.Edges {
+		fn, err := prog().Build(b.Limits())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err) // they compile: a refusal is a bug
+		}
+		for _, arch := range archs(b) {
+			t.Run(fmt.Sprintf("%s/%s", name, arch), func(t *testing.T) {
+				var want, got []*tensor.Tensor
+				for i, p := range fn.Params {
+					shape := make([]int, len(p.Shape))
+					for d, e := range p.Shape {
+						n, _ := ir.ConstInt(e)
+						shape[d] = int(n)
+					}
+					w, g := tensor.New(p.DType, shape...), tensor.New(p.DType, shape...)
+					if !p.Output {
+						w.Rand(uint64(i+1), 1)
+						copy(g.Data, w.Data)
+					}
+					want, got = append(want, w), append(got, g)
+				}
+				if err := interp.Run(fn, want); err != nil {
+					t.Fatal(err)
+				}
+				runPoisoned(t, b, arch, fn, got)
+				for i, p := range fn.Params { // exact, but for a Gemm's order of additions
+					var d ref.Diff
+					for j, w := range want[i].Data {
+						d.Add(got[i].Data[j], w)
+					}
+					if p.Output && !(d.Rel() <= 1e-5) {
+						t.Errorf("%s: %s", p.Name, &d)
+					}
+				}
+			})
+		}
+	}
+}
+
+// MLA decoding on 64 threads with SplitN (no warpgroup to split: wgSplit
+// divided by zero) runs on mma.sync and matches float64.
+func TestGPUMLASixtyFourThreads(t *testing.T) {
+	b := openGPU(t)
+	e, err := kernels.Lookup("mla-decode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.Problem(map[string]string{"heads": "64", "batch": "2", "mean-kv": "300"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := kernels.MLAConfig{M: 64, Stages: 1, Threads: 64, SplitN: true}
+	fn, err := kernels.Build(p, c, b.Limits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range archs(b) {
+		t.Run(arch, func(t *testing.T) {
+			args := p.Inputs(3)
+			runPoisoned(t, b, arch, fn, args)
+			if r := p.Check(args, 3); !r.OK() {
+				t.Error(r)
+			}
+		})
+	}
+}

@@ -1,0 +1,42 @@
+package cudagen
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/internal/testprog"
+)
+
+// Every edge program builds with each target's limits, so compiles.
+func TestEdgeProgramsBuild(t *testing.T) {
+	for name, prog := range testprog.Edges {
+		for _, arch := range []string{"sm_80", "sm_90a"} {
+			if _, err := prog().Build(Limits(arch)); err != nil {
+				t.Errorf("%s on %s: %v", name, arch, err)
+			}
+		}
+	}
+}
+
+// The emitted source of the programs the fuzzer found: no bulk store
+// between types, no "--" of a negated negative constant.
+func TestFuzzFoundSources(t *testing.T) {
+	for _, c := range []struct{ prog, arch, not string }{
+		{"tma_store_other_type", "sm_90a", "tl::tma_store"},
+		{"negated_negative_constant", "sm_80", "--3"},
+		{"gemm_transb_second_panel", "sm_90a", "db_base + (64)"},
+		{"deferred_reads_body_load", "sm_80", "cp_async_wait<1>"},
+	} {
+		fn, err := testprog.Edges[c.prog]().Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(fn, Options{Arch: c.arch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(p.Source, c.not) {
+			t.Errorf("%s on %s: %q in\n%s", c.prog, c.arch, c.not, p.Source)
+		}
+	}
+}

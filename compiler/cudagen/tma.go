@@ -1,0 +1,317 @@
+package cudagen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tilego/tilego/ir"
+)
+
+// TMA loads for pipelined loops (sm_90a; Options.NoTMA or SwitchTMA off
+// turn them off). When every copy a pipelined loop prefetches is a whole box of a
+// global tensor, into a 128B-swizzled shared tile, one thread issues the
+// copies of an iteration as TMA loads, one per 64-element panel, and they
+// complete on that ring slot's mbarrier; the iteration waits on the
+// barrier's phase instead of on cp.async groups. The tensor maps are
+// encoded when a launch is bound to its tensors and passed by value.
+
+// TMASpec is one tensor map a program takes, after its other parameters.
+type TMASpec struct {
+	Param int      // the global parameter it describes
+	Box   []uint32 // elements per dim, innermost first
+}
+
+// tmaCopy is one prefetched copy lowered to TMA.
+type tmaCopy struct {
+	spec   int // index into the program's TMA specs
+	rank   int
+	panels int // 64-element panels of the tile's rows
+	bytes  int // the whole tile
+}
+
+// tmaLoop is a pipelined loop whose prefetches are all TMA loads.
+type tmaLoop struct {
+	bar     int // shared offset of its stages' mbarriers (8 bytes each)
+	lateBar int // with split rings (split.go), the late ring's
+	copies  map[*ir.Copy]*tmaCopy
+	// outer, when not nil, is the serial loop (a statement of the kernel
+	// body) whose iterations each run this loop once, as a persistent
+	// kernel's walk over its tiles: the barriers are set up once, before
+	// it, and the ring's positions run on across its iterations (ringPos).
+	outer *ir.For
+}
+
+// tmaEnabled: unless Options.NoTMA, or the TMA switch is off.
+func tmaEnabled(o Options) bool { return o.Switches.Choose(SwitchTMA, !o.NoTMA) }
+
+// planTMA picks the pipelined loops whose prefetches TMA can do and gives
+// each loop's barriers shared memory after everything else.
+func planTMA(c *compilation) {
+	if c.opts.Arch != "sm_90a" || !tmaEnabled(c.opts) {
+		return
+	}
+	c.tma = map[*ir.For]*tmaLoop{}
+	outer, alone := loopNesting(c.f.Kernel.Body)
+	ir.Walk(c.f.Kernel.Body, func(st ir.Stmt) { // in program order, so the source is deterministic
+		f, ok := st.(*ir.For)
+		cps := c.smem.hoisted[f]
+		if !ok || len(cps) == 0 || align(c.smem.total, 8)+8*c.rings(f)*c.ringSize(f) > ir.DefaultLimits.MaxSharedBytes {
+			return
+		}
+		if !alone[f] && outer[f] == nil { // deeper in loops: cp.async, whose ring drains each run
+			return
+		}
+		l := &tmaLoop{copies: map[*ir.Copy]*tmaCopy{}, outer: outer[f]}
+		var specs []TMASpec
+		for _, cp := range cps {
+			tc, spec, ok := c.tmaCopy(cp)
+			if !ok {
+				return
+			}
+			tc.spec = len(c.tmaSpecs) + len(specs)
+			specs = append(specs, spec)
+			l.copies[cp] = tc
+		}
+		c.tmaSpecs = append(c.tmaSpecs, specs...)
+		c.smem.total = align(c.smem.total, 8)
+		l.bar = c.smem.total
+		c.smem.total += 8 * c.ringSize(f)
+		if c.rings(f) == 2 {
+			l.lateBar = c.smem.total
+			c.smem.total += 8 * c.ringSize(f)
+		}
+		c.tma[f] = l
+	})
+}
+
+// tmaCopy says how cp (global to shared) goes by TMA, if it can.
+func (c *compilation) tmaCopy(cp *ir.Copy) (*tmaCopy, TMASpec, bool) {
+	return c.tmaBox(cp.Src, c.smem.bufs[cp.Dst.Buf])
+}
+
+// tmaBox says how the global region g and the shared tile sb move as TMA
+// boxes, if they can: a 16-bit tensor of the tile's type (a box moves
+// bits, it does not convert) whose last dim is contiguous and
+// whose rows step in multiples of 16 bytes, a region keeping exactly its
+// last two dims, rank 2-4, and a whole tile of ≤ 256 rows in 128-byte
+// panels with the 128B swizzle (TMA's own layout for such a box), each
+// panel on a period of the pattern (hardwareSwizzled).
+func (c *compilation) tmaBox(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool) {
+	p := g.Buf
+	n := len(p.Shape)
+	if p.Scope != ir.Global || (p.DType != ir.BF16 && p.DType != ir.F16) || n < 2 || n > 4 || sb == nil || sb.dt != p.DType {
+		return nil, TMASpec{}, false
+	}
+	if p.Strides != nil {
+		if one, ok := ir.ConstInt(p.Strides[n-1]); !ok || one != 1 {
+			return nil, TMASpec{}, false
+		}
+	}
+	for d := range n {
+		if g.Keep[d] != (d >= n-2) {
+			return nil, TMASpec{}, false
+		}
+	}
+	// A tensor whose rows are not a multiple of 16 bytes (77 bf16 columns,
+	// say) stays on cp.async.
+	rowSteps := []ir.Expr{p.Shape[n-1]} // row-major: every outer stride is a multiple of the row's length
+	if p.Strides != nil {
+		rowSteps = p.Strides[:n-1]
+	}
+	for _, st := range rowSteps {
+		if multipleOf(st)%int64(16/p.DType.Bytes()) != 0 {
+			return nil, TMASpec{}, false
+		}
+	}
+	if sb.swizzleMode() != 1 || !sb.hardwareSwizzled() || sb.rows > 256 || sb.cols*sb.eb%128 != 0 || sb.eb != 2 {
+		return nil, TMASpec{}, false
+	}
+	if g.Extent[n-2] != sb.rows || g.Extent[n-1] != sb.cols {
+		return nil, TMASpec{}, false
+	}
+	box := make([]uint32, n) // innermost first: one panel of 64 columns, the tile's rows, 1s
+	box[0], box[1] = 64, uint32(sb.rows)
+	for d := 2; d < n; d++ {
+		box[d] = 1
+	}
+	return &tmaCopy{rank: n, panels: sb.cols / 64, bytes: sb.rows * sb.cols * sb.eb}, TMASpec{Param: c.paramIndex(p), Box: box}, true
+}
+
+// tmaCoords are panel p's box coordinates in region g, innermost first.
+func (e *emitter) tmaCoords(g ir.Region, p int) string { return e.tmaCoordsAt(g, p, "") }
+
+// tmaCoordsAt is tmaCoords with rowOff (C++, "" for none) added to the row.
+func (e *emitter) tmaCoordsAt(g ir.Region, p int, rowOff string) string {
+	n := len(g.Start)
+	coords := []string{fmt.Sprintf("%s + %d", e.expr(g.Start[n-1]), 64*p)}
+	for d := n - 2; d >= 0; d-- {
+		if d == n-2 {
+			coords = append(coords, e.expr(g.Start[d])+rowOff)
+		} else {
+			coords = append(coords, e.expr(g.Start[d]))
+		}
+	}
+	return strings.Join(coords, ", ")
+}
+
+func (c *compilation) paramIndex(b *ir.Buffer) int {
+	for i, p := range c.f.Params {
+		if p == b {
+			return i
+		}
+	}
+	return -1
+}
+
+// tmaParams are the kernel's tensor-map parameters.
+func (e *emitter) tmaParams() []string {
+	var out []string
+	for i := range e.c.tmaSpecs {
+		out = append(out, fmt.Sprintf("const __grid_constant__ tl::TensorMap tm%d", i))
+	}
+	return out
+}
+
+// barRing is a ring of n mbarriers at shared offset off, each expecting
+// arrivals arrivals a phase.
+type barRing struct{ off, n, arrivals int }
+
+// initBars initializes rings of mbarriers from one thread and publishes
+// them to the block (all its threads must get here).
+func (e *emitter) initBars(rings ...barRing) {
+	e.open("if (tid == 0)")
+	for _, r := range rings {
+		e.line("for (int s = 0; s < %d; ++s) tl::mbar_init(tl::smem_addr(smem + %d) + 8 * s, %d);", r.n, r.off, r.arrivals)
+	}
+	e.line("tl::fence_mbar_init();")
+	e.close()
+	if e.c.cluster { // the partner's arrivals and multicasts reach these too (cluster.go)
+		e.line("tl::cluster_sync();")
+	} else {
+		e.line("__syncthreads();")
+	}
+}
+
+// tmaInit initializes loop l's barriers (one arrival each: the issuing
+// thread's expect_tx) before its prologue.
+func (e *emitter) tmaInit(l *tmaLoop, stages int) { e.initBars(barRing{l.bar, stages, 1}) }
+
+// tmaIssue issues copies (their TMA forms in tc, loop variables bound by
+// the caller) into ring slot `slot`, completing on the barrier of that
+// slot in the ring at shared offset bars, from the thread guard names (""
+// when the caller is already one thread).
+func (e *emitter) tmaIssue(bars int, tc map[*ir.Copy]*tmaCopy, copies []*ir.Copy, slot, guard string) {
+	total := 0
+	for _, cp := range copies {
+		total += tc[cp].bytes
+	}
+	bar := fmt.Sprintf("tl::smem_addr(smem + %d) + 8 * (%s)", bars, slot)
+	if guard != "" {
+		e.open("if (%s)", guard)
+	} else {
+		e.open("")
+	}
+	e.line("tl::mbar_arrive_expect_tx(%s, %d);", bar, total)
+	for _, cp := range copies {
+		e.tmaPanels(tc[cp], cp, nil, bar)
+	}
+	e.close()
+}
+
+// tmaPanels issues copy cp's TMA boxes, one a 64-element panel: those of
+// panels, or all when nil, completing on barrier bar.
+func (e *emitter) tmaPanels(tc *tmaCopy, cp *ir.Copy, panels []int, bar string) {
+	if panels == nil {
+		for p := range tc.panels {
+			panels = append(panels, p)
+		}
+	}
+	sb := e.c.smem.bufs[cp.Dst.Buf]
+	for _, p := range panels {
+		dst := fmt.Sprintf("tl::smem_addr(%s) + %d", e.sharedBase(cp.Dst.Buf), p*sb.rows*128)
+		if e.multicast {
+			e.clusterLoad(tc, sb, cp, p, dst, bar)
+			continue
+		}
+		if cp.Cache != ir.CacheNormal {
+			e.line("tl::tma_load_%dd_hint(%s, &tm%d, %s, %s, tl::l2_%s());", tc.rank, dst, tc.spec, e.tmaCoords(cp.Src, p), bar, cp.Cache)
+			continue
+		}
+		e.line("tl::tma_load_%dd(%s, &tm%d, %s, %s);", tc.rank, dst, tc.spec, e.tmaCoords(cp.Src, p), bar)
+	}
+}
+
+// loopNesting sorts the Pipelined loops of a kernel body: alone, those in
+// no loop; outer, those that are a statement of the body of a serial loop
+// that is itself a statement of the kernel body (only when there is one
+// such loop, so that one ring count serves), mapped to that loop.
+func loopNesting(body []ir.Stmt) (outer map[*ir.For]*ir.For, alone map[*ir.For]bool) {
+	outer, alone = map[*ir.For]*ir.For{}, map[*ir.For]bool{}
+	var inLoop func(body []ir.Stmt, depth int)
+	inLoop = func(body []ir.Stmt, depth int) {
+		for _, st := range body {
+			switch s := st.(type) {
+			case *ir.For:
+				if s.Kind == ir.Pipelined && depth == 0 {
+					alone[s] = true
+				}
+				inLoop(s.Body, depth+1)
+			case *ir.While:
+				inLoop(s.Body, depth+1)
+			case *ir.If:
+				inLoop(s.Then, depth)
+				inLoop(s.Else, depth)
+			case *ir.Warpgroup:
+				inLoop(s.Body, depth)
+			}
+		}
+	}
+	inLoop(body, 0)
+	for _, st := range body {
+		if f, ok := st.(*ir.For); ok && (f.Kind == ir.Serial || f.Kind == ir.Spread) {
+			for _, st := range f.Body {
+				if g, ok := st.(*ir.For); ok && g.Kind == ir.Pipelined {
+					outer[g] = f
+				}
+			}
+		}
+	}
+	if len(outer) > 1 {
+		clear(outer)
+	}
+	return outer, alone
+}
+
+// ringBase declares where the ring of a loop run once per iteration of
+// an outer loop (tmaLoop.outer) stands at this run's first iteration
+// (after lo and hi).
+func (e *emitter) ringBase(l *tmaLoop) {
+	if l != nil && l.outer != nil {
+		e.line("const int rb = lo - ring;")
+	}
+}
+
+// ringAdvance counts this run's iterations into ring.
+func (e *emitter) ringAdvance(l *tmaLoop) {
+	if l != nil && l.outer != nil {
+		e.line("ring += max(0, hi - lo);")
+	}
+}
+
+// ringPos is iteration v's position in its loop's ring of buffers: v - lo,
+// or, for a loop run once per iteration of an outer loop, counted on from
+// its earlier runs (v - rb, rb = lo - ring, ring the iterations so far).
+// The barriers' phases follow the position, so they need no reset.
+func (e *emitter) ringPos(l *tmaLoop, v string) string {
+	if l != nil && l.outer != nil {
+		return fmt.Sprintf("(%s - rb)", v)
+	}
+	return fmt.Sprintf("(%s - lo)", v)
+}
+
+// tmaWait waits until the copies of iteration v (ring slot i % stages,
+// the (i / stages)-th use of that slot, i = v - lo) have landed.
+func (e *emitter) tmaWait(l *tmaLoop, v string, stages int) {
+	pos := e.ringPos(l, v)
+	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * (%s %% %d), (%s / %d) & 1);", l.bar, pos, stages, pos, stages)
+}

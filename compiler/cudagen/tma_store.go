@@ -1,0 +1,126 @@
+package cudagen
+
+import (
+	"fmt"
+
+	"github.com/tilego/tilego/ir"
+)
+
+// TMA stores for epilogues (sm_90a, with the TMA loads; Options.NoTMA or
+// SwitchTMA off turn both off). A copy of a whole shared tile to a global
+// region that TMA can address (tmaBox's rules) is issued by one thread as
+// one bulk store per 64-column panel; the thread waits only until the
+// stores have read shared memory, so the block can retire while the writes
+// drain, and the next block on the SM starts sooner. Rows past the
+// tensor's end are dropped by TMA, as the masked stores drop them.
+//
+// Not where the program reads the output back: the bulk writes are not
+// waited for.
+
+// planTMAStores picks the copies that store by TMA and gives each its
+// tensor map.
+func planTMAStores(c *compilation) {
+	if c.opts.Arch != "sm_90a" || !tmaEnabled(c.opts) {
+		return
+	}
+	ir.Walk(c.f.Kernel.Body, func(st ir.Stmt) {
+		cp, ok := st.(*ir.Copy)
+		if !ok || cp.Src.Buf.Scope != ir.Shared || !cp.Src.IsWhole() || readsBuffer(c.f.Kernel.Body, cp.Dst.Buf) {
+			return
+		}
+		tc, spec, ok := c.tmaBox(cp.Dst, c.smem.bufs[cp.Src.Buf])
+		if !ok {
+			return
+		}
+		tc.spec = len(c.tmaSpecs)
+		c.tmaSpecs = append(c.tmaSpecs, spec)
+		if c.tmaStores == nil {
+			c.tmaStores = map[*ir.Copy]*tmaCopy{}
+		}
+		c.tmaStores[cp] = tc
+	})
+}
+
+// tmaStore emits cp as TMA stores, after the barrier that makes the tile
+// whole (and, on sm_90a, visible to the async proxy).
+func (e *emitter) tmaStore(cp *ir.Copy, tc *tmaCopy) {
+	e.syncIfDirty(true)
+	if e.c.halves != nil && e.c.halves.store == cp {
+		e.halfStore(cp, tc)
+		return
+	}
+	sb := e.c.smem.bufs[cp.Src.Buf]
+	e.open("if (tid == 0)")
+	for p := range tc.panels {
+		src := fmt.Sprintf("tl::smem_addr(%s) + %d", e.sharedBase(cp.Src.Buf), p*sb.rows*128)
+		e.line("tl::tma_store_%dd(&tm%d, %s, %s);", tc.rank, tc.spec, e.tmaCoords(cp.Dst, p), src)
+	}
+	e.line("tl::bulk_commit();")
+	e.line("tl::bulk_wait_read<0>();") // the tile may be overwritten after the next barrier
+	e.close()
+	e.read = true
+}
+
+// readsBuffer reports whether any statement of body reads b: as a copy's
+// or a GEMM's operand, a reduction's source, or a load in an expression.
+func readsBuffer(body []ir.Stmt, b *ir.Buffer) bool {
+	found := false
+	exprs := func(xs ...ir.Expr) {
+		for _, x := range xs {
+			if x == nil {
+				continue
+			}
+			ir.WalkExpr(x, func(y ir.Expr) {
+				if l, ok := y.(*ir.Load); ok && l.Buf == b {
+					found = true
+				}
+			})
+		}
+	}
+	regions := func(rs ...ir.Region) {
+		for _, r := range rs {
+			exprs(r.Start...)
+		}
+	}
+	ir.Walk(body, func(st ir.Stmt) {
+		switch s := st.(type) {
+		case *ir.Copy:
+			found = found || s.Src.Buf == b
+			regions(s.Src, s.Dst)
+		case *ir.AtomicAdd:
+			found = found || s.Src.Buf == b || s.Dst.Buf == b
+			regions(s.Src, s.Dst)
+		case *ir.Ticket:
+			found = found || s.Counter.Buf == b
+			regions(s.Counter, s.Dst)
+		case *ir.Signal:
+			found = found || s.Counter.Buf == b
+			regions(s.Counter)
+		case *ir.WaitCount:
+			found = found || s.Counter.Buf == b
+			regions(s.Counter)
+			exprs(s.Min)
+		case *ir.Prefetch:
+			found = found || s.Src.Buf == b
+			regions(s.Src)
+		case *ir.Gemm:
+			found = found || s.A.Buf == b || s.B.Buf == b || s.C.Buf == b
+			regions(s.A, s.B, s.C)
+		case *ir.Reduce:
+			found = found || s.Src == b
+		case *ir.Fill:
+			regions(s.Dst)
+			exprs(s.Value)
+		case *ir.Store:
+			exprs(s.Idx...)
+			exprs(s.Value)
+		case *ir.For:
+			exprs(s.Start, s.Stop)
+		case *ir.While:
+			exprs(s.Cond)
+		case *ir.If:
+			exprs(s.Cond)
+		}
+	})
+	return found
+}

@@ -1,0 +1,236 @@
+package cudagen
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+	"github.com/tilego/tilego/tl"
+)
+
+// On sm_90a, FlashAttention's K and V prefetches become TMA loads (one per
+// 64-column panel) completing on the ring's mbarriers; with NoTMA, or on
+// sm_80, they stay cp.async.
+func TestEmitTMA(t *testing.T) {
+	s := kernels.AttnShape{B: 2, H: 4, HKV: 2, Sq: 300, Skv: 500, Dqk: 128, Dv: 128, Causal: true, BSHD: true, DType: ir.BF16}
+	f, err := kernels.FlashAttention(s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(f, Options{Arch: "sm_90a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// K and V, and O for the epilogue's store (128 rows of 64 columns).
+	if len(p.TMA) != 3 || p.TMA[0].Param != 1 || p.TMA[1].Param != 2 || p.TMA[2].Param != 3 ||
+		!slices.Equal(p.TMA[0].Box, []uint32{64, 64, 1, 1}) || !slices.Equal(p.TMA[2].Box, []uint32{64, 128, 1, 1}) {
+		t.Errorf("tensor maps %+v", p.TMA)
+	}
+	src := p.Source
+	for _, want := range []string{"const __grid_constant__ tl::TensorMap tm1, const __grid_constant__ tl::TensorMap tm2)",
+		"tl::mbar_init(", "tl::mbar_arrive_expect_tx(", "tl::mbar_wait(", "&tm0, 0 + 64, (k0 * 64)"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("source lacks %q", want)
+		}
+	}
+	// Two panels each of K and V, in the prologue and in the loop.
+	if n := strings.Count(src, "tl::tma_load_4d("); n != 8 {
+		t.Errorf("%d TMA loads, want 8", n)
+	}
+	// 16 KB per K or V tile, expected on the slot's barrier per iteration.
+	if !strings.Contains(src, ", 32768);") {
+		t.Error("expect_tx is not K's and V's bytes")
+	}
+	plain, err := Compile(f, Options{Arch: "sm_90a", NoTMA: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.TMA) != 0 || strings.Contains(plain.Source, "tma_load") {
+		t.Error("TMA with NoTMA")
+	}
+	if plain.Shared+8*2 != p.Shared {
+		t.Errorf("shared %d with TMA, %d without: want the barriers' 16 bytes more", p.Shared, plain.Shared)
+	}
+	old, err := Compile(f, Options{Arch: "sm_80"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(old.TMA) != 0 || strings.Contains(old.Source, "tma_load") {
+		t.Error("TMA on sm_80")
+	}
+}
+
+// Warp specialization on top of TMA: a producer warpgroup after the
+// program's threads issues the loads; the consumers wait on full barriers,
+// free slots on empty ones, and meet on a named barrier only.
+func TestEmitWarpSpecialized(t *testing.T) {
+	s := kernels.AttnShape{B: 2, H: 4, HKV: 2, Sq: 300, Skv: 500, Dqk: 128, Dv: 128, Causal: true, BSHD: true, DType: ir.BF16}
+	for _, tc := range []struct {
+		c       kernels.AttnConfig
+		threads int
+		blocks  int    // the launch bounds' blocks an SM
+		regs    [2]int // setmaxnreg dec, inc (0: none)
+	}{
+		{kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}, 384, 1, [2]int{40, 232}},
+		{kernels.AttnConfig{M: 64, N: 64, Stages: 3, Threads: 128}, 256, 1, [2]int{}}, // one block an SM even where two would fit
+	} {
+		f, err := kernels.FlashAttention(s, tc.c).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(f, Options{Arch: "sm_90a", WarpSpecialize: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := p.Source
+		T := tc.c.Threads
+		if p.Threads != tc.threads || !strings.Contains(src, fmt.Sprintf("__launch_bounds__(%d, %d)", tc.threads, tc.blocks)) {
+			t.Errorf("%+v: %d threads, want %d in %d blocks an SM", tc.c, p.Threads, tc.threads, tc.blocks)
+		}
+		for _, want := range []string{fmt.Sprintf("if (tid >= %d)", T), fmt.Sprintf("if (tid == %d)", T), "return;",
+			"tl::mbar_arrive(", fmt.Sprintf("tl::bar_sync(1, %d);", T), fmt.Sprintf("+ 8 * s, %d);", T/32), "if (lane == 0) tl::mbar_arrive("} {
+			if !strings.Contains(src, want) {
+				t.Errorf("%+v: source lacks %q", tc.c, want)
+			}
+		}
+		if n := strings.Count(src, "__syncthreads();"); n != 1 { // the barriers' initialization, before the split
+			t.Errorf("%+v: %d __syncthreads, want 1", tc.c, n)
+		}
+		dec, inc := strings.Contains(src, fmt.Sprintf("setmaxnreg_dec<%d>", tc.regs[0])), strings.Contains(src, fmt.Sprintf("setmaxnreg_inc<%d>", tc.regs[1]))
+		if any := strings.Contains(src, "setmaxnreg"); any != (tc.regs[0] > 0) || (any && !(dec && inc)) {
+			t.Errorf("%+v: setmaxnreg (dec %v, inc %v), want %v", tc.c, dec, inc, tc.regs)
+		}
+		// The loop body writes no shared memory: the consumers meet before
+		// the loop, not in it, so their warpgroups drift apart.
+		at := strings.LastIndex(src, "for (int k0 = lo; k0 < hi; ++k0)") // the consumers' loop, after the producer's
+		loop := src[at:]
+		loop = loop[:strings.Index(loop, "tl::mbar_arrive(")]
+		if !strings.Contains(src[:at], "tl::bar_sync(1,") || strings.Contains(loop, "bar_sync") {
+			t.Errorf("%+v: consumers meet in the loop, or not before it", tc.c)
+		}
+		// The producer issues each iteration once; the consumers none.
+		if n := strings.Count(src, "tl::mbar_arrive_expect_tx("); n != 1 {
+			t.Errorf("%+v: %d expect_tx, want 1", tc.c, n)
+		}
+	}
+	// MLA's loop bound reads the cache length from its input, so a producer
+	// can walk the pages too (by the block table, also an input).
+	m := kernels.MLAShape{Hq: 32, Sq: 2, DType: ir.BF16}
+	f, err := kernels.MLADecode(m, kernels.MLAConfig{M: 32, Stages: 2, Threads: 128}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(f, Options{Arch: "sm_90a", WarpSpecialize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	producer := "if (tid == 128) {\n      const int lo = 0, hi = (((cache_seqlens[(long long)(bz)] + 64) - 1) / 64);"
+	if p.Threads != 256 || len(p.TMA) != 1 || !strings.Contains(p.Source, producer) {
+		t.Errorf("MLA: %d threads, %d tensor maps; want a producer issuing TMA:\n%s", p.Threads, len(p.TMA), p.Source)
+	}
+	// The slots a block's zeroing wrote (past the cache length) are fenced
+	// for the wgmma that reads them.
+	if !strings.Contains(p.Source, "}\n        }\n        tl::fence_proxy_async();\n        tl::bar_sync(1, 128);\n      }") {
+		t.Errorf("MLA: no fence after zeroing slots:\n%s", p.Source)
+	}
+}
+
+// TMA steps between rows in multiples of 16 bytes: a GEMM whose A is
+// stored transposed with 77 columns (154-byte rows) cannot load A by TMA,
+// so its loop stays on cp.async (a loop's loads go one way or the other);
+// with 80 columns both A and B go by TMA.
+func TestTMARowPitch(t *testing.T) {
+	for _, tc := range []struct {
+		s    kernels.GemmShape
+		maps int
+	}{
+		{kernels.GemmShape{M: 77, N: 130, K: 40, TransA: true, DType: ir.BF16, OutDType: ir.F32}, 0},
+		{kernels.GemmShape{M: 77, N: 128, K: 40, TransA: true, DType: ir.BF16, OutDType: ir.F32}, 0},
+		{kernels.GemmShape{M: 80, N: 128, K: 40, TransA: true, DType: ir.BF16, OutDType: ir.F32}, 2},
+	} {
+		f, err := kernels.Gemm(tc.s, kernels.GemmConfig{BM: 64, BN: 64, BK: 64, Stages: 2, Threads: 128}).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(f, Options{Arch: "sm_90a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.TMA) != tc.maps {
+			t.Errorf("%+v: %d tensor maps, want %d", tc.s, len(p.TMA), tc.maps)
+		}
+	}
+}
+
+// The epilogue's shared tile goes to O by TMA stores, one per 64-column
+// panel, after the barrier that completes the tile and its proxy fence;
+// the issuing thread waits only for the reads. A GEMM with f32 output (32-bit
+// elements) stores as before, and so does a kernel that reads its output
+// back.
+func TestEmitTMAStore(t *testing.T) {
+	s := kernels.AttnShape{B: 2, H: 4, HKV: 4, Sq: 300, Skv: 500, Dqk: 128, Dv: 128, BSHD: true, DType: ir.BF16}
+	f, err := kernels.FlashAttention(s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(f, Options{Arch: "sm_90a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := p.Source
+	at := strings.Index(src, "tl::tma_store_4d(&tm2, 0 + 0, (bx * 128), by, bz, ")
+	if at < 0 || strings.Count(src, "tl::tma_store_4d(") != 2 {
+		t.Fatalf("no TMA stores of O's two panels:\n%s", src[max(0, len(src)-1500):])
+	}
+	before := src[:at]
+	if !strings.HasSuffix(strings.TrimSpace(before[:strings.LastIndex(before, "if (tid == 0)")]), "tl::fence_proxy_async();\n  __syncthreads();") {
+		t.Error("no fence and barrier before the stores")
+	}
+	if !strings.Contains(src[at:], "tl::bulk_commit();") || !strings.Contains(src[at:], "tl::bulk_wait_read<0>();") {
+		t.Error("the stores are not committed and waited for")
+	}
+	g, err := kernels.Gemm(kernels.GemmShape{M: 256, N: 256, K: 128, DType: ir.BF16, OutDType: ir.F32},
+		kernels.GemmConfig{BM: 128, BN: 128, BK: 64, Stages: 2, Threads: 256}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gp, err := Compile(g, Options{Arch: "sm_90a"}); err != nil || strings.Contains(gp.Source, "tma_store") {
+		t.Errorf("f32 GEMM output stored by TMA (%v)", err)
+	}
+}
+
+// A kernel that reads its output back stores it as before: the bulk
+// writes are not waited for.
+func TestTMAStoreReadBack(t *testing.T) {
+	for _, back := range []bool{false, true} {
+		f := tl.NewFunc("readback")
+		A := f.In("A", tl.BF16, 64, 64)
+		O := f.Out("O", tl.BF16, 64, 64)
+		f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+			s := k.Shared(tl.BF16, 64, 64)
+			k.Copy(A, s)
+			k.Copy(s, O)
+			if back {
+				k.Copy(O, s)
+				k.Copy(s, O.Sub(tl.All, tl.All))
+			}
+		})
+		fn, err := f.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readsBuffer(fn.Kernel.Body, fn.Params[1]); got != back {
+			t.Errorf("back %v: readsBuffer %v", back, got)
+		}
+		p, err := Compile(fn, Options{Arch: "sm_90a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(p.Source, "tl::tma_store_2d("); got != map[bool]int{false: 1, true: 0}[back] {
+			t.Errorf("back %v: %d TMA stores", back, got)
+		}
+	}
+}

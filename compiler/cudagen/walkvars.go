@@ -1,0 +1,112 @@
+package cudagen
+
+import "github.com/tilego/tilego/ir"
+
+// Walk variables. A persistent walk (a serial loop around the kernel's
+// pipelined loop) computes each iteration's tile from its loop variable;
+// inlined, that index math is emitted again at every use, in the
+// producer's copies and in the consumers' masks and stores, and nvcc keeps
+// the pieces it shares live across the loop. A scalar variable (tl's Var)
+// set at the top of the walk's body from values any thread can compute
+// holds it once an iteration. The consumers set it as the program says;
+// the producer sets it too, at the top of its own walk iteration, so its
+// copies may address the walk's tiles through it (pureExpr).
+
+// walkVars are the walk's variables, in the order they are set, or none.
+type walkVars struct {
+	outer *ir.For     // the walk
+	sets  []*ir.Store // the statements the producer runs again
+	vars  map[*ir.Buffer]bool
+}
+
+// walkVars finds them once: the kernel's one pipelined loop is a statement
+// of a top-level serial loop, and before it that loop's body sets a
+// one-element local buffer, written nowhere else, from an expression that
+// reads only globals that are not outputs and earlier walk variables.
+func (c *compilation) walkVars() *walkVars {
+	if c.wv != nil {
+		return c.wv
+	}
+	c.wv = &walkVars{vars: map[*ir.Buffer]bool{}}
+	body := c.f.Kernel.Body
+	var pipelined []*ir.For
+	ir.Walk(body, func(s ir.Stmt) {
+		if f, ok := s.(*ir.For); ok && f.Kind == ir.Pipelined {
+			pipelined = append(pipelined, f)
+		}
+	})
+	if len(pipelined) != 1 {
+		return c.wv
+	}
+	outer, _ := loopNesting(body)
+	o := outer[pipelined[0]]
+	if o == nil {
+		return c.wv
+	}
+	writes := writeCounts(body)
+	for _, st := range o.Body {
+		if st == ir.Stmt(pipelined[0]) {
+			break
+		}
+		s, ok := st.(*ir.Store)
+		if !ok || s.Buf.Scope != ir.Local || writes[s.Buf] != 1 || !oneElement(s.Buf) || !pureWith(s.Value, c.wv.vars) {
+			continue
+		}
+		c.wv.sets = append(c.wv.sets, s)
+		c.wv.vars[s.Buf] = true
+	}
+	if len(c.wv.sets) > 0 {
+		c.wv.outer = o
+	}
+	return c.wv
+}
+
+// oneElement: b holds a single element.
+func oneElement(b *ir.Buffer) bool {
+	shape, ok := b.StaticShape()
+	if !ok {
+		return false
+	}
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n == 1
+}
+
+// writeCounts counts the statements that write each buffer (walk loads and
+// walk variables need tiles and variables one statement writes).
+func writeCounts(body []ir.Stmt) map[*ir.Buffer]int {
+	n := map[*ir.Buffer]int{}
+	ir.Walk(body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Store:
+			n[s.Buf]++
+		case *ir.Copy:
+			n[s.Dst.Buf]++
+		case *ir.AtomicAdd:
+			n[s.Dst.Buf]++
+		case *ir.Ticket:
+			n[s.Counter.Buf]++
+			n[s.Dst.Buf]++
+		case *ir.Signal:
+			n[s.Counter.Buf]++
+		case *ir.Gemm:
+			n[s.C.Buf]++
+		case *ir.Fill:
+			n[s.Dst.Buf]++
+		case *ir.Reduce:
+			n[s.Dst]++
+		}
+	})
+	return n
+}
+
+// walkSets emits, in the producer's walk iteration, the walk's variables.
+func (e *emitter) walkSets(o *ir.For) {
+	if wv := e.c.walkVars(); wv.outer == o {
+		for _, s := range wv.sets {
+			e.storeStmt(s)
+		}
+	}
+}
