@@ -73,11 +73,11 @@ func AttnConfigsFor(d int, causal bool, seqQ int) []kernels.Config {
 // a block's prologue and epilogue weigh most: configs that prefetch the next
 // wave's Q and first K/V tiles into L2, and persistent grids whose producer
 // loads the next tile's Q and K/V while the consumers finish this one
-// (compiler/cudagen/walk.go). At d256 the query tile fits beside the ring only with
+// (compiler/cudagen/persistent_loads.go). At d256 the query tile fits beside the ring only with
 // the output stored from registers (AttnConfig.Direct): 2-10% slower than the
 // grid at every short point on the H100 while those stores were 4 bytes a
 // lane, 1.01-1.10× the grid's best at 512-1k tokens since they are 16
-// (compiler/cudagen/emit_quad.go, docs/perf.md). At d64 and d128 the Direct walks
+// (compiler/cudagen/emit_store16.go, docs/perf.md). At d64 and d128 the Direct walks
 // won 6 of the 12 points from 512 to 2k tokens, by 0.1-3.3%; their third ring
 // slot (the staging tile's bytes leave room for it) won only at d64 causal
 // 512, and lost 4-9% at d128. 256-row blocks at d64 (128 rows a consumer

@@ -367,7 +367,7 @@ func TestSplitSuitesCompile(t *testing.T) {
 // The configs tried only at short sequences: there at 512 and 2k tokens,
 // not at 4k; each compiles for Hopper, and a persistent one with a
 // producer gets one (its ring counted on across tiles) that loads the
-// query tiles too (walk.go), causal or not; at d256 only walks that store
+// query tiles too (persistent_loads.go), causal or not; at d256 only walks that store
 // their output from registers.
 func TestShortAttnConfigs(t *testing.T) {
 	for _, d := range []int{64, 128, 256} {

@@ -34,7 +34,7 @@ type AttnConfig struct {
 	// tile's Q·Kᵀ (tl's Defer), so the softmax runs under it on the tensor
 	// cores (FlashAttention-3's intra-warpgroup overlap). With a producer
 	// on Hopper, K and V take rings of the stages each; otherwise their one
-	// ring takes a buffer more than the stages (compiler/cudagen/split.go).
+	// ring takes a buffer more than the stages (compiler/cudagen/split_rings.go).
 	Overlap bool
 	// Prefetch has each block, once its own loads are issued, fetch into
 	// L2 the query tile and first K/V tiles of the block one wave later
@@ -43,14 +43,14 @@ type AttnConfig struct {
 	// prologue is a large part of each, are what it is for.
 	Prefetch bool
 	// Direct stores the output from registers (16 bytes a lane after the
-	// quad's lanes exchange their pairs, compiler/cudagen/emit_quad.go) rather
+	// quad's lanes exchange their pairs, compiler/cudagen/emit_store16.go) rather
 	// than staging it in shared memory for TMA stores: the staging tile's
 	// bytes go to other use, such as a persistent d256 walk's query tile.
 	Direct bool
 	// Persistent launches a block an SM that walks the query tiles in
 	// turn (tile g, g + grid, ...), in the order the blocks would have
 	// started; with WS its producer loads the next tile's query tile and
-	// K/V while the consumers finish this one (compiler/cudagen/walk.go); with
+	// K/V while the consumers finish this one (compiler/cudagen/persistent_loads.go); with
 	// Prefetch, a block prefetches its own next tile.
 	Persistent bool
 	// Cluster (2; with WS, not Persistent) runs the blocks in pairs of
@@ -60,7 +60,7 @@ type AttnConfig struct {
 	Cluster int `config:"omitzero"`
 	// Draw (with Persistent and WS, on Hopper) has a walk draw each next
 	// tile from a counter rather than take every grid-th (tl's Draw,
-	// compiler/cudagen/spread.go); a causal walk then draws single tiles in
+	// compiler/cudagen/grid_loop.go); a causal walk then draws single tiles in
 	// headsThenLongest's order rather than walk pairs (causalPair).
 	// Non-causal, on an H100 at 512-2k tokens it was 0.96-1.15× the dealt
 	// walk: ahead with ping-pong and no overlap, behind at d256 with the
@@ -196,7 +196,7 @@ func lateCycles(s AttnShape, c AttnConfig) int {
 }
 
 // tileVars holds a walk iteration's tile in variables, set once an
-// iteration, by the producer too (compiler/cudagen/walkvars.go): inlined at
+// iteration, by the producer too (compiler/cudagen/persistent_vars.go): inlined at
 // every use, the causal walk's packed tail (selects and divisions by the
 // grid) spilled and ran at 0.35-0.92× (docs/perf.md).
 func tileVars(k *tl.Block) func(b, h, bx tl.Expr) (tl.Expr, tl.Expr, tl.Expr) {

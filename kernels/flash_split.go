@@ -9,7 +9,7 @@ import (
 	"github.com/tilego/tilego/tl"
 )
 
-// FlashAttention's split-KV path (the tail split of kernels/split.go):
+// FlashAttention's split-KV path (the tail split of kernels/split_rings.go):
 // FlashAttentionSplit cuts the KV range of every block in splits pieces,
 // each piece a block of its own that writes a partial output and a partial
 // LSE, and AttnCombine merges the pieces into O and LSE. TailSplits

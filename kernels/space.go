@@ -244,7 +244,7 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 	var e Estimate
 	eb := s.DType.Bytes()
 	st := 1
-	// With a producer, K and V take rings of their own (compiler/cudagen/split.go).
+	// With a producer, K and V take rings of their own (compiler/cudagen/split_rings.go).
 	split := c.Overlap && c.WS && arch == "sm_90a"
 	if c.Stages >= 2 { // a pipelined loop gives its K and V tiles one buffer per stage
 		st = c.Stages
@@ -311,7 +311,7 @@ func attnEstimate(s AttnShape, c AttnConfig, arch string) Estimate {
 }
 
 // walkShared mirrors target/cuda's placeWalk for a persistent walk whose
-// producer loads the query tile (walk.go): two query buffers (qs bytes
+// producer loads the query tile (persistent_loads.go): two query buffers (qs bytes
 // each) where they fit beside the rest with room for the barriers
 // (walkLoad.barrierBytes bounds them by the ring's slots, st), else one;
 // the staging tile (os, 0 when Direct) lives across the walk's loop as

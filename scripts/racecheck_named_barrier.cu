@@ -70,7 +70,7 @@ __device__ void mb_wait(uint32_t a, int parity) {
   asm volatile("{\n.reg .pred p;\nW%=:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra W%=;\n}" ::"r"(a), "r"(parity) : "memory");
 }
 
-// A drawn walk's ticket (compiler/cudagen/spread.go) on a ring of one slot: a
+// A drawn walk's ticket (compiler/cudagen/grid_loop.go) on a ring of one slot: a
 // producer thread waits for the slot to be empty, writes the next ticket
 // and arrives on full; the 128 consumer threads wait on full and read the
 // ticket, and free the slot as the Read says:

@@ -281,7 +281,7 @@ func bind(b *Backend, p *cudagen.Program, args []*tensor.Tensor, bufs []drv.Buff
 		}
 		l.args = append(l.args, tms...)
 	}
-	if p.Counter { // zeroed once: the kernel leaves it zeroed (spread.go)
+	if p.Counter { // zeroed once: the kernel leaves it zeroed (grid_loop.go)
 		if l.counter, err = b.dev.Alloc(16); err != nil {
 			return nil, err
 		}

@@ -75,7 +75,7 @@ func TestGPUPersistent(t *testing.T) {
 		"f16_causal_d64":   {B: 2, H: 16, HKV: 16, Sq: 1200, Skv: 1000, Dqk: 64, Dv: 64, Causal: true, DType: ir.F16},
 		"san_d64":          {B: 2, H: 16, HKV: 16, Sq: 500, Skv: 520, Dqk: 64, Dv: 64, Causal: true, DType: ir.BF16},   // 128 tiles, 64 pairs of them persistent: small, for the sanitizers
 		"tail_causal_d128": {B: 5, H: 16, HKV: 16, Sq: 512, Skv: 512, Dqk: 128, Dv: 128, Causal: true, DType: ir.BF16}, // 160 pairs on 132 SMs: the last 28 packed in bins (causalWalk)
-		// Non-causal walks draw their tiles (compiler/cudagen/spread.go): more
+		// Non-causal walks draw their tiles (compiler/cudagen/grid_loop.go): more
 		// tiles than SMs, and fewer (every block draws only the end).
 		"mha_d256":   {B: 2, H: 8, HKV: 8, Sq: 700, Skv: 700, Dqk: 256, Dv: 256, DType: ir.BF16},
 		"small_d128": {B: 1, H: 2, HKV: 2, Sq: 300, Skv: 333, Dqk: 128, Dv: 128, DType: ir.BF16},
@@ -90,7 +90,7 @@ func TestGPUPersistent(t *testing.T) {
 		"m64_pf":        {M: 64, N: 64, Stages: 2, Threads: 128, Persistent: true, Prefetch: true},
 		"nonpersist_pf": {M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Prefetch: true},
 		// The query tile in two buffers beside 128-row K/V tiles, and in one
-		// beside the deferred ring of 96 (walk.go).
+		// beside the deferred ring of 96 (persistent_loads.go).
 		"ws_n128":     {M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Persistent: true},
 		"ws_ovpp_n96": {M: 128, N: 96, Stages: 2, Threads: 256, WS: true, Overlap: true, PingPong: true, Persistent: true},
 		"ws_1wg":      {M: 128, N: 128, Stages: 2, Threads: 128, WS: true, Persistent: true}, // one consumer warpgroup

@@ -62,7 +62,7 @@ func runPoisonedWith(t *testing.T, b *Backend, opts cudagen.Options, f *ir.Func,
 	}
 	defer l.Free()
 	runs := 1
-	if p.Counter { // a drawn walk must leave its counter zeroed for the next launch (spread.go)
+	if p.Counter { // a drawn walk must leave its counter zeroed for the next launch (grid_loop.go)
 		runs = 3
 	}
 	for range runs {

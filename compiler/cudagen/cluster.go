@@ -28,7 +28,7 @@ import (
 // loop around it, such as MLA's split kernel's walk over its chunks) are
 // independent of the x index, the grid's x is even, and there is no
 // rasterization (which remaps the block index). Tiles a walk's producer
-// loads per block (walk.go: a query tile) stay the block's own. The
+// loads per block (persistent_loads.go: a query tile) stay the block's own. The
 // halves keep whole 8-row atoms of the 128B swizzle (n a multiple of 16),
 // so each lands as the full box would.
 

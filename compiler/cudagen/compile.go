@@ -42,7 +42,7 @@ type Program struct {
 	// wgmmas (pingpong.go).
 	PingPong bool
 	// Counter: the kernel takes, after the tensor maps, a zeroed int that
-	// its walk draws tiles from and leaves zeroed (spread.go); each launch
+	// its walk draws tiles from and leaves zeroed (grid_loop.go); each launch
 	// allocates its own.
 	Counter bool
 	// Early: the kernel may start while the one before it on the stream
@@ -73,14 +73,14 @@ var passes = []pass{
 	{"plan-tma", step(planTMA), dumpTMA},
 	{"plan-tma-stores", step(planTMAStores), dumpTMAStores},
 	{"plan-ws", step(planWS), dumpWS},
-	{"plan-walk", step(planWalk), nil},
+	{"plan-persistent-loads", step(planPersistentLoads), nil},
 	{"plan-hand-bars", step(planHandBars), nil},
 	{"plan-handoff", planHandoffs, dumpHandoff},
-	{"plan-turns", step(planTurns), dumpTurns},
-	{"plan-walk-release", step(planWalkRelease), dumpWalkRelease},
+	{"plan-pingpong", step(planPingPong), dumpPingPong},
+	{"plan-persistent-release", step(planPersistentRelease), dumpPersistentRelease},
 	{"plan-cluster", step(planCluster), dumpCluster},
 	{"plan-parts", step(planParts), nil},
-	{"plan-halves", step(planHalves), dumpHalves},
+	{"plan-warpgroup-epilogue", step(planWarpgroupEpilogue), dumpWarpgroupEpilogue},
 	{"check-split", checkSplit, nil},
 	{"emit", emitPass, func(c *compilation) string { return c.prog.Source }},
 }
@@ -97,15 +97,15 @@ type compilation struct {
 	tmaStores map[*ir.Copy]*tmaCopy  // epilogue copies stored by TMA
 	ws        *wsPlan                // the producer warpgroup's plan, or nil
 	roleBars  int                    // without a producer, the shared offset of the warpgroup blocks' own mbarriers, or -1 (planHandBars)
-	wv        *walkVars              // a persistent walk's variables (walkvars.go), found on first use
-	split     map[*ir.For]*splitRing // loops whose K and V rings are apart (split.go)
+	wv        *walkVars              // a persistent walk's variables (persistent_vars.go), found on first use
+	split     map[*ir.For]*splitRing // loops whose K and V rings are apart (split_rings.go)
 	pingPong  bool                   // the consumer warpgroups take turns (pingpong.go)
 	roles     map[*ir.Buffer]int     // fragments owned by one warpgroup (roles.go)
-	halves    *halves                // a walk whose epilogue stores by warpgroup halves (halves.go), or nil
+	halves    *halves                // a walk whose epilogue stores by warpgroup halves (warpgroup_epilogue.go), or nil
 	cluster   bool                   // blocks in pairs multicast the producer's ring tiles (cluster.go)
 	handoff   *handoff               // the producer's loop's warpgroup blocks hand tiles to each other (handoff.go), or nil
-	turns     bool                   // the producer's loop's consumer warpgroups take turns (plan-turns)
-	walkEarly *walkEarly             // the walk's tiles freed in the producer's loop's last iteration (walk.go), or nil
+	turns     bool                   // the producer's loop's consumer warpgroups take turns (plan-pingpong)
+	walkEarly *walkEarly             // the walk's tiles freed in the producer's loop's last iteration (persistent_loads.go), or nil
 	prog      *Program
 	pass      string  // the pass running, for an internal error (ice.go)
 	at        ir.Stmt // the statement being lowered, if known, for the same

@@ -17,7 +17,7 @@ import (
 // are read one iteration late, so the ring gets one buffer more than the
 // stages (the prefetch of iteration v+stages-1 must not land on v-1's), and
 // a producer warpgroup's slot is freed one iteration late; with a producer
-// those tiles take a ring of their own instead (split.go). And on the wgmma
+// those tiles take a ring of their own instead (split_rings.go). And on the wgmma
 // path the loop's multiplies are not waited for at once: each is waited
 // for just before the first statement that touches its accumulator or its
 // register operand (pending below), so that a Deferred P·V issued after the
@@ -64,24 +64,24 @@ func ownStmts(body []ir.Stmt, hoisted map[ir.Stmt]bool) []ir.Stmt {
 type wgGroup struct {
 	c, a *ir.Buffer
 	cond string
-	walk bool // it reads a walk's tile (walk.go's early release)
+	walk bool // it reads a walk's tile (persistent_loads.go's early release)
 }
 
-// lazyState is the wgmma bookkeeping of a loop with Deferred statements.
-type lazyState struct {
+// wgmmaWaits is the wgmma bookkeeping of a loop with Deferred statements.
+type wgmmaWaits struct {
 	loop    *ir.For // the pipelined loop (nil: a loop without prefetches)
 	pending []wgGroup
 	cond    string     // the guard of the Deferred body being emitted
-	early   *walkEarly // the walk's tiles freed in the loop's last iteration (walk.go)
+	early   *walkEarly // the walk's tiles freed in the loop's last iteration (persistent_loads.go)
 }
 
 // deferredGuard is the condition under which iteration v runs the Deferred
 // bodies of iteration v-1.
 func deferredGuard(v string) string { return fmt.Sprintf("%s > lo", v) }
 
-// lazyStmts emits a loop body's statements (hoisted copies left out) with
-// lazy wgmma waits, each Deferred one guarded and for iteration v-1.
-func (e *emitter) lazyStmts(v string, rest []ir.Stmt, hoisted map[ir.Stmt]bool) {
+// deferredStmts emits a loop body's statements (hoisted copies left out) with
+// wgmma waits put off until a result is used, each Deferred one guarded and for iteration v-1.
+func (e *emitter) deferredStmts(v string, rest []ir.Stmt, hoisted map[ir.Stmt]bool) {
 	for i, st := range rest {
 		if e.err != nil {
 			return
@@ -127,15 +127,15 @@ func (e *emitter) lateLoop(f *ir.For) {
 	e.open("")
 	e.line("const int lo = %s, hi = %s;", e.expr(f.Start), e.expr(f.Stop))
 	before := e.state()
-	e.lazy = &lazyState{}
+	e.waits = &wgmmaWaits{}
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
-	e.lazyStmts(v, f.Body, nil)
+	e.deferredStmts(v, f.Body, nil)
 	e.retireAll()
 	e.loopEndSync(f.Body)
 	e.close()
 	e.merge(before) // the body may not run at all
 	e.deferredTail(f, nil)
-	e.lazy = nil
+	e.waits = nil
 	e.close()
 }
 
@@ -145,10 +145,10 @@ func (e *emitter) deferredBody(v, iter string, d *ir.Deferred, guard string, hoi
 	e.line("const int %s_late = %s;", v, iter)
 	e.open("")
 	e.line("const int %s = %s_late;", v, v)
-	if l := e.lazy.loop; l != nil {
-		e.splitWaitLate(l) // its V slot (split.go)
+	if l := e.waits.loop; l != nil {
+		e.splitWaitLate(l) // its V slot (split_rings.go)
 	}
-	e.lazy.cond = guard
+	e.waits.cond = guard
 	for _, st := range d.Body {
 		if e.err != nil || hoisted[st] {
 			continue
@@ -156,7 +156,7 @@ func (e *emitter) deferredBody(v, iter string, d *ir.Deferred, guard string, hoi
 		e.waitFor(st)
 		e.stmt(st)
 	}
-	e.lazy.cond = ""
+	e.waits.cond = ""
 	e.close()
 }
 
@@ -165,12 +165,12 @@ func (e *emitter) deferredBody(v, iter string, d *ir.Deferred, guard string, hoi
 // wgmma.wait_group counts groups, so the count of newer groups that may
 // stay in flight depends on which guarded groups this path committed.
 func (e *emitter) waitFor(st ir.Stmt) {
-	if e.lazy == nil || len(e.lazy.pending) == 0 {
+	if e.waits == nil || len(e.waits.pending) == 0 {
 		return
 	}
 	used := stmtBuffers(st)
 	last := -1
-	for i, g := range e.lazy.pending {
+	for i, g := range e.waits.pending {
 		if used[g.c] || (g.a != nil && used[g.a]) {
 			last = i
 		}
@@ -182,7 +182,7 @@ func (e *emitter) waitFor(st ir.Stmt) {
 
 // waitUpTo waits for pending groups 0..last.
 func (e *emitter) waitUpTo(last int) {
-	l := e.lazy
+	l := e.waits
 	always, guarded := 0, 0 // newer groups committed on every path, and only under a guard
 	guard := ""
 	for _, g := range l.pending[last+1:] {
@@ -216,8 +216,8 @@ func (e *emitter) waitUpTo(last int) {
 
 // retireAll waits for every pending group.
 func (e *emitter) retireAll() {
-	if e.lazy != nil && len(e.lazy.pending) > 0 {
-		e.waitUpTo(len(e.lazy.pending) - 1)
+	if e.waits != nil && len(e.waits.pending) > 0 {
+		e.waitUpTo(len(e.waits.pending) - 1)
 	}
 }
 
@@ -311,12 +311,12 @@ func eachRegion(s ir.Stmt, fn func(ir.Region)) {
 
 // lazyNote records a wgmma group just committed by g.
 func (e *emitter) lazyNote(g *ir.Gemm) {
-	grp := wgGroup{c: g.C.Buf, cond: e.lazy.cond}
-	if w := e.lazy.early; w != nil {
+	grp := wgGroup{c: g.C.Buf, cond: e.waits.cond}
+	if w := e.waits.early; w != nil {
 		grp.walk = w.w.bufs[g.A.Buf] || w.w.bufs[g.B.Buf]
 	}
 	if g.A.Buf.Scope == ir.Fragment {
 		grp.a = g.A.Buf
 	}
-	e.lazy.pending = append(e.lazy.pending, grp)
+	e.waits.pending = append(e.waits.pending, grp)
 }

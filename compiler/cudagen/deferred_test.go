@@ -14,7 +14,7 @@ import (
 // wgmma path the Q·Kᵀ is not waited for until the mask reads S, with one
 // group (the deferred P·V) left in flight when the guard committed it, and
 // a producer's slot is freed one iteration late. With a producer, K and V
-// take rings of their own of the stages each (split.go): K's slot is
+// take rings of their own of the stages each (split_rings.go): K's slot is
 // freed in its iteration, V's one later, and the deferred block waits for
 // V's slot of its own iteration.
 func TestEmitDeferred(t *testing.T) {

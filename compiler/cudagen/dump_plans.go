@@ -72,7 +72,7 @@ func dumpCluster(c *compilation) string {
 	return "blocks in clusters of two multicast the producer's ring tiles"
 }
 
-func dumpHalves(c *compilation) string {
+func dumpWarpgroupEpilogue(c *compilation) string {
 	if c.halves == nil {
 		return "no epilogue by halves"
 	}
@@ -86,14 +86,14 @@ func dumpHandoff(c *compilation) string {
 	return fmt.Sprintf("loop %s: %d warpgroup blocks hand shared tiles to each other", c.ws.loop.Var.Name, len(c.handoff.blocks))
 }
 
-func dumpTurns(c *compilation) string {
+func dumpPingPong(c *compilation) string {
 	if !c.turns {
 		return "no turns"
 	}
 	return fmt.Sprintf("loop %s: the consumer warpgroups take turns issuing its wgmmas", c.ws.loop.Var.Name)
 }
 
-func dumpWalkRelease(c *compilation) string {
+func dumpPersistentRelease(c *compilation) string {
 	if c.walkEarly == nil {
 		return "no early release of the walk's tiles"
 	}

@@ -27,7 +27,7 @@ type emitter struct {
 	unfenced  bool // written with plain stores since the last proxy fence (syncState)
 	pending   bool // cp.async copies issued and not yet waited for
 	read      bool // shared memory read since the last barrier
-	halfRead  bool // a warpgroup's half stored by TMA since its last barrier (halves.go)
+	halfRead  bool // a warpgroup's half stored by TMA since its last barrier (warpgroup_epilogue.go)
 	multicast bool // the producer issues its ring loads as the cluster's halves (cluster.go)
 	err       error
 	global    map[*ir.Buffer]bool // globals needing 64-bit offsets
@@ -35,9 +35,9 @@ type emitter struct {
 	preamble  []string            // their definitions
 	turns     *turnState          // the ping-pong loop being emitted (pingpong.go)
 	// walkTurnOwed: warpgroup 1's last turn of a drawn walk is taken past
-	// the walk (spread.go).
+	// the walk (grid_loop.go).
 	walkTurnOwed bool
-	lazy         *lazyState          // wgmma groups in flight in a loop with Deferred statements
+	waits        *wgmmaWaits         // wgmma groups in flight in a loop with Deferred statements
 	role         *ir.Warpgroup       // the warpgroup block being emitted (roles.go)
 	roleCur      ir.Stmt             // its statement being emitted
 	roleSeen     map[*ir.Buffer]bool // shared tiles it read or wrote since its last barrier
@@ -308,7 +308,7 @@ func (e *emitter) lower(s ir.Stmt) {
 	switch s := s.(type) {
 	case *ir.Copy:
 		if w := e.c.ws; w != nil && w.walk != nil && slices.Contains(w.walk.copies, s) {
-			e.walkWait(w.walk) // the producer loads it (walk.go)
+			e.walkWait(w.walk) // the producer loads it (persistent_loads.go)
 			break
 		}
 		e.copy(s, false)

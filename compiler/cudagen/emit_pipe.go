@@ -15,7 +15,7 @@ import (
 func (e *emitter) pipelined(s *ir.For) {
 	hoisted := e.c.smem.hoisted[s]
 	S, R := s.Stages, e.c.ringSize(s) // prefetch distance S-1 over a ring of R buffers
-	// K and V on rings of their own (split.go)
+	// K and V on rings of their own (split_rings.go)
 	split := e.c.ws != nil && e.c.ws.loop == s && e.c.split[s] != nil
 	v := s.Var.Name
 	isHoisted := map[ir.Stmt]bool{}
@@ -120,21 +120,21 @@ func (e *emitter) pipelined(s *ir.For) {
 	for _, cp := range hoisted {
 		e.stage[cp.Dst.Buf] = fmt.Sprintf("(%s %% %d)", e.ringPos(tma, v), R)
 	}
-	var early *walkEarly // the walk's tiles freed in the last iteration (walk.go)
+	var early *walkEarly // the walk's tiles freed in the last iteration (persistent_loads.go)
 	switch {
 	case hand != nil:
 		e.handoffBody(hand)
 	case late:
-		e.lazy = &lazyState{loop: s}
+		e.waits = &wgmmaWaits{loop: s}
 		if ws && e.c.ws.walk != nil {
 			early = e.c.walkEarly
-			e.lazy.early = early
+			e.waits.early = early
 		}
 		if turns {
 			e.turns = &turnState{loop: s}
 			e.c.pingPong = true
 		}
-		e.lazyStmts(v, rest, isHoisted)
+		e.deferredStmts(v, rest, isHoisted)
 		e.retireAll()
 		e.turnPaid()
 		e.turns = nil
@@ -158,7 +158,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	}
 	e.close()
 	if early != nil {
-		e.lazy.early = nil // past the loop, its variable is gone
+		e.waits.early = nil // past the loop, its variable is gone
 	}
 	switch {
 	case turns && halves:
@@ -175,7 +175,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	}
 	if late {
 		e.deferredTail(s, isHoisted)
-		e.lazy = nil
+		e.waits = nil
 		if ws && tma.outer != nil { // the producer goes on into the next tile's loop
 			e.open("if (hi > lo)")
 			if split {
@@ -191,7 +191,7 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.open("if (hi <= lo)")
 		e.walkRelease(e.c.ws.walk)
 		e.close()
-	case ws && e.c.ws.walk != nil: // nothing after the loop reads the walk's tiles (walk.go)
+	case ws && e.c.ws.walk != nil: // nothing after the loop reads the walk's tiles (persistent_loads.go)
 		e.walkRelease(e.c.ws.walk)
 	}
 	e.line("tl::cp_async_wait<0>();")

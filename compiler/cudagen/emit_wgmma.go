@@ -175,7 +175,7 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 	}
 	e.line("tl::wgmma_commit();")
 	e.turnEnd(g)
-	if e.lazy != nil { // waited for where its results are used (deferred.go)
+	if e.waits != nil { // waited for where its results are used (deferred.go)
 		e.lazyNote(g)
 	} else {
 		e.line("tl::wgmma_wait<0>();")

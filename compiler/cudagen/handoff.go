@@ -339,7 +339,7 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 	// the block's end (so none crosses the loop's back edge): MLA's
 	// warpgroup 0 issues its P·V and then writes P for warpgroup 1 while
 	// the tensor cores run it.
-	e.lazy = &lazyState{}
+	e.waits = &wgmmaWaits{}
 	var reading []*ir.Gemm               // issued, not yet waited for
 	otherWrites := map[*ir.Buffer]bool{} // what the other warpgroup's blocks write
 	for _, o := range h.blocks {
@@ -354,7 +354,7 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 				break
 			}
 		}
-		if len(e.lazy.pending) == 0 {
+		if len(e.waits.pending) == 0 {
 			reading = nil
 		}
 	}
@@ -388,7 +388,7 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 			handWait()
 		}
 		e.waitFor(st)
-		if len(e.lazy.pending) == 0 {
+		if len(e.waits.pending) == 0 {
 			reading = nil
 		}
 		e.stmt(st)
@@ -409,7 +409,7 @@ func (e *emitter) handBlockOnce(h *handoff, k int) roleState {
 	if h.wait[k] == len(s.Body) {
 		handWait()
 	}
-	e.lazy = nil
+	e.waits = nil
 	e.role = nil
 	out := e.roleState()
 	e.close()

@@ -46,12 +46,12 @@ func pingPongWanted(c *compilation) bool {
 	return c.opts.Switches.Choose(SwitchPingPong, c.f.Kernel.PingPong)
 }
 
-// planTurns decides whether the producer's loop takes turns: it is
+// planPingPong decides whether the producer's loop takes turns: it is
 // wanted, there are two consumer warpgroups, the body apart from its
 // prefetches writes no shared memory of its own (the warpgroups run free
 // of each other), and a wgmma is a statement of the body itself (one
 // nested in an If could be skipped by one warpgroup and not the other).
-func planTurns(c *compilation) {
+func planPingPong(c *compilation) {
 	if c.ws == nil || !pingPongWanted(c) || c.ws.consumers != 256 {
 		return
 	}

@@ -11,8 +11,9 @@ import (
 
 // Warpgroup roles (ir.Warpgroup): a block of statements that one warpgroup
 // runs while the others skip it. Its fragments are laid out over that
-// warpgroup's 128 threads, its barriers are a named barrier of those 128
-// threads, and the barriers that hand its shared-memory results to the
+// warpgroup's 128 threads, its barriers are an mbarrier of those 128
+// threads (planHandBars; a named barrier where shared memory has no room
+// for it), and the barriers that hand its shared-memory results to the
 // other warpgroups are put around the block, where all of them meet.
 
 // roleBar is the first named barrier of the warpgroup blocks (one per

@@ -55,7 +55,7 @@ type smemPlan struct {
 	total   int
 	scratch int                    // offset of the cross-warp reduction scratch
 	hoisted map[*ir.For][]*ir.Copy // copies a pipelined loop issues ahead
-	walk    *walkLoad              // a persistent walk's tile loads given buffers of their own (walk.go), or nil
+	walk    *walkLoad              // a persistent walk's tile loads given buffers of their own (persistent_loads.go), or nil
 }
 
 // smemAlign is the period of the 128B swizzle: wgmma descriptors and TMA
@@ -88,7 +88,7 @@ func hardwareTiles(c *compilation) map[*ir.Buffer]bool {
 
 // placeSharedTiles places every shared tile, gives the tiles filled by a
 // pipelined loop's copies one buffer per stage, and reserves scratch for
-// reductions across warps. A persistent walk's tile loads (walk.go) get
+// reductions across warps. A persistent walk's tile loads (persistent_loads.go) get
 // two buffers where they fit beside the rest, else one, else are left to
 // the consumers.
 func placeSharedTiles(c *compilation) error {
@@ -221,7 +221,7 @@ func asyncLastWrites(body []ir.Stmt) map[*ir.Buffer]bool {
 // act on this iteration's buffer of the ring after the copy lands), and
 // its address depends only on the loop index, block indices, sizes,
 // loads from global inputs, which no block writes (a paged cache's block
-// table), and a walk's variables (walkvars.go: set before the loop).
+// table), and a walk's variables (persistent_vars.go: set before the loop).
 func (c *compilation) hoistable(f *ir.For) []*ir.Copy {
 	var out []*ir.Copy
 	first := map[*ir.Buffer]ir.Stmt{} // the first statement writing each tile

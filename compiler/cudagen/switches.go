@@ -14,11 +14,11 @@ const (
 	SwitchWS        Switch = "WS"        // a producer warpgroup (ws.go)
 	SwitchPingPong  Switch = "PINGPONG"  // the consumers take turns at the tensor cores (pingpong.go)
 	SwitchWGSplit   Switch = "WGSPLIT"   // warpgroups split a Gemm's N (tl's SplitN)
-	SwitchSplitRing Switch = "SPLITRING" // a deferred loop's K and V on rings of their own (split.go)
+	SwitchSplitRing Switch = "SPLITRING" // a deferred loop's K and V on rings of their own (split_rings.go)
 	SwitchSkipOnes  Switch = "SKIPONES"  // warps whose factors are all one skip a rescale (tl's ScaleRows)
 	SwitchLate      Switch = "LATE"      // a dealt walk's short blocks start late (tl's LateStart)
 	SwitchCluster   Switch = "CLUSTER"   // clusters of two multicasting K and V (cluster.go)
-	SwitchHalves    Switch = "HALVES"    // the consumers store their halves apart (halves.go)
+	SwitchHalves    Switch = "HALVES"    // the consumers store their halves apart (warpgroup_epilogue.go)
 	SwitchParts     Switch = "PARTS"     // a ring slot freed by parts (parts.go)
 	SwitchDraw      Switch = "DRAW"      // a walk draws its tiles from a counter (tl's Draw)
 	SwitchCoop      Switch = "COOP"      // a kernel whose blocks wait for each other launches cooperatively

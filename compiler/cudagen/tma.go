@@ -32,7 +32,7 @@ type tmaCopy struct {
 // tmaLoop is a pipelined loop whose prefetches are all TMA loads.
 type tmaLoop struct {
 	bar     int // shared offset of its stages' mbarriers (8 bytes each)
-	lateBar int // with split rings (split.go), the late ring's
+	lateBar int // with split rings (split_rings.go), the late ring's
 	copies  map[*ir.Copy]*tmaCopy
 	// outer, when not nil, is the serial loop (a statement of the kernel
 	// body) whose iterations each run this loop once, as a persistent

@@ -21,16 +21,16 @@ import (
 // consumer warpgroups the producer gives its registers to them
 // (setmaxnreg: 40 for the producer, 232 for each consumer thread). In a
 // persistent walk the producer also loads the tiles each walk iteration
-// starts with (walk.go).
+// starts with (persistent_loads.go).
 
 // wsPlan is a warp-specialized kernel's plan.
 type wsPlan struct {
 	loop      *ir.For
 	consumers int       // the program's threads
 	empty     int       // shared offset of the loop's stages' empty barriers
-	lateEmpty int       // with split rings (split.go), the late ring's
+	lateEmpty int       // with split rings (split_rings.go), the late ring's
 	regs      [2]int    // setmaxnreg of the producer and the consumers (0: none)
-	walk      *walkLoad // the walk's tile loads the producer issues (walk.go), or nil
+	walk      *walkLoad // the walk's tile loads the producer issues (persistent_loads.go), or nil
 	// hand is the shared offset of the warpgroup blocks' mbarriers
 	// (planHandBars: handBars of them), or -1.
 	hand int
@@ -98,7 +98,7 @@ func planWS(c *compilation) {
 // none): sm_90a with TMA on, asked for, whole consumer warpgroups, the
 // kernel's only pipelined loop with prefetches, at top level or in a
 // top-level serial loop, with bounds any thread can compute. Nil when
-// there is none. The walk loads and split rings (walk.go, split.go), which
+// there is none. The walk loads and split rings (persistent_loads.go, split_rings.go), which
 // change how shared memory is placed, are planned for this loop.
 func wsLoopAhead(c *compilation) (loop, walk *ir.For) {
 	k := c.f.Kernel
@@ -127,7 +127,7 @@ func wsLoopAhead(c *compilation) (loop, walk *ir.For) {
 }
 
 // pureExpr: e reads no on-chip buffer and no output, so any thread can
-// evaluate it at any time; a walk's variables (walkvars.go) count, since
+// evaluate it at any time; a walk's variables (persistent_vars.go) count, since
 // the producer sets them too.
 func (c *compilation) pureExpr(e ir.Expr) bool { return pureWith(e, c.walkVars().vars) }
 
@@ -236,7 +236,7 @@ func (e *emitter) wsSplit() {
 	if wl := w.walk; wl != nil && l.outer != nil && sr == nil && S > 1 && e.c.f.Kernel.FirstTilesFirst {
 		e.firstFill(pos, wl.full, l.bar)
 	}
-	if sr != nil { // K's slot frees an iteration before V's (split.go)
+	if sr != nil { // K's slot frees an iteration before V's (split_rings.go)
 		issue(w.empty, l.bar, sr.early)
 		issue(w.lateEmpty, l.lateBar, sr.late)
 	} else {
@@ -280,7 +280,7 @@ func (e *emitter) firstFill(pos string, walkFull, ringFull int) {
 func (e *emitter) wsRelease(iter string, R int) { e.wsReleaseAt(e.c.ws.empty, iter, R) }
 
 // wsReleaseAt is wsRelease on the ring of empty barriers at shared offset
-// empty (a split loop's late ring: split.go).
+// empty (a split loop's late ring: split_rings.go).
 func (e *emitter) wsReleaseAt(empty int, iter string, R int) {
 	w := e.c.ws
 	slot := fmt.Sprintf("(%s %% %d)", e.ringPos(e.c.tma[w.loop], iter), R)

@@ -183,7 +183,7 @@ __device__ __forceinline__ int ticket(int* p) {
 __device__ __forceinline__ void signal(int* p) {
   asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(p) : "memory");
 }
-// wait_count (WaitCount, compiler/cudagen/ticket.go) polls a counter that
+// wait_count (WaitCount, compiler/cudagen/block_counter.go) polls a counter that
 // another kernel's blocks add to until it reaches n: acquire loads, so
 // what they wrote before their adds is seen after it. It backs off
 // between polls, and traps after about a minute of them (2^28 polls of at

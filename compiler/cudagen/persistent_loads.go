@@ -30,7 +30,7 @@ type walkLoad struct {
 	tma         map[*ir.Copy]*tmaCopy
 	// draw: the walk is a Spread loop whose tiles the producer draws from
 	// a counter and hands over in tickets, an int a buffer at shared
-	// offset tickets (spread.go).
+	// offset tickets (grid_loop.go).
 	draw    bool
 	tickets int
 	waited  bool // the consumers waited for the slot at the top of the tile
@@ -94,9 +94,9 @@ func tmaBoxOK(c *compilation, g ir.Region, sb *smemBuf) bool {
 	return ok
 }
 
-// planWalk gives the walk's copies their tensor maps and barriers, once
+// planPersistentLoads gives the walk's copies their tensor maps and barriers, once
 // the producer walks the same loop.
-func planWalk(c *compilation) {
+func planPersistentLoads(c *compilation) {
 	w := c.smem.walk
 	if w == nil || c.ws == nil || c.ws.loop != w.pipe || c.tma[w.pipe].outer != w.loop {
 		return
@@ -190,9 +190,9 @@ type walkEarly struct {
 	done   bool    // the release is emitted
 }
 
-// planWalkRelease plans the early release of a persistent walk's tiles
+// planPersistentRelease plans the early release of a persistent walk's tiles
 // in the producer's loop, where its statements defer (planWalkEarly).
-func planWalkRelease(c *compilation) {
+func planPersistentRelease(c *compilation) {
 	if c.ws == nil || c.ws.walk == nil || !hasDeferred(c.ws.loop) {
 		return
 	}
@@ -233,10 +233,10 @@ func planWalkEarly(w *walkLoad, body []ir.Stmt, v string) *walkEarly {
 // reader, the tiles are free unless a wgmma that reads them is in flight
 // (waitUpTo frees them when it retires the last such).
 func (e *emitter) walkReadDone(st ir.Stmt) {
-	if e.lazy == nil || e.lazy.early == nil || e.lazy.early.last != st {
+	if e.waits == nil || e.waits.early == nil || e.waits.early.last != st {
 		return
 	}
-	e.lazy.early.issued = true
+	e.waits.early.issued = true
 	e.walkReleaseEarly()
 }
 
@@ -244,8 +244,8 @@ func (e *emitter) walkReadDone(st ir.Stmt) {
 // once their last reader is emitted and no wgmma reading them is in
 // flight.
 func (e *emitter) walkReleaseEarly() {
-	w := e.lazy.early
-	if w == nil || !w.issued || w.done || slices.ContainsFunc(e.lazy.pending, func(g wgGroup) bool { return g.walk }) {
+	w := e.waits.early
+	if w == nil || !w.issued || w.done || slices.ContainsFunc(e.waits.pending, func(g wgGroup) bool { return g.walk }) {
 		return
 	}
 	e.open("if (%s == hi - 1)", w.v)

@@ -8,7 +8,7 @@ import (
 
 // Spread loops (ir.Spread) deal their values out to the grid's blocks.
 // Plainly, block b runs Start+b and then every grid-th value. A
-// persistent walk whose tiles the producer loads (walk.go) draws them
+// persistent walk whose tiles the producer loads (persistent_loads.go) draws them
 // instead: equal tiles run at different speeds on different SMs (an H100's
 // busiest SM ran 5-7% above the mean of a static walk at 512 tokens, where
 // cuDNN's ran 3.5%), and a block that draws its next tile when it is ready

@@ -33,7 +33,7 @@ func TestWalkLoads(t *testing.T) {
 		{"ws persistent", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Persistent: true}, 2},
 		{"ws persistent n128", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Persistent: true}, 2},
 		{"ws overlap persistent", s, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 2},
-		{"ws overlap persistent n128", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 2}, // K and V rings of 2 (split.go)
+		{"ws overlap persistent n128", s, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 2}, // K and V rings of 2 (split_rings.go)
 		{"one buffer fits", s, kernels.AttnConfig{M: 128, N: 160, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 1},
 		{"none fits", s, kernels.AttnConfig{M: 128, N: 176, Stages: 2, Threads: 256, WS: true, Overlap: true, Persistent: true}, 0},
 		{"d256 direct", d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256, WS: true, PingPong: true, Overlap: true, Persistent: true, Direct: true}, 1},
@@ -55,7 +55,7 @@ func TestWalkLoads(t *testing.T) {
 				t.Fatalf("walk plan %+v, want the query tile in %d buffer(s)", w, tc.stages)
 			}
 			// FlashAttention's non-causal walk is a Spread loop: its slots
-			// go by the count of its tiles (spread.go).
+			// go by the count of its tiles (grid_loop.go).
 			slot, use := fmt.Sprintf("(k0_n %% %d)", tc.stages), fmt.Sprintf("(k0_n / %d)", tc.stages)
 			for _, want := range []string{
 				"+ 8 * " + slot + ", (" + use + " & 1) ^ 1);", // the producer waits for the buffer
@@ -148,7 +148,7 @@ func TestWalkReleaseEarlyWaitsForLastReader(t *testing.T) {
 	second := &ir.Gemm{A: ir.Region{Buf: q}, B: ir.Region{Buf: k}, C: ir.Region{Buf: s}}
 	w := &walkLoad{loop: &ir.For{Var: &ir.Var{Name: "k0"}, Start: &ir.Const{T: ir.I32}}, bufs: map[*ir.Buffer]bool{q: true}, stages: 1, empty: 64}
 	e := &emitter{c: &compilation{}, stage: map[*ir.Buffer]string{}}
-	e.lazy = &lazyState{early: &walkEarly{w: w, last: second, v: "k1"}}
+	e.waits = &wgmmaWaits{early: &walkEarly{w: w, last: second, v: "k1"}}
 	released := func() bool { return strings.Contains(e.b.String(), "if (k1 == hi - 1)") }
 	for _, step := range []struct {
 		name string

@@ -8,7 +8,7 @@ import (
 )
 
 // Warpgroup halves (sm_90a): a persistent walk whose tiles the producer
-// loads (walk.go), with two consumer warpgroups. Its epilogue stages a
+// loads (persistent_loads.go), with two consumer warpgroups. Its epilogue stages a
 // fragment in a shared tile for a TMA store, and each warpgroup's rows of
 // the fragment are one half of the tile. Each warpgroup then stores its
 // own half, behind a named barrier of its own 128 threads, and the two
@@ -36,7 +36,7 @@ type halves struct {
 	rows       int        // of a half
 }
 
-// planHalves finds the walk whose epilogue can go by halves: in the walk's
+// planWarpgroupEpilogue finds the walk whose epilogue can go by halves: in the walk's
 // body the pipelined loop writes no shared memory, only the walk's loads
 // touch shared memory before it, and after it only a fragment's copy to a
 // whole tile and that tile's TMA store; the tile is touched nowhere else,
@@ -44,7 +44,7 @@ type halves struct {
 // rows of half w. It halves the store's TMA box. An epilogue that touches
 // no shared memory at all (the output stored from registers) needs no
 // barrier: the walk is planned too, without a tile.
-func planHalves(c *compilation) {
+func planWarpgroupEpilogue(c *compilation) {
 	if c.ws == nil || c.ws.walk == nil || c.ws.consumers != 256 || len(c.roles) > 0 || !c.opts.Switches.Choose(SwitchHalves, true) {
 		return
 	}
