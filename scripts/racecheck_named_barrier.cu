@@ -5,21 +5,20 @@
 //   nvcc -arch=sm_90a -o rc scripts/racecheck_named_barrier.cu
 //   compute-sanitizer --tool racecheck ./rc 1|2|...|22
 //
-// On an H100 with CUDA 13.0 (2026-11-23) k1 reported 129 hazards, k2 and
-// k3 none: after warpgroup 0 alone has met a barrier of 128 threads (as a
-// warpgroup block's own barrier does, compiler/cudagen/roles.go), racecheck
+// What racecheck reports (H100 and H200, CUDA 13.0): k1 draws hazards,
+// k2 and k3 none: after warpgroup 0 alone has met a barrier of 128 threads
+// (as a warpgroup block's own barrier would as a named barrier), racecheck
 // reports its later writes as racing with warpgroup 1's reads although
-// __syncthreads() separates them. 2026-11-25 (one hazard each is shown):
-// k1 1, k4 3, the others up to k9 none. k5 is how a drawn walk reads its
-// ticket since then (FlashAttention's racecheck has been clean with it).
-// MLA's hand-off loop, k10-k22: handed back by bar.arrive (k10-k12) or by
-// the two warpgroups meeting at a barrier (k14-k21, the generator's form
-// since 2026-11-25, handoff.go) racecheck reports 2-16 hazards; handed
-// back on an mbarrier (k13, k22) none. synccheck reports k14 and k15
-// (bar.sync met from two instructions) and nothing else. MLA's kernels
-// themselves are racecheck-clean since the generator hands over (bar 8
-// here) on an mbarrier and a warpgroup's own barrier (bar 4 here) is one
-// too (handoff.go's planHandBars; docs/perf.md, twenty-seventh session).
+// __syncthreads() separates them. k4 draws hazards, k5 and k6 none: k5 is
+// how a drawn walk reads its ticket (tl::lane0_read). MLA's hand-off loop,
+// k10-k22: handed back by bar.arrive (k10-k12) or by the two warpgroups
+// meeting at a named barrier (k14-k21) racecheck reports 2-16 hazards;
+// handed back on an mbarrier (k13, k22) none. synccheck reports k14 and
+// k15 (bar.sync met from two instructions) and nothing else. So the
+// compiler hands over on an mbarrier, and a warpgroup's own barrier is an
+// mbarrier too where shared memory has room (handoff.go's planHandBars):
+// MLA's kernels and fuzzed programs with warpgroup blocks are racecheck-
+// clean.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -75,9 +74,9 @@ __device__ void mb_wait(uint32_t a, int parity) {
 // and arrives on full; the 128 consumer threads wait on full and read the
 // ticket, and free the slot as the Read says:
 //   k4 (EveryLane): every lane reads; each warp's lane 0 arrives on empty
-//      after __syncwarp() (the walks before the twenty-fifth session);
+//      after __syncwarp();
 //   k5 (Lane0): lane 0 reads and passes the ticket to the warp by a
-//      shuffle, then arrives (tl::lane0_read, since then);
+//      shuffle, then arrives (tl::lane0_read, what the compiler emits);
 //   k6 (EveryThread): every thread reads and arrives (a count of 128).
 enum Read { EveryLane, Lane0, EveryThread };
 template <Read R>
