@@ -2,6 +2,7 @@ package cudagen
 
 import (
 	"fmt"
+	"github.com/tilego/tilego/compiler/infer"
 	"math"
 	"strings"
 
@@ -166,7 +167,7 @@ func (e *emitter) fragIndex(b *ir.Buffer, idx []ir.Expr) string {
 		e.failHere("fragment %s accessed outside a Parallel loop a fragment drives", b.Name)
 		return "0"
 	}
-	keep, ok := accessKeep(e.par.p, idx)
+	keep, ok := infer.AccessKeep(e.par.p, idx)
 	if !ok {
 		e.fail(errAt("parallel", e.par.p.P, "fragment %s must be indexed by the loop's own variables, each once (got %s)", b.Name, ir.ExprString(&ir.Load{Buf: b, Idx: idx})))
 		return "0"

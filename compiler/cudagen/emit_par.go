@@ -2,6 +2,7 @@ package cudagen
 
 import (
 	"fmt"
+	"github.com/tilego/tilego/compiler/infer"
 	"strings"
 
 	"github.com/tilego/tilego/ir"
@@ -89,7 +90,7 @@ func (e *emitter) parallel(p *ir.Parallel) {
 	}
 	e.open("")
 	saved := e.par
-	if drv, _ := parallelDriver(e.c, p); drv != nil {
+	if drv, _ := infer.Driver(e.c.layouts, p); drv != nil {
 		e.par = &parCtx{p: p, drv: e.c.layouts[drv]}
 		bases := e.fragBases(e.par.drv)
 		skip := e.skipOnes(p, drv, bases, names)
@@ -101,8 +102,8 @@ func (e *emitter) parallel(p *ir.Parallel) {
 		}
 	} else {
 		// No fragment: spread the index space over the threads.
-		for _, a := range fragmentAccesses(p) {
-			e.fail(errAt("parallel", p.P, "fragment %s is accessed in a loop whose index space is not a fragment's", a.buf.Name))
+		for _, a := range infer.Accesses(p) {
+			e.fail(errAt("parallel", p.P, "fragment %s is accessed in a loop whose index space is not a fragment's", a.Buf.Name))
 			return
 		}
 		e.par = &parCtx{p: p}

@@ -2,6 +2,7 @@ package cudagen
 
 import (
 	"fmt"
+	"github.com/tilego/tilego/compiler/infer"
 
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/layout"
@@ -44,7 +45,7 @@ func (e *emitter) reduce(s *ir.Reduce) {
 		return
 	}
 	ls, ld := e.c.layouts[s.Src], e.c.layouts[s.Dst]
-	keep := keepAllBut(len(ls.Shape), s.Dim)
+	keep := infer.KeepAllBut(len(ls.Shape), s.Dim)
 	if !ls.Project(keep).Equal(ld) {
 		e.fail(errAt("reduce_"+s.Kind.String(), s.P, "%s has layout %s, but reducing %s gives %s", s.Dst.Name, ld, s.Src.Name, ls.Project(keep)))
 		return
