@@ -10,6 +10,32 @@ import (
 //go:embed include/tilego.cuh
 var header string
 
+//go:embed include/tilego_hip.h
+var hipHeader string
+
+// headerName is the device library a program for arch includes: tilego.cuh
+// for NVIDIA GPUs, tilego_hip.h (the same primitives in clang's HIP
+// dialect) for AMD ones.
+func headerName(arch string) string {
+	if amd(arch) {
+		return "tilego_hip.h"
+	}
+	return "tilego.cuh"
+}
+
+// amd: arch is an AMD GPU (gfx942: CDNA3, MI300X), compiled as HIP by
+// clang.
+func amd(arch string) bool { return strings.HasPrefix(arch, "gfx") }
+
+// Header is the device library a program for arch includes (headerName),
+// for a compiler given it as a file.
+func Header(arch string) (name, text string) {
+	if amd(arch) {
+		return "tilego_hip.h", hipHeader
+	}
+	return "tilego.cuh", header
+}
+
 // FullSource returns the program's source with the device library
 // (include/tilego.cuh) inlined: what a compiler without an include path,
 // such as NVRTC, compiles.

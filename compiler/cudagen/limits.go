@@ -14,6 +14,7 @@ import (
 var sharedOptin = map[string]int{
 	"sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_87": 163 * 1024, "sm_89": 99 * 1024,
 	"sm_90": 227 * 1024, "sm_90a": 227 * 1024,
+	"gfx942": 64 * 1024, // LDS a workgroup may allocate on CDNA3
 }
 
 // sharedLimit is the shared memory a block of arch may have.
@@ -24,8 +25,11 @@ func sharedLimit(arch string) int {
 	return ir.DefaultLimits.MaxSharedBytes
 }
 
-// mbarriers: arch has shared-memory mbarriers (sm_80 on).
+// mbarriers: arch has shared-memory mbarriers (NVIDIA's, sm_80 on).
 func mbarriers(arch string) bool {
+	if amd(arch) {
+		return false
+	}
 	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(arch, "sm_"), "a"))
 	return err == nil && n >= 80
 }

@@ -1,0 +1,276 @@
+// tilego device library for AMD GPUs (gfx942): the primitives generated
+// kernels call, with the names the CUDA library (tilego.cuh) gives them, in
+// clang's HIP dialect with its AMDGPU builtins. It needs no ROCm headers:
+// clang -x hip -nogpuinc compiles it. Storage types are raw bits (uint16_t
+// for f16/bf16, uint8_t for f8) and every rounding is spelled out, so the
+// results match the interpreter's bit for bit where CUDA's do.
+//
+// A wave has 64 lanes. The generated code's warps are 32 threads, as on
+// NVIDIA: a wave is two of them, and shfl_xor with a mask under 32 stays
+// within its half, as a warp shuffle does.
+#pragma once
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef int int32_t;
+
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+#define __forceinline__ __attribute__((always_inline)) inline
+#define __restrict__ __restrict
+#define __align__(n) __attribute__((aligned(n)))
+// The threads a block is launched with; CUDA's second argument (blocks an
+// SM) has no counterpart here.
+#define __launch_bounds__(...) __attribute__((amdgpu_flat_work_group_size(1, TL_FIRST(__VA_ARGS__, 0))))
+#define TL_FIRST(a, ...) a
+
+// CUDA's vector types, as the generated code uses them for 8- and 16-byte
+// loads and stores.
+struct __attribute__((aligned(8))) uint2 {
+  uint32_t x, y;
+};
+struct __attribute__((aligned(16))) uint4 {
+  uint32_t x, y, z, w;
+};
+struct __attribute__((aligned(8))) float2 {
+  float x, y;
+};
+struct __attribute__((aligned(16))) float4 {
+  float x, y, z, w;
+};
+__device__ __forceinline__ uint2 make_uint2(uint32_t x, uint32_t y) { return {x, y}; }
+__device__ __forceinline__ uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w) { return {x, y, z, w}; }
+__device__ __forceinline__ float2 make_float2(float x, float y) { return {x, y}; }
+__device__ __forceinline__ float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+
+struct tl_dim3 {
+  unsigned x, y, z;
+};
+__device__ __forceinline__ tl_dim3 tl_thread_idx() {
+  return {__builtin_amdgcn_workitem_id_x(), __builtin_amdgcn_workitem_id_y(), __builtin_amdgcn_workitem_id_z()};
+}
+__device__ __forceinline__ tl_dim3 tl_block_idx() {
+  return {__builtin_amdgcn_workgroup_id_x(), __builtin_amdgcn_workgroup_id_y(), __builtin_amdgcn_workgroup_id_z()};
+}
+// The dispatch packet (HSA's hsa_kernel_dispatch_packet_t) holds the
+// workgroup sizes (16-bit, from byte 4) and the grid sizes in work-items
+// (32-bit, from byte 12).
+__device__ __forceinline__ tl_dim3 tl_grid_dim() {
+  const __attribute__((address_space(4))) uint8_t* p = (const __attribute__((address_space(4))) uint8_t*)__builtin_amdgcn_dispatch_ptr();
+  const __attribute__((address_space(4))) uint16_t* wg = (const __attribute__((address_space(4))) uint16_t*)(p + 4);
+  const __attribute__((address_space(4))) uint32_t* gr = (const __attribute__((address_space(4))) uint32_t*)(p + 12);
+  return {gr[0] / wg[0], gr[1] / wg[1], gr[2] / wg[2]};
+}
+#define threadIdx tl_thread_idx()
+#define blockIdx tl_block_idx()
+#define gridDim tl_grid_dim()
+
+// A block-wide barrier that also orders shared and global memory among
+// the block's threads, as __syncthreads does.
+__device__ __forceinline__ void __syncthreads() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+
+__device__ __forceinline__ float __uint_as_float(uint32_t u) { return __builtin_bit_cast(float, u); }
+__device__ __forceinline__ float __int_as_float(int u) { return __builtin_bit_cast(float, u); }
+__device__ __forceinline__ uint32_t __float_as_uint(float f) { return __builtin_bit_cast(uint32_t, f); }
+__device__ __forceinline__ int __float_as_int(float f) { return __builtin_bit_cast(int, f); }
+
+__device__ __forceinline__ float fabsf(float x) { return __builtin_fabsf(x); }
+__device__ __forceinline__ float fmaxf(float a, float b) { return __builtin_fmaxf(a, b); }
+__device__ __forceinline__ float fminf(float a, float b) { return __builtin_fminf(a, b); }
+__device__ __forceinline__ float expf(float x) { return __builtin_expf(x); }
+__device__ __forceinline__ float logf(float x) { return __builtin_logf(x); }
+__device__ __forceinline__ float sqrtf(float x) { return __builtin_sqrtf(x); }
+__device__ __forceinline__ float rsqrtf(float x) { return 1.0f / __builtin_sqrtf(x); }
+__device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }
+__device__ __forceinline__ int max(int a, int b) { return a > b ? a : b; }
+__device__ __forceinline__ long long min(long long a, long long b) { return a < b ? a : b; }
+__device__ __forceinline__ long long max(long long a, long long b) { return a > b ? a : b; }
+__device__ __forceinline__ int abs(int a) { return a < 0 ? -a : a; }
+__device__ __forceinline__ long long abs(long long a) { return a < 0 ? -a : a; }
+
+// Global f32 adds at device scope (global_atomic_add_f32 on gfx942).
+__device__ __forceinline__ float atomicAdd(float* p, float v) {
+  return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+
+namespace tl {
+
+// ---- conversions -------------------------------------------------------
+__device__ __forceinline__ float bf16_to_f32(uint16_t x) { return __uint_as_float(uint32_t(x) << 16); }
+__device__ __forceinline__ float f16_to_f32(uint16_t x) { return float(__builtin_bit_cast(_Float16, x)); }
+// Round to nearest even; a NaN stays a (quiet) NaN.
+__device__ __forceinline__ uint16_t f32_to_bf16(float f) {
+  const uint32_t u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40u);
+  return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+__device__ __forceinline__ uint16_t f32_to_f16(float f) { return __builtin_bit_cast(uint16_t, (_Float16)f); }
+// Toward zero.
+__device__ __forceinline__ uint16_t f32_to_bf16_rz(float f) {
+  const uint32_t u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40u);
+  return uint16_t(u >> 16);
+}
+__device__ __forceinline__ uint16_t f32_to_f16_rz(float f) {
+  // The nearest f16 toward zero: round to nearest, then step back one ulp
+  // toward zero where that went past f in magnitude.
+  uint16_t h = f32_to_f16(f);
+  const float a = __builtin_fabsf(f), b = __builtin_fabsf(f16_to_f32(h));
+  if (a == a && b > a) h = uint16_t(h - 1);
+  return h;
+}
+// Ties away from zero (as tilego.cuh: add half an ulp to the magnitude and
+// truncate; NaN, infinities and results out of f16's normal range take the
+// nearest-even path).
+__device__ __forceinline__ uint16_t f32_to_bf16_ra(float f) {
+  const uint32_t u = __float_as_uint(f);
+  if ((u & 0x7f800000u) == 0x7f800000u) return f32_to_bf16_rz(f);
+  return uint16_t((u + 0x8000u) >> 16);
+}
+__device__ __forceinline__ uint16_t f32_to_f16_ra(float f) {
+  const float a = __builtin_fabsf(f);
+  if (!(a < 65520.0f) || a < 6.103515625e-05f) return f32_to_f16(f);
+  const uint32_t u = __float_as_uint(f) + 0x1000u;
+  return f32_to_f16_rz(__uint_as_float(u & ~0x1fffu));
+}
+
+// OCP 8-bit floats, rounded to nearest even with saturation to the largest
+// finite value (PTX's cvt.rn.satfinite): E4M3 (bias 7, largest 448, no
+// infinities, NaN 0x7f) and E5M2 (bias 15, largest 57344). gfx942's own
+// fp8 instructions use the FNUZ encodings, so these are spelled out.
+// f8_round rounds f to mbits of mantissa and exponent bias, saturating to
+// maxEnc.
+__device__ __forceinline__ uint8_t f8_round(float f, int mbits, int bias, uint8_t maxEnc, uint8_t nan) {
+  const uint32_t u = __float_as_uint(f);
+  const uint8_t s = uint8_t((u >> 24) & 0x80u);
+  float a = __builtin_fabsf(f);
+  if (a != a) return uint8_t(s | nan);
+  const int minExp = 1 - bias;
+  int e = int((u >> 23) & 0xffu) - 127;
+  if (e < minExp) e = minExp;  // subnormal: the smallest normal's step
+  // a / 2^(e - mbits) is exact (a power-of-two scale); rint rounds it to
+  // nearest even.
+  const float q = __builtin_rintf(__builtin_ldexpf(a, mbits - e));
+  uint32_t enc;
+  if (q >= float(2 << mbits)) {  // rounded up to the next power of two
+    enc = uint32_t(e + 1 + bias) << mbits;
+  } else if (q >= float(1 << mbits)) {
+    enc = (uint32_t(e + bias) << mbits) | (uint32_t(q) - (1u << mbits));
+  } else {  // subnormal (or zero)
+    enc = uint32_t(q);
+  }
+  if (a > 1e30f || enc > maxEnc) enc = maxEnc;
+  return uint8_t(s | enc);
+}
+__device__ __forceinline__ uint8_t f32_to_e4m3(float f) { return f8_round(f, 3, 7, 0x7e, 0x7f); }
+__device__ __forceinline__ uint8_t f32_to_e5m2(float f) { return f8_round(f, 2, 15, 0x7b, 0x7f); }
+__device__ __forceinline__ float e4m3_to_f32(uint8_t x) {
+  const float s = (x & 0x80) ? -1.0f : 1.0f;
+  const int e = (x >> 3) & 15, m = x & 7;
+  if ((x & 0x7f) == 0x7f) return __builtin_nanf("");
+  if (e == 0) return s * __builtin_ldexpf(float(m), -9);
+  return s * __builtin_ldexpf(float(8 + m), e - 10);
+}
+__device__ __forceinline__ float e5m2_to_f32(uint8_t x) { return f16_to_f32(uint16_t(uint16_t(x) << 8)); }
+// Two f32 to a packed pair, lo in the low half.
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
+  return uint32_t(f32_to_bf16(lo)) | (uint32_t(f32_to_bf16(hi)) << 16);
+}
+__device__ __forceinline__ uint32_t pack_f16(float lo, float hi) {
+  return uint32_t(f32_to_f16(lo)) | (uint32_t(f32_to_f16(hi)) << 16);
+}
+
+// ---- math --------------------------------------------------------------
+// v_exp_f32 and v_log_f32: base-2, approximate, as ex2.approx and
+// lg2.approx are on NVIDIA.
+__device__ __forceinline__ float exp2f_(float x) { return __builtin_amdgcn_exp2f(x); }
+__device__ __forceinline__ float log2f_(float x) { return __builtin_amdgcn_logf(x); }
+__device__ __forceinline__ float inf() { return __int_as_float(0x7f800000); }
+__device__ __forceinline__ float fmax_(float a, float b) { return __builtin_fmaxf(a, b); }
+
+// ---- shared memory -----------------------------------------------------
+// An LDS address is 32 bits wide, as a CUDA shared address is.
+typedef __attribute__((address_space(3))) uint8_t lds_u8;
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return __builtin_bit_cast(uint32_t, (const lds_u8*)p);
+}
+__device__ __forceinline__ lds_u8* lds_ptr(uint32_t a) { return __builtin_bit_cast(lds_u8*, a); }
+
+// cp_async16 copies 16 bytes global -> shared at once (src_bytes < 16
+// zero-fills the rest): the loads complete before the code that follows
+// reads the tile, so the group waits have nothing to wait for.
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, int src_bytes) {
+  const uint8_t* s = (const uint8_t*)src;
+  lds_u8* d = lds_ptr(dst);
+  if (src_bytes >= 16) {
+    typedef __attribute__((__vector_size__(16))) uint32_t u32x4;
+    *(__attribute__((address_space(3))) u32x4*)d = *(const u32x4*)s;
+    return;
+  }
+  for (int i = 0; i < 16; ++i) d[i] = i < src_bytes ? s[i] : 0;
+}
+__device__ __forceinline__ void cp_async_commit() {}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {}
+__device__ __forceinline__ void prefetch_l2(const void*) {}
+
+// ---- cross-lane ----------------------------------------------------------
+__device__ __forceinline__ int lane_id() { return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u)); }
+__device__ __forceinline__ uint32_t shfl_xor_u32(uint32_t v, int m) {
+  return uint32_t(__builtin_amdgcn_ds_bpermute((lane_id() ^ m) << 2, int(v)));
+}
+__device__ __forceinline__ float shfl_xor(float v, int m) { return __uint_as_float(shfl_xor_u32(__float_as_uint(v), m)); }
+
+// quad_transpose: lane q of each quad (q = lane % 4) holds words w0..w3;
+// afterwards it holds lane j's word q as wj (tilego.cuh's), in four rounds
+// of ds_bpermute.
+__device__ __forceinline__ void quad_transpose(uint32_t& w0, uint32_t& w1, uint32_t& w2, uint32_t& w3) {
+  const int q = lane_id() & 3;
+  const uint32_t in[4] = {w0, w1, w2, w3};
+  uint32_t out[4];
+  // Round r: every lane offers its word (lane + r) & 3; lane q reads the
+  // lane p = (q - r) & 3 of its quad, whose offer is word (p + r) & 3 = q.
+  for (int r = 0; r < 4; ++r) {
+    const int offer = (q + r) & 3;
+    const uint32_t v = offer == 0 ? in[0] : offer == 1 ? in[1] : offer == 2 ? in[2] : in[3];
+    const int p = (q - r) & 3;
+    out[p] = uint32_t(__builtin_amdgcn_ds_bpermute(((lane_id() & ~3) | p) << 2, int(v)));
+  }
+  w0 = out[0];
+  w1 = out[1];
+  w2 = out[2];
+  w3 = out[3];
+}
+
+// ---- atomics -----------------------------------------------------------
+__device__ __forceinline__ void red_add_f32x2(float* p, float a, float b) {
+  atomicAdd(p, a);
+  atomicAdd(p + 1, b);
+}
+
+}  // namespace tl
+
+namespace tl {
+// Byte offset of element (row, col) of a shared tile of ROWS rows cut
+// into panels of PW bytes a row, EB-byte elements, whose 16-byte chunks are
+// XOR-swizzled within each panel row: chunk ^= (row / REP) % N.
+template <int PW, int ROWS, int EB, int N, int REP>
+__device__ __forceinline__ int swz(int row, int col) {
+  const int byte = col * EB, panel = byte / PW, within = byte % PW;
+  const int chunk = (within >> 4) ^ ((row / REP) % N);
+  return panel * (ROWS * PW) + row * PW + (chunk << 4) + (within & 15);
+}
+// 16-bit fragments live two to a 32-bit register; element i is the low
+// half of a[i/2] when i is even.
+__device__ __forceinline__ uint16_t get_h(const uint32_t* a, int i) { return uint16_t(a[i >> 1] >> ((i & 1) * 16)); }
+__device__ __forceinline__ void set_h(uint32_t* a, int i, uint16_t v) {
+  const uint32_t s = (i & 1) * 16;
+  a[i >> 1] = (a[i >> 1] & ~(0xffffu << s)) | (uint32_t(v) << s);
+}
+}  // namespace tl
