@@ -18,7 +18,7 @@ var emitCmd = &command{
 func defineEmitFlags(k *kernelFlags) (target, config *string, step *int) {
 	step = new(int)
 	boundedInt(k.fs, step, "step", 0, 0, 1<<16, "for a shape that runs as several programs (e.g. mla-decode --splits 2: the split kernel, then the combine), print the N-th, from 1")
-	return k.fs.String("target", "ir", "what to emit: ir (or cpu) is the program the interpreter runs; sm_80 or sm_90a is the CUDA C++ for that GPU"),
+	return k.fs.String("target", "ir", "what to emit: ir (or cpu) is the program the interpreter runs; sm_80 or sm_90a is the CUDA C++ for that GPU; gfx942 is HIP for AMD's MI300X (no Gemm yet)"),
 		k.fs.String("config", "", "config fields to change from the target's default, as name=value pairs (e.g. \"n=64 ws=true overlap=true\"; names as run --json prints them)"),
 		step
 }
@@ -28,7 +28,8 @@ func emitUsage(w io.Writer) {
 
 Builds KERNEL for the shape the flags give and prints the code the target
 gets: the IR text for ir (with the interpreter's default config), CUDA C++
-for sm_80 (mma.sync) or sm_90a (wgmma) (with the GPU config); --config
+for sm_80 (mma.sync) or sm_90a (wgmma), HIP for gfx942 (AMD MI300X; Gemms
+are not lowered for it yet) (with the GPU config); --config
 changes fields of that config; --step picks one program of a shape that
 runs several. No GPU is needed. TILEGO_DUMP=<program name> also prints
 every compiler pass.
@@ -78,12 +79,12 @@ func emit(args []string, stdout, stderr io.Writer) error {
 	switch *tgt {
 	case "ir", "cpu":
 		be = cpu.Backend{}
-	case "sm_80", "sm_90a":
+	case "sm_80", "sm_90a", "gfx942":
 		if be, err = cudaEmitter(*tgt); err != nil {
 			return err
 		}
 	default:
-		return usageErr(fmt.Errorf("--target: unknown target %q (want ir, sm_80 or sm_90a)", *tgt))
+		return usageErr(fmt.Errorf("--target: unknown target %q (want ir, sm_80, sm_90a or gfx942)", *tgt))
 	}
 	cfg := p.DefaultConfig()
 	if be.Name() == "cuda" {

@@ -15,6 +15,7 @@ typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
 typedef int int32_t;
 
+#if defined(__AMDGCN__)
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
 #define __shared__ __attribute__((shared))
@@ -75,11 +76,6 @@ __device__ __forceinline__ void __syncthreads() {
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
 
-__device__ __forceinline__ float __uint_as_float(uint32_t u) { return __builtin_bit_cast(float, u); }
-__device__ __forceinline__ float __int_as_float(int u) { return __builtin_bit_cast(float, u); }
-__device__ __forceinline__ uint32_t __float_as_uint(float f) { return __builtin_bit_cast(uint32_t, f); }
-__device__ __forceinline__ int __float_as_int(float f) { return __builtin_bit_cast(int, f); }
-
 __device__ __forceinline__ float fabsf(float x) { return __builtin_fabsf(x); }
 __device__ __forceinline__ float fmaxf(float a, float b) { return __builtin_fmaxf(a, b); }
 __device__ __forceinline__ float fminf(float a, float b) { return __builtin_fminf(a, b); }
@@ -98,6 +94,17 @@ __device__ __forceinline__ long long abs(long long a) { return a < 0 ? -a : a; }
 __device__ __forceinline__ float atomicAdd(float* p, float v) {
   return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 }
+#else
+// A host build of the conversions below, for tests that compare them with
+// the interpreter's rounding (package fuzz's TestHIPConversions).
+#define __device__
+#define __forceinline__ inline
+#endif
+
+__device__ __forceinline__ float __uint_as_float(uint32_t u) { return __builtin_bit_cast(float, u); }
+__device__ __forceinline__ float __int_as_float(int u) { return __builtin_bit_cast(float, u); }
+__device__ __forceinline__ uint32_t __float_as_uint(float f) { return __builtin_bit_cast(uint32_t, f); }
+__device__ __forceinline__ int __float_as_int(float f) { return __builtin_bit_cast(int, f); }
 
 namespace tl {
 
@@ -186,6 +193,7 @@ __device__ __forceinline__ uint32_t pack_f16(float lo, float hi) {
   return uint32_t(f32_to_f16(lo)) | (uint32_t(f32_to_f16(hi)) << 16);
 }
 
+#if defined(__AMDGCN__)
 // ---- math --------------------------------------------------------------
 // v_exp_f32 and v_log_f32: base-2, approximate, as ex2.approx and
 // lg2.approx are on NVIDIA.
@@ -254,6 +262,7 @@ __device__ __forceinline__ void red_add_f32x2(float* p, float a, float b) {
   atomicAdd(p + 1, b);
 }
 
+#endif  // __AMDGCN__
 }  // namespace tl
 
 namespace tl {

@@ -1,0 +1,119 @@
+package cudagen
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/tensor"
+)
+
+// The AMD device library's conversions (include/tilego_hip.h, built for
+// the host by clang++-19) round as the interpreter does (tensor.Round):
+// f16, bf16 and the two OCP f8 formats, nearest even, the f8 ones
+// saturating; and they decode back to the same values. The f32 inputs are
+// random bit patterns, the values either side of every dtype's rounding
+// boundaries, and the special values.
+func TestHIPConversions(t *testing.T) {
+	clang, err := exec.LookPath("clang++-19")
+	if err != nil {
+		t.Fatalf("clang++-19 not found (apt-get install clang-19 lld-19 llvm-19): %v", err)
+	}
+	dir := t.TempDir()
+	prog := `#include "tilego_hip.h"
+#include <cstdio>
+int main() {
+  unsigned u;
+  while (scanf("%x", &u) == 1) {
+    float f = __uint_as_float(u);
+    uint16_t h = tl::f32_to_f16(f), b = tl::f32_to_bf16(f);
+    uint8_t e4 = tl::f32_to_e4m3(f), e5 = tl::f32_to_e5m2(f);
+    printf("%x %x %x %x %x %x %x %x %x\n", u, h, b, e4, e5,
+           __float_as_uint(tl::f16_to_f32(h)), __float_as_uint(tl::bf16_to_f32(b)),
+           __float_as_uint(tl::e4m3_to_f32(e4)), __float_as_uint(tl::e5m2_to_f32(e5)));
+  }
+}
+`
+	src := filepath.Join(dir, "conv.cc")
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "conv")
+	if out, err := exec.Command(clang, "-O2", "-ffp-model=strict", "-Iinclude", src, "-o", bin).CombinedOutput(); err != nil {
+		t.Fatalf("building the host conversions: %v\n%s", err, out)
+	}
+	var in strings.Builder
+	inputs := conversionInputs()
+	for _, u := range inputs {
+		fmt.Fprintf(&in, "%x\n", u)
+	}
+	cmd := exec.Command(bin)
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dts := []ir.DType{ir.F16, ir.BF16, ir.F8E4M3, ir.F8E5M2}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	n, bad := 0, 0
+	for sc.Scan() {
+		var w [9]uint64
+		for i, f := range strings.Fields(sc.Text()) {
+			w[i], _ = strconv.ParseUint(f, 16, 32)
+		}
+		x := float64(math.Float32frombits(uint32(w[0])))
+		for i, dt := range dts {
+			got := float64(math.Float32frombits(uint32(w[5+i])))
+			want := tensor.Round(dt, x)
+			if math.IsNaN(want) && math.IsNaN(got) {
+				continue
+			}
+			wantBits := tensor.Bits(dt, x)
+			if got != want || w[1+i] != wantBits {
+				if bad++; bad <= 10 {
+					t.Errorf("%s(%g = %#x): bits %#x (%g), want %#x (%g)", dt, x, w[0], w[1+i], got, wantBits, want)
+				}
+			}
+		}
+		n++
+	}
+	if n != len(inputs) {
+		t.Fatalf("%d results for %d inputs", n, len(inputs))
+	}
+	if bad > 0 {
+		t.Errorf("%d mismatches in %d inputs", bad, n)
+	}
+}
+
+// conversionInputs are f32 bit patterns: specials, the values next to
+// every representable value's rounding boundaries in the 16- and 8-bit
+// formats (ties, one ulp either side), and random patterns.
+func conversionInputs() []uint32 {
+	us := []uint32{0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xffc00000, 1, 0x807fffff, 0x7f7fffff}
+	for _, dt := range []ir.DType{ir.F16, ir.BF16, ir.F8E4M3, ir.F8E5M2} {
+		for b := uint64(0); b < 1<<(8*dt.Bytes()); b += 1 + uint64(dt.Bytes()-1)*37 {
+			v := float32(tensor.FromBits(dt, b))
+			if v != v || math.IsInf(float64(v), 0) {
+				continue
+			}
+			next := float32(tensor.FromBits(dt, b+1))
+			for _, x := range []float32{v, (v + next) / 2} {
+				u := math.Float32bits(x)
+				us = append(us, u, u+1, u-1)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		us = append(us, r.Uint32())
+	}
+	return us
+}
