@@ -45,7 +45,7 @@ func checkTarget(c *compilation) error {
 }
 
 // checkAMD refuses, at the op's file:line, the ops the AMD target does not
-// lower yet: matrix multiplies (MFMA), warpgroup blocks (a barrier of part
+// lower yet: warpgroup blocks (a barrier of part
 // of the block: AMD GPUs have only the workgroup's), and the counters
 // blocks share (their memory-model fences are not written for AMD yet);
 // and launches that need NVIDIA's cooperative or early launches.
@@ -59,8 +59,6 @@ func checkAMD(c *compilation) error {
 	}
 	ir.Walk(k.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
-		case *ir.Gemm:
-			not("gemm", s.P, "a Gemm (MFMA)")
 		case *ir.Warpgroup:
 			not("warpgroup", s.P, "a warpgroup block")
 		case *ir.Ticket:

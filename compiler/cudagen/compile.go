@@ -95,6 +95,7 @@ type compilation struct {
 	tma       map[*ir.For]*tmaLoop // pipelined loops whose prefetches are TMA loads
 	tmaSpecs  []TMASpec
 	tmaStores map[*ir.Copy]*tmaCopy  // epilogue copies stored by TMA
+	mfma      map[*ir.Gemm]mfmaPlan  // AMD: each Gemm's MFMA instruction and waves
 	ws        *wsPlan                // the producer warpgroup's plan, or nil
 	roleBars  int                    // without a producer, the shared offset of the warpgroup blocks' own mbarriers, or -1 (planHandBars)
 	wv        *walkVars              // a persistent walk's variables (persistent_vars.go), found on first use
@@ -132,7 +133,7 @@ func compile(f *ir.Func, opts Options, dump string) (prog *Program, err error) {
 	default:
 		return nil, fmt.Errorf("cuda: rounding %q: want rn, rz or ra", opts.Rounding)
 	}
-	c := &compilation{f: f, opts: opts, layouts: map[*ir.Buffer]*layout.Fragment{}, warps: map[*ir.Gemm]layout.Warps{}, wgmma: map[*ir.Gemm]bool{}}
+	c := &compilation{f: f, opts: opts, layouts: map[*ir.Buffer]*layout.Fragment{}, warps: map[*ir.Gemm]layout.Warps{}, wgmma: map[*ir.Gemm]bool{}, mfma: map[*ir.Gemm]mfmaPlan{}}
 	defer c.recoverICE(&prog, &err)
 	for _, p := range passes {
 		c.pass, c.at = p.name, nil

@@ -326,6 +326,8 @@ func (e *emitter) lower(s ir.Stmt) {
 		switch {
 		case e.c.wgmma[s]:
 			e.wgmma(s)
+		case amd(e.c.opts.Arch):
+			e.mfmaGemm(s)
 		case e.role != nil:
 			e.fail(errAt("gemm", s.P, "a Gemm in a warpgroup block needs wgmma (sm_90a, a 64-row output): %s", wgmmaFits(e.c, s)))
 		default:

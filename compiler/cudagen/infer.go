@@ -25,6 +25,9 @@ func (t cudaLayouts) Threads(b *ir.Buffer) int { return t.c.threadsOf(b) }
 // its warps split by g's policy, and fixes the layouts that needs.
 func (t cudaLayouts) Gemm(g *ir.Gemm, set func(*ir.Buffer, *layout.Fragment) error) error {
 	c := t.c
+	if amd(c.opts.Arch) {
+		return c.mfmaLayouts(g, set)
+	}
 	sh := g.C.Shape()
 	threads := c.threadsOf(g.C.Buf)
 	warps := threads / 32

@@ -256,6 +256,28 @@ __device__ __forceinline__ void quad_transpose(uint32_t& w0, uint32_t& w1, uint3
   w3 = out[3];
 }
 
+// ---- matrix cores ------------------------------------------------------
+// c[0..3] += A·B for one 16×16×16 step of a wave: a and b are this lane's
+// four 16-bit operand elements (raw bits), c its four accumulator values,
+// in the lane order of AMD's tables (layout.MFMAAccumulator).
+typedef float tl_f32x4 __attribute__((ext_vector_type(4)));
+typedef _Float16 tl_f16x4 __attribute__((ext_vector_type(4)));
+typedef short tl_i16x4 __attribute__((ext_vector_type(4)));
+__device__ __forceinline__ void mfma_f16_16x16x16(float* c, const uint16_t* a, const uint16_t* b) {
+  const tl_f16x4 va = {__builtin_bit_cast(_Float16, a[0]), __builtin_bit_cast(_Float16, a[1]), __builtin_bit_cast(_Float16, a[2]), __builtin_bit_cast(_Float16, a[3])};
+  const tl_f16x4 vb = {__builtin_bit_cast(_Float16, b[0]), __builtin_bit_cast(_Float16, b[1]), __builtin_bit_cast(_Float16, b[2]), __builtin_bit_cast(_Float16, b[3])};
+  tl_f32x4 vc = {c[0], c[1], c[2], c[3]};
+  vc = __builtin_amdgcn_mfma_f32_16x16x16f16(va, vb, vc, 0, 0, 0);
+  c[0] = vc[0], c[1] = vc[1], c[2] = vc[2], c[3] = vc[3];
+}
+__device__ __forceinline__ void mfma_bf16_16x16x16(float* c, const uint16_t* a, const uint16_t* b) {
+  const tl_i16x4 va = {short(a[0]), short(a[1]), short(a[2]), short(a[3])};
+  const tl_i16x4 vb = {short(b[0]), short(b[1]), short(b[2]), short(b[3])};
+  tl_f32x4 vc = {c[0], c[1], c[2], c[3]};
+  vc = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(va, vb, vc, 0, 0, 0);
+  c[0] = vc[0], c[1] = vc[1], c[2] = vc[2], c[3] = vc[3];
+}
+
 // ---- atomics -----------------------------------------------------------
 __device__ __forceinline__ void red_add_f32x2(float* p, float a, float b) {
   atomicAdd(p, a);

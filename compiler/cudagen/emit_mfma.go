@@ -1,0 +1,177 @@
+package cudagen
+
+import (
+	"fmt"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/layout"
+)
+
+// MFMA (gfx942): a Gemm lowers to v_mfma_f32_16x16x16_{f16,bf16}, one
+// instruction a 16×16 output tile and 16-deep step of K, issued by a wave
+// of 64 lanes. The waves split C by the Gemm's policy (layout.Waves: wave
+// w at (w % M, w / M)); each wave owns a wm×wn slice of 16×16 tiles, and
+// its lanes hold the operands and accumulator as AMD's matrix-instruction
+// tables place them (layout.MFMAAccumulator, MFMAOperandA). Each lane
+// reads its four operand elements of a step straight from the shared
+// tiles.
+
+// mfmaPlan is a Gemm's instruction and wave split.
+type mfmaPlan struct {
+	inst  layout.MFMAInst
+	waves layout.Waves
+}
+
+// chooseWaves splits a Gemm's waves by its policy, each wave's slice made
+// of whole 16×16 tiles; an A operand in registers forces FullRow, as on
+// NVIDIA.
+func chooseWaves(p ir.Policy, m, n, waves int, aInRegs bool) (layout.Waves, error) {
+	fits := func(w layout.Waves) bool { return m%(16*w.M) == 0 && n%(16*w.N) == 0 }
+	if aInRegs {
+		p = ir.FullRow
+	}
+	switch p {
+	case ir.FullRow:
+		if w := (layout.Waves{M: waves, N: 1}); fits(w) {
+			return w, nil
+		}
+		return layout.Waves{}, fmt.Errorf("policy fullrow: %d waves cannot each own 16-row slices of %d×%d", waves, m, n)
+	case ir.FullCol:
+		if w := (layout.Waves{M: 1, N: waves}); fits(w) {
+			return w, nil
+		}
+		return layout.Waves{}, fmt.Errorf("policy fullcol: %d waves cannot each own 16-column slices of %d×%d", waves, m, n)
+	}
+	best, found := layout.Waves{}, false
+	for wm := 1; wm <= waves; wm++ {
+		if waves%wm != 0 {
+			continue
+		}
+		w := layout.Waves{M: wm, N: waves / wm}
+		if fits(w) && (!found || m/w.M+n/w.N < m/best.M+n/best.N) {
+			best, found = w, true
+		}
+	}
+	if !found {
+		return best, fmt.Errorf("%d waves cannot tile a %d×%d output in 16×16 pieces", waves, m, n)
+	}
+	return best, nil
+}
+
+// mfmaLayouts fixes an AMD Gemm's layouts (cudaLayouts.Gemm).
+func (c *compilation) mfmaLayouts(g *ir.Gemm, set func(*ir.Buffer, *layout.Fragment) error) error {
+	dt := g.B.Buf.DType
+	if g.A.Buf.DType != dt || (dt != ir.BF16 && dt != ir.F16) {
+		return errAt("gemm", g.P, "MFMA multiplies f16 or bf16 operands of one type, not %s by %s", g.A.Buf.DType, dt)
+	}
+	if g.B.Buf.Scope != ir.Shared {
+		return errAt("gemm", g.P, "B must be a shared tile")
+	}
+	inst := layout.MFMA16x16x16F16
+	if dt == ir.BF16 {
+		inst = layout.MFMA16x16x16BF16
+	}
+	sh := g.C.Shape()
+	K := g.A.Shape()[1]
+	if g.TransA {
+		K = g.A.Shape()[0]
+	}
+	if K%16 != 0 {
+		return errAt("gemm", g.P, "K = %d must be a multiple of 16 for MFMA 16x16x16", K)
+	}
+	threads := c.threadsOf(g.C.Buf)
+	if threads%layout.WaveSize != 0 {
+		return errAt("gemm", g.P, "%d threads are not whole waves of 64", threads)
+	}
+	aRegs := g.A.Buf.Scope == ir.Fragment
+	w, err := chooseWaves(g.Policy, sh[0], sh[1], threads/layout.WaveSize, aRegs)
+	if err != nil {
+		return errAt("gemm", g.P, "%v", err)
+	}
+	acc, err := layout.MFMAAccumulator(sh[0], sh[1], inst, w)
+	if err != nil {
+		return errAt("gemm", g.P, "%v", err)
+	}
+	c.mfma[g] = mfmaPlan{inst, w}
+	if err := set(g.C.Buf, acc); err != nil {
+		return err
+	}
+	if aRegs {
+		if g.TransA {
+			return errAt("gemm", g.P, "A from a fragment cannot be transposed")
+		}
+		a, err := layout.MFMAOperandA(sh[0], K, inst, w, 1)
+		if err != nil {
+			return errAt("gemm", g.P, "%v", err)
+		}
+		return set(g.A.Buf, a)
+	}
+	return nil
+}
+
+// mfmaGemm emits C += A·B for one Gemm: per 16-deep step of K, each wave
+// loads its A tiles' and B tiles' four elements a lane, then issues an
+// MFMA for every (A tile, B tile) pair of its slice.
+func (e *emitter) mfmaGemm(g *ir.Gemm) {
+	p := e.c.mfma[g]
+	e.syncIfDirty(true)
+	sh := g.C.Shape()
+	M, N := sh[0], sh[1]
+	K := g.A.Shape()[1]
+	if g.TransA {
+		K = g.A.Shape()[0]
+	}
+	wm, wn := M/p.waves.M, N/p.waves.N
+	mT, nT := wm/16, wn/16
+	mfma := "tl::mfma_f16_16x16x16"
+	if p.inst == layout.MFMA16x16x16BF16 {
+		mfma = "tl::mfma_bf16_16x16x16"
+	}
+	C := g.C.Buf.Name
+	e.open("")
+	e.line("const int wl = tid %% 64, wv = tid / 64;")
+	e.line("const int mr = (wv %% %d) * %d + wl %% 16, nc = (wv / %d) * %d + wl %% 16, kq = 4 * (wl / 16);", p.waves.M, wm, p.waves.M, wn)
+	e.line("(void)mr;")
+	if g.Clear {
+		e.line("#pragma unroll")
+		e.line("for (int r = 0; r < %d; ++r) %s[r] = 0.0f;", mT*nT*4, C)
+	}
+	elem := func(r ir.Region, row, col string) string {
+		return e.refStr(r.Buf, e.bufIndex(r, []string{row, col}))
+	}
+	e.line("#pragma unroll")
+	e.open("for (int ks = 0; ks < %d; ks += 16)", K)
+	e.line("uint16_t a[%d][4], b[%d][4];", mT, nT)
+	for mi := range mT {
+		if g.A.Buf.Scope == ir.Fragment { // MFMAOperandA: register i + 4·(step + steps·tile)
+			for i := range 4 {
+				e.line("a[%d][%d] = %s;", mi, i, fragGet(g.A.Buf, fmt.Sprintf("%d + 4 * (ks / 16) + %d", i, 4*(K/16)*mi)))
+			}
+			continue
+		}
+		for i := range 4 {
+			row, k := fmt.Sprintf("mr + %d", 16*mi), fmt.Sprintf("ks + kq + %d", i)
+			if g.TransA { // stored K×M
+				row, k = k, row
+			}
+			e.line("a[%d][%d] = %s;", mi, i, elem(g.A, row, k))
+		}
+	}
+	for ni := range nT {
+		for i := range 4 {
+			k, col := fmt.Sprintf("ks + kq + %d", i), fmt.Sprintf("nc + %d", 16*ni)
+			if g.TransB { // stored N×K
+				k, col = col, k
+			}
+			e.line("b[%d][%d] = %s;", ni, i, elem(g.B, k, col))
+		}
+	}
+	for mi := range mT {
+		for ni := range nT {
+			e.line("%s(&%s[%d], a[%d], b[%d]);", mfma, C, 4*(ni+nT*mi), mi, ni)
+		}
+	}
+	e.close()
+	e.close()
+	e.read = true
+}
