@@ -152,6 +152,12 @@ func (p *attnProblem) GPUConfig() Config {
 // memory of an A100. Other shapes, and sm_80, get GPUConfig.
 func (p *attnProblem) GPUConfigFor(arch string) Config {
 	s := p.s
+	if amd(arch) { // 64 KiB of LDS: one stage of K and V; at d256, 32-row Q tiles over two waves
+		if max(s.Dqk, s.Dv) > 128 {
+			return AttnConfig{M: 32, N: 32, Stages: 1, Threads: 128}
+		}
+		return AttnConfig{M: 64, N: 64, Stages: 1, Threads: 256}
+	}
 	if ampere(arch) && max(s.Dqk, s.Dv) > 128 {
 		return AttnConfig{M: 128, N: 32, Stages: 2, Threads: 256} // 128 KiB of shared memory: an A100 opts in to 163
 	}
@@ -258,3 +264,6 @@ func (p *attnProblem) FLOPs() float64 {
 // ampere reports whether arch is an sm_8x GPU, whose blocks have at most
 // 163 KiB of shared memory (99 KiB on sm_86 and sm_89), not Hopper's 227.
 func ampere(arch string) bool { return strings.HasPrefix(arch, "sm_8") }
+
+// amd: arch is an AMD GPU (gfx942), whose blocks have 64 KiB of LDS.
+func amd(arch string) bool { return strings.HasPrefix(arch, "gfx") }

@@ -88,6 +88,17 @@ func (p *gemmProblem) GPUConfig() Config {
 	return GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8}
 }
 
+// GPUConfigFor is GPUConfig for arch; AMD's 64 KiB of LDS take 128×128
+// tiles 32 deep, two stages.
+func (p *gemmProblem) GPUConfigFor(arch string) Config {
+	c := p.GPUConfig()
+	if g, ok := c.(GemmConfig); ok && amd(arch) && g.BN > 128 {
+		g.BN, g.BK, g.Stages, g.Raster = 128, 32, 2, 8
+		return g
+	}
+	return c
+}
+
 func (p *gemmProblem) Program(c Config) (*tl.Func, error) {
 	cfg, ok := c.(GemmConfig)
 	if !ok {

@@ -88,6 +88,34 @@ func MFMAAccumulator(m, n int, in MFMAInst, w Waves) (*Fragment, error) {
 	}, nil
 }
 
+// MFMAAccumulatorT is the layout of an m×n accumulator computed
+// transposed: the MFMA multiplies Bᵀ·Aᵀ into Cᵀ (the operands' registers
+// swapped), so lane l holds C's row l % 16 and four consecutive columns
+// 4·(l / 16) + i: an A operand's placement (MFMAOperandA with K = n, when
+// the waves do not split n), which lets C feed the next multiply as its A
+// from registers. Registers and waves are ordered as MFMAAccumulator's.
+func MFMAAccumulatorT(m, n int, in MFMAInst, w Waves) (*Fragment, error) {
+	if err := in.check(); err != nil {
+		return nil, err
+	}
+	if err := w.check(); err != nil {
+		return nil, err
+	}
+	if in.M != in.N || m%(in.M*w.M) != 0 || n%(in.N*w.N) != 0 {
+		return nil, fmt.Errorf("a %d×%d transposed accumulator cannot be split over %d×%d waves in %d×%d tiles (%s)", m, n, w.M, w.N, in.M, in.N, in.Name)
+	}
+	wm, wn := m/w.M, n/w.N
+	g := in.groups()
+	return &Fragment{
+		Shape: []int{m, n},
+		Thread: []Digit{
+			{in.M, 0, 1}, {g, 1, 4}, // lane
+			{w.M, 0, wm}, {w.N, 1, wn}, // wave
+		},
+		Reg: []Digit{{4, 1, 1}, {in.N / (4 * g), 1, 4 * g}, {wn / in.N, 1, in.N}, {wm / in.M, 0, in.M}},
+	}, nil
+}
+
 // MFMAOperandA is the layout an M×K A operand must have in registers for
 // in: lane l holds row l % M and, per instruction, in.OperandElems()
 // consecutive k starting at that count times l/M. Registers (16-bit

@@ -371,3 +371,46 @@ func TestMFMARefuses(t *testing.T) {
 }
 
 func second(_ *Fragment, err error) error { return err }
+
+// A transposed accumulator holds every element once, is the plain
+// accumulator's map with rows and columns swapped within each 16×16 tile,
+// and, with the waves along M only, is an A operand's layout (K = n).
+func TestMFMAAccumulatorT(t *testing.T) {
+	for _, tc := range []struct {
+		m, n int
+		w    Waves
+	}{{64, 64, Waves{4, 1}}, {128, 64, Waves{2, 2}}, {32, 96, Waves{1, 2}}, {16, 16, Waves{1, 1}}} {
+		at, err := MFMAAccumulatorT(tc.m, tc.n, MFMA16x16x16F16, tc.w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc, _ := MFMAAccumulator(tc.m, tc.n, MFMA16x16x16F16, tc.w)
+		if err := at.Check(); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[[2]int]int{}
+		for th := range at.NumThreads() {
+			for r := range at.NumRegs() {
+				c, p := at.Coord(th, r), acc.Coord(th, r)
+				seen[[2]int{c[0], c[1]}]++
+				// Within the 16×16 tile both name, the row and column offsets swap.
+				r0, c0 := p[0]/16*16, p[1]/16*16
+				if want := [2]int{r0 + p[1]%16, c0 + p[0]%16}; [2]int{c[0], c[1]} != want {
+					t.Fatalf("%+v: thread %d reg %d at %v, want %v", tc, th, r, c, want)
+				}
+			}
+		}
+		if len(seen) != tc.m*tc.n {
+			t.Errorf("%+v: %d distinct elements, want %d", tc, len(seen), tc.m*tc.n)
+		}
+		if tc.w.N == 1 {
+			a, err := MFMAOperandA(tc.m, tc.n, MFMA16x16x16F16, tc.w, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !a.Equal(at) {
+				t.Errorf("%+v: transposed accumulator %v, A operand %v", tc, at, a)
+			}
+		}
+	}
+}

@@ -57,6 +57,63 @@ func TestAMDGemmCodeObject(t *testing.T) {
 	}
 }
 
+// FlashAttention, the same kernel source as for NVIDIA, compiles for
+// gfx942 with its default AMD config: both multiplies on MFMA (S computed
+// transposed, so that P feeds P·V from registers), no spills, no scratch;
+// head dims 64, 128 and 256, causal with Sq ≠ Skv, GQA, both layouts.
+func TestAMDAttentionCodeObject(t *testing.T) {
+	name, text := cudagen.Header("gfx942")
+	dir := t.TempDir()
+	writeTemp(t, dir, name, text)
+	e, err := kernels.Lookup("flash-attention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range []map[string]string{
+		{"dim": "128", "seq-q": "4096"},
+		{"dim": "64", "batch": "2", "heads": "8", "heads-kv": "2", "seq-q": "300", "seq-kv": "517", "causal": "true", "layout": "bshd", "dtype": "f16"},
+		{"dim": "256", "heads": "2", "heads-kv": "1", "seq-q": "200", "causal": "true"},
+	} {
+		t.Run(fmt.Sprint(flags), func(t *testing.T) {
+			p, err := e.Problem(flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn, err := kernels.Build(p, kernels.GPUConfigFor(p, "gfx942"), cudagen.Limits("gfx942"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := amdKernel(t, dir, fn)
+			if k.Instr.MFMA == 0 || k.Spills() > 0 || k.ScratchBytes > 0 {
+				t.Errorf("%s", k)
+			}
+			t.Log(k)
+		})
+	}
+}
+
+// amdKernel compiles fn for gfx942 and reports its kernel.
+func amdKernel(t *testing.T, include string, fn *ir.Func) codeobj.Kernel {
+	t.Helper()
+	p, err := cudagen.Compile(fn, cudagen.Options{Arch: "gfx942"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := codeobj.Build(p.Source, codeobj.Options{Includes: []string{include}, Flags: []string{"-Wno-parentheses-equality"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := obj.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, ok := r.Kernel(p.Name)
+	if !ok {
+		t.Fatalf("no kernel %s in %s", p.Name, r)
+	}
+	return k
+}
+
 func writeTemp(t *testing.T, dir, name, text string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {

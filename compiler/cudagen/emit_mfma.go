@@ -16,10 +16,51 @@ import (
 // reads its four operand elements of a step straight from the shared
 // tiles.
 
-// mfmaPlan is a Gemm's instruction and wave split.
+// mfmaPlan is a Gemm's instruction and wave split, and whether it
+// computes Cᵀ = Bᵀ·Aᵀ (the operands swapped) so that C lies in an A
+// operand's layout (layout.MFMAAccumulatorT; chainsGemms says when).
 type mfmaPlan struct {
-	inst  layout.MFMAInst
-	waves layout.Waves
+	inst       layout.MFMAInst
+	waves      layout.Waves
+	transposed bool
+}
+
+// chainsGemms: some Gemm's accumulator reaches another Gemm's A operand
+// through fragments (attention's S into P·V). Then every Gemm of the
+// kernel computes its C transposed, so that the chained one gets an A
+// operand's layout and all the accumulators keep their rows on the same
+// lanes (lane % 16): the row statistics that scale S and the output (the
+// softmax's max and sum) then have one layout for both.
+func chainsGemms(k *ir.Kernel) bool {
+	feeds := feedsA(k)
+	found := false
+	ir.Walk(k.Body, func(s ir.Stmt) {
+		if g, ok := s.(*ir.Gemm); ok && feeds[g.C.Buf] {
+			found = true
+		}
+	})
+	return found
+}
+
+// feedsA lists the fragments that are a Gemm's A operand, or are copied
+// (through fragments) into one.
+func feedsA(k *ir.Kernel) map[*ir.Buffer]bool {
+	out := map[*ir.Buffer]bool{}
+	ir.Walk(k.Body, func(s ir.Stmt) {
+		if g, ok := s.(*ir.Gemm); ok && g.A.Buf.Scope == ir.Fragment {
+			out[g.A.Buf] = true
+		}
+	})
+	for changed := true; changed; {
+		changed = false
+		ir.Walk(k.Body, func(s ir.Stmt) {
+			if cp, ok := s.(*ir.Copy); ok && cp.Src.Buf.Scope == ir.Fragment && out[cp.Dst.Buf] && !out[cp.Src.Buf] {
+				out[cp.Src.Buf] = true
+				changed = true
+			}
+		})
+	}
+	return out
 }
 
 // chooseWaves splits a Gemm's waves by its policy, each wave's slice made
@@ -88,11 +129,15 @@ func (c *compilation) mfmaLayouts(g *ir.Gemm, set func(*ir.Buffer, *layout.Fragm
 	if err != nil {
 		return errAt("gemm", g.P, "%v", err)
 	}
+	transposed := chainsGemms(c.f.Kernel)
 	acc, err := layout.MFMAAccumulator(sh[0], sh[1], inst, w)
+	if transposed {
+		acc, err = layout.MFMAAccumulatorT(sh[0], sh[1], inst, w)
+	}
 	if err != nil {
 		return errAt("gemm", g.P, "%v", err)
 	}
-	c.mfma[g] = mfmaPlan{inst, w}
+	c.mfma[g] = mfmaPlan{inst, w, transposed}
 	if err := set(g.C.Buf, acc); err != nil {
 		return err
 	}
@@ -168,7 +213,11 @@ func (e *emitter) mfmaGemm(g *ir.Gemm) {
 	}
 	for mi := range mT {
 		for ni := range nT {
-			e.line("%s(&%s[%d], a[%d], b[%d]);", mfma, C, 4*(ni+nT*mi), mi, ni)
+			if p.transposed { // Cᵀ tile += Bᵀ·Aᵀ: B's lanes as the A operand
+				e.line("%s(&%s[%d], b[%d], a[%d]);", mfma, C, 4*(ni+nT*mi), ni, mi)
+			} else {
+				e.line("%s(&%s[%d], a[%d], b[%d]);", mfma, C, 4*(ni+nT*mi), mi, ni)
+			}
 		}
 	}
 	e.close()

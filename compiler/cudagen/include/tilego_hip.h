@@ -305,3 +305,15 @@ __device__ __forceinline__ void set_h(uint32_t* a, int i, uint16_t v) {
   a[i >> 1] = (a[i >> 1] & ~(0xffffu << s)) | (uint32_t(v) << s);
 }
 }  // namespace tl
+
+#if defined(__AMDGCN__)
+// CUDA's warp votes for the generated code's 32-thread warps: the half of
+// the wave's exec mask or ballot that holds this lane.
+__device__ __forceinline__ unsigned __activemask() {
+  return unsigned(__builtin_amdgcn_read_exec() >> (tl::lane_id() & 32));
+}
+__device__ __forceinline__ bool __all_sync(unsigned mask, bool p) {
+  const unsigned half = unsigned(__builtin_amdgcn_ballot_w64(p) >> (tl::lane_id() & 32));
+  return (half & mask) == mask;
+}
+#endif
