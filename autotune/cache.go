@@ -154,7 +154,7 @@ func (c Cache) Save(e Entry) (string, error) {
 // Lookup returns the saved winner for p on t and its config, decoded. It
 // reads one small file: no compiling, no GPU. A missing, damaged or stale
 // entry (another key, a config that no longer decodes or that
-// kernels.Reject now refuses), or one in a folder jit.CheckDir refuses, is
+// Reject now refuses), or one in a folder jit.CheckDir refuses, is
 // reported as not found.
 func (c Cache) Lookup(p kernels.Problem, t Target) (*Entry, kernels.Config, bool) {
 	if c.Dir == "" || jit.CheckDir(c.Dir) != nil { // a folder others can write may hold their configs
@@ -173,7 +173,7 @@ func (c Cache) Lookup(p kernels.Problem, t Target) (*Entry, kernels.Config, bool
 		return nil, nil, false
 	}
 	cfg, err := DecodeConfig(p, e.Config)
-	if err != nil || kernels.Reject(p, cfg, t.Arch) != "" {
+	if err != nil || Reject(p, cfg, t.Arch) != "" {
 		return nil, nil, false
 	}
 	return &e, cfg, true

@@ -43,7 +43,7 @@ func TestCodegenVersion(t *testing.T) {
 // per config that does not build.
 func TestBuildAll(t *testing.T) {
 	p := problem(t)
-	space := kernels.Space(p, "sm_90a")
+	space := Space(p, "sm_90a")
 	if testing.Short() {
 		space = space[:20]
 	}

@@ -78,7 +78,7 @@ func TestGPUTune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	space := append(kernels.Space(p, b.Arch()), kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 256})
+	space := append(Space(p, b.Arch()), kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 256})
 	res, err := Tune(context.Background(), r, p, space, Options{Budget: 90 * time.Second, Max: 16, Patience: 8,
 		Seeds: []kernels.Config{p.GPUConfig()}, Seed: 1, Progress: os.Stderr})
 	if err != nil {

@@ -1,9 +1,10 @@
 // Package autotune finds the fastest correct config of a kernel for one
 // shape on one GPU and remembers it.
 //
-// Tune prunes a config space (kernels.Reject: shared memory, registers,
-// divisibility), then compiles what is left in parallel, a batch at a
-// time, and measures the candidates in order: each runs once on random inputs with poisoned
+// Tune prunes a config space (Reject: configs the problem calls unfit,
+// that the compiler refuses or plans over the architecture's shared
+// memory, or that the register estimate says spill; see Space), then
+// compiles what is left in parallel, a batch at a time, and measures the candidates in order: each runs once on random inputs with poisoned
 // outputs and is checked against float64 (a wrong or failing config is
 // reported and never chosen), and the survivors are timed. It stops when
 // the space is exhausted, the time budget is spent, or a number of
@@ -69,7 +70,7 @@ type Measurement struct {
 type Status string
 
 const (
-	Pruned  Status = "pruned"  // rejected before compiling (kernels.Reject)
+	Pruned  Status = "pruned"  // rejected before compiling (Reject)
 	Failed  Status = "failed"  // did not build, compile or run
 	Wrong   Status = "wrong"   // ran, but its result is beyond tolerance
 	Timed   Status = "timed"   // correct and timed
@@ -109,8 +110,8 @@ type Options struct {
 	// Seeds are tried first, in order (the problem's GPU config, configs
 	// known to be good); the space follows, without repeats.
 	Seeds []kernels.Config
-	// Reject prunes configs before compiling; nil uses kernels.Reject on
-	// the runner's architecture.
+	// Reject prunes configs before compiling; nil uses Reject on the
+	// runner's architecture.
 	Reject func(kernels.Config) string
 	// Seed of the random inputs and the checked sample.
 	Seed uint64
@@ -183,7 +184,7 @@ func Tune(ctx context.Context, r Runner, p kernels.Problem, space []kernels.Conf
 	t := r.Target()
 	reject := o.Reject
 	if reject == nil {
-		reject = func(c kernels.Config) string { return kernels.Reject(p, c, t.Arch) }
+		reject = func(c kernels.Config) string { return Reject(p, c, t.Arch) }
 	}
 	minGain := o.MinGain
 	if minGain <= 0 {

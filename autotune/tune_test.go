@@ -241,7 +241,7 @@ func TestTuneBudget(t *testing.T) {
 	p := problem(t)
 	f := newFake()
 	f.delay = 30 * time.Millisecond
-	space := kernels.Space(p, "sm_90a")[:20]
+	space := Space(p, "sm_90a")[:20]
 	t0 := time.Now()
 	res, err := Tune(context.Background(), f, p, space, Options{Budget: 100 * time.Millisecond})
 	if err != nil {
@@ -279,7 +279,7 @@ func (c *ctxCompiler) Compile(ctx context.Context, p kernels.Problem, cs []kerne
 func TestTuneMaxAndCancel(t *testing.T) {
 	p := problem(t)
 	f := newFake()
-	space := append([]kernels.Config{ac(64, 64, 2, 256)}, kernels.Space(p, "sm_90a")[:10]...) // a pruned one first
+	space := append([]kernels.Config{ac(64, 64, 2, 256)}, Space(p, "sm_90a")[:10]...) // a pruned one first
 	res, err := Tune(context.Background(), f, p, space, Options{Max: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -321,7 +321,7 @@ func TestTuneNoWinner(t *testing.T) {
 func TestProgressAndSummary(t *testing.T) {
 	p := problem(t)
 	f := newFake()
-	space := kernels.Space(p, "sm_90a")[:8]
+	space := Space(p, "sm_90a")[:8]
 	for i, c := range space {
 		f.outcomes[c] = outcome{ms: 1 + float64(i)/10}
 	}
@@ -366,7 +366,7 @@ func TestProgressAndSummary(t *testing.T) {
 func TestSummaryDefault(t *testing.T) {
 	p := problem(t)
 	f := newFake()
-	space := kernels.Space(p, "sm_90a")[:3]
+	space := Space(p, "sm_90a")[:3]
 	for i, c := range space {
 		f.outcomes[c] = outcome{ms: 2 - float64(i)/2} // the last is fastest
 	}
@@ -394,7 +394,7 @@ func TestSummaryDefault(t *testing.T) {
 func TestDeviceLostStops(t *testing.T) {
 	p := problem(t)
 	f := newFake()
-	space := kernels.Space(p, "sm_90a")[:6]
+	space := Space(p, "sm_90a")[:6]
 	for i, c := range space {
 		f.outcomes[c] = outcome{ms: 1 + float64(i)}
 	}

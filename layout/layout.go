@@ -177,11 +177,73 @@ func Apply(terms []Term, r int) int {
 // Check verifies that f covers every element of its shape exactly once per
 // group of replicated threads: a layout with a hole or an overlap is a
 // compiler bug, caught here rather than on the GPU.
+//
+// It counts the elements each (thread, register) holds walking the
+// digits as an odometer, each step adding one digit's offset in the
+// row-major tile, rather than computing every coordinate anew (Coord):
+// the compiler checks every layout it infers, which made this loop most
+// of a compilation.
 func (f *Fragment) Check() error {
 	n := 1
 	for _, s := range f.Shape {
 		n *= s
 	}
+	digits := append(slices.Clone(f.Thread), f.Reg...)
+	rowStride := make([]int, len(f.Shape))
+	for i, m := len(f.Shape)-1, 1; i >= 0; i-- {
+		rowStride[i] = m
+		m *= f.Shape[i]
+	}
+	lo, hi := make([]int, len(f.Shape)), make([]int, len(f.Shape))
+	step := make([]int, len(digits))
+	for i, d := range digits {
+		if d.Size < 1 || d.Dim >= len(f.Shape) {
+			return f.checkCoords(n)
+		}
+		if d.Dim < 0 {
+			continue
+		}
+		if span := (d.Size - 1) * d.Stride; span < 0 {
+			lo[d.Dim] += span
+		} else {
+			hi[d.Dim] += span
+		}
+		step[i] = d.Stride * rowStride[d.Dim]
+	}
+	for i := range f.Shape {
+		if lo[i] < 0 || hi[i] >= f.Shape[i] || f.Shape[i] < 1 {
+			return f.checkCoords(n) // it says which thread and register stray
+		}
+	}
+	seen := make([]int32, n)
+	val := make([]int, len(digits))
+	for idx := 0; ; {
+		seen[idx]++
+		i := 0
+		for ; i < len(digits); i++ {
+			if val[i]++; val[i] < digits[i].Size {
+				idx += step[i]
+				break
+			}
+			idx -= (digits[i].Size - 1) * step[i]
+			val[i] = 0
+		}
+		if i == len(digits) {
+			break
+		}
+	}
+	for i, k := range seen {
+		if k != seen[0] || k == 0 {
+			return fmt.Errorf("layout %s: element %d held %d times, element 0 %d times", f, i, k, seen[0])
+		}
+	}
+	return nil
+}
+
+// checkCoords is Check by every (thread, register)'s coordinates, for the
+// layouts whose digits reach outside the tile (or a digit or the tile has
+// no size): it says which thread and register.
+func (f *Fragment) checkCoords(n int) error {
 	seen := make([]int, n)
 	T, R := f.NumThreads(), f.NumRegs()
 	for t := range T {

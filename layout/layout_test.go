@@ -1,6 +1,9 @@
 package layout
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 func TestLayoutsCoverTheirTiles(t *testing.T) {
 	acc := func(m, n int, w Warps) *Fragment {
@@ -151,5 +154,39 @@ func TestRows(t *testing.T) {
 		if f := Rows(c.rows, c.cols, c.threads, c.vec); f != nil {
 			t.Errorf("Rows%v = %v, want nil", c, f)
 		}
+	}
+}
+
+// Check, which walks the digits, says what checking every (thread,
+// register)'s coordinates says, for random layouts good and bad.
+func TestCheckWalksAsCoords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	bad := 0
+	for range 20000 {
+		f := &Fragment{Shape: make([]int, 1+rng.IntN(3))}
+		n := 1
+		for i := range f.Shape {
+			f.Shape[i] = 1 + rng.IntN(8)
+			n *= f.Shape[i]
+		}
+		digit := func() Digit {
+			return Digit{Size: 1 + rng.IntN(4), Dim: rng.IntN(len(f.Shape)+1) - 1, Stride: rng.IntN(5) - 1}
+		}
+		for range rng.IntN(4) {
+			f.Thread = append(f.Thread, digit())
+		}
+		for range rng.IntN(4) {
+			f.Reg = append(f.Reg, digit())
+		}
+		got, want := f.Check(), f.checkCoords(n)
+		if (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
+			t.Fatalf("%s: Check says %v, the coordinates %v", f, got, want)
+		}
+		if got != nil {
+			bad++
+		}
+	}
+	if bad == 0 || bad == 20000 {
+		t.Errorf("%d of 20000 random layouts bad: the test checks little", bad)
 	}
 }

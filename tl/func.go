@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/tilego/tilego/ir"
 )
@@ -73,17 +74,42 @@ func (f *Func) init() {
 
 // callerPos is the position of the first caller outside this package: the
 // line of the kernel author's code that built the op.
+//
+// Programs are built by the thousand (a tuner's config space), and
+// looking frames up was most of building one: the position of a stack's
+// innermost few frames, which usually hold the author's, is looked up once
+// and remembered.
 func callerPos() ir.Pos {
-	pcs := make([]uintptr, 16)
-	n := runtime.Callers(2, pcs)
-	frames := runtime.CallersFrames(pcs[:n])
+	var short [4]uintptr
+	n := runtime.Callers(2, short[:])
+	if pos, ok := shortPos.Load(short); ok {
+		return pos.(ir.Pos)
+	}
+	if pos, ok := firstOutside(short[:n]); ok || n < len(short) {
+		shortPos.Store(short, pos)
+		return pos
+	}
+	var long [16]uintptr
+	n = runtime.Callers(2, long[:])
+	pos, _ := firstOutside(long[:n])
+	return pos
+}
+
+// shortPos remembers callerPos's positions by a stack's innermost frames
+// ([4]uintptr, zeros past the stack's end) where those hold it.
+var shortPos sync.Map
+
+// firstOutside is the position of the first frame of pcs outside this
+// package, and whether there is one.
+func firstOutside(pcs []uintptr) (ir.Pos, bool) {
+	frames := runtime.CallersFrames(pcs)
 	for {
 		fr, more := frames.Next()
-		if !strings.HasPrefix(fr.Function, "github.com/tilego/tilego/tl.") {
-			return ir.Pos{File: fr.File, Line: fr.Line}
+		if fr.PC != 0 && !strings.HasPrefix(fr.Function, "github.com/tilego/tilego/tl.") {
+			return ir.Pos{File: fr.File, Line: fr.Line}, true
 		}
 		if !more {
-			return ir.Pos{}
+			return ir.Pos{}, false
 		}
 	}
 }

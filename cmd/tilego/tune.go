@@ -59,10 +59,11 @@ func tuneUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage: tilego tune KERNEL [shape flags] [--budget 60s] [--max N] [--progress]
 
 Searches KERNEL's config space for the shape the flags give, on the GPU.
-Configs that cannot fit (shared memory, registers, how the threads split
-the tiles) are pruned before compiling; the rest are compiled in parallel,
-each runs once on random inputs with poisoned outputs and is checked against
-float64 (a wrong or failing config is reported, never chosen), then timed.
+Configs the code generator refuses (how the threads split the tiles, shared
+memory) or whose registers would spill are pruned before NVRTC compiles
+anything; the rest are compiled in parallel, each runs once on random
+inputs with poisoned outputs and is checked against float64 (a wrong or
+failing config is reported, never chosen), then timed.
 The fastest correct config is saved in the tuning cache ($TILEGO_CACHE/tune,
 else the user cache folder's tilego/tune; one that other users can write
 is refused), keyed by the kernel, the shape,
@@ -141,7 +142,7 @@ func tune(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "device: %s (%s, codegen %s)\n", t.GPU, t.Compiler, t.Codegen)
 	// The valid configs, most promising first, then the rest, which the
 	// tuner prunes and counts.
-	space := append(kernels.Space(p, t.Arch), kernels.Candidates(p)...)
+	space := append(autotune.Space(p, t.Arch), kernels.Candidates(p)...)
 	o := autotune.Options{Budget: tf.budget, Max: tf.max, Patience: tf.patience, Seeds: seedsFor(p, t.Arch), Seed: tf.seed}
 	if tf.progress || isTerminal(stderr) {
 		o.Progress = stderr

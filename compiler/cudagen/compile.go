@@ -121,7 +121,17 @@ func Compile(f *ir.Func, opts Options) (*Program, error) {
 
 // compile runs the passes, dumping after each where dump names f (or is
 // "all").
-func compile(f *ir.Func, opts Options, dump string) (prog *Program, err error) {
+func compile(f *ir.Func, opts Options, dump string) (*Program, error) {
+	c, err := run(f, opts, dump)
+	if err != nil {
+		return nil, err
+	}
+	return c.prog, nil
+}
+
+// run is compile's work: the compilation with every pass run, for what
+// the passes decided (Plan) as well as the program.
+func run(f *ir.Func, opts Options, dump string) (c *compilation, err error) {
 	if opts.Arch == "" {
 		opts.Arch = "sm_80"
 	}
@@ -133,7 +143,8 @@ func compile(f *ir.Func, opts Options, dump string) (prog *Program, err error) {
 	default:
 		return nil, fmt.Errorf("cuda: rounding %q: want rn, rz or ra", opts.Rounding)
 	}
-	c := &compilation{f: f, opts: opts, layouts: map[*ir.Buffer]*layout.Fragment{}, warps: map[*ir.Gemm]layout.Warps{}, wgmma: map[*ir.Gemm]bool{}, mfma: map[*ir.Gemm]mfmaPlan{}}
+	c = &compilation{f: f, opts: opts, layouts: map[*ir.Buffer]*layout.Fragment{}, warps: map[*ir.Gemm]layout.Warps{}, wgmma: map[*ir.Gemm]bool{}, mfma: map[*ir.Gemm]mfmaPlan{}}
+	var prog *Program
 	defer c.recoverICE(&prog, &err)
 	for _, p := range passes {
 		c.pass, c.at = p.name, nil
@@ -144,7 +155,7 @@ func compile(f *ir.Func, opts Options, dump string) (prog *Program, err error) {
 			fmt.Fprintf(os.Stderr, "=== %s after %s ===\n%s\n", f.Name, p.name, p.dump(c))
 		}
 	}
-	return c.prog, nil
+	return c, nil
 }
 
 func verifyPass(c *compilation) error { return ir.Verify(c.f, ir.DefaultLimits) }

@@ -59,7 +59,7 @@ func DeviceLimits(lim ir.Limits, opts Options) ir.Limits {
 	lim.Target = func(f *ir.Func) error {
 		p, err := compile(f, opts, "") // no TILEGO_DUMP: Compile dumps it again
 		if err == nil && p.Shared > lim.MaxSharedBytes {
-			err = errAt("kernel", f.Kernel.P, "shared memory after pipelining is %d bytes, over %s's %d per block; use fewer stages or smaller tiles", p.Shared, opts.Arch, lim.MaxSharedBytes)
+			err = overShared(f, p.Shared, opts.Arch, lim.MaxSharedBytes)
 		}
 		return errorList(f, err)
 	}
