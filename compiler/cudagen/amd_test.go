@@ -87,6 +87,11 @@ func TestAMDAttentionCodeObject(t *testing.T) {
 			if k.Instr.MFMA == 0 || k.Spills() > 0 || k.ScratchBytes > 0 {
 				t.Errorf("%s", k)
 			}
+			lo, hi := k.MFMABusy(16)
+			if k.Loop.MFMA == 0 {
+				t.Errorf("no MFMA in the hot loop: %+v", k.Loop)
+			}
+			t.Logf("hot loop: %d instructions, %d MFMA, %d VALU, %d ds_read, %d ds_write; matrix cores busy %.0f-%.0f%% of a SIMD's cycles at one wave", k.Loop.Total, k.Loop.MFMA, k.Loop.VALU, k.Loop.LDSRead, k.Loop.LDSWrite, 100*lo, 100*hi)
 			t.Log(k)
 		})
 	}

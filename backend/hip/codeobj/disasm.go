@@ -3,6 +3,7 @@ package codeobj
 import (
 	"bufio"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -21,6 +22,7 @@ type Histogram struct {
 	ScratchStore int // scratch_store*
 	Waitcnt      int // s_waitcnt*
 	Barrier      int // s_barrier
+	VALU         int // v_* but the matrix core's: vector ALU, 4 cycles a wave64 instruction on a 16-lane SIMD
 }
 
 // count adds one instruction with mnemonic m.
@@ -49,6 +51,9 @@ func (h *Histogram) count(m string) {
 		h.Waitcnt++
 	case m == "s_barrier":
 		h.Barrier++
+	}
+	if strings.HasPrefix(m, "v_") && !strings.HasPrefix(m, "v_mfma_") && !strings.HasPrefix(m, "v_smfmac_") {
+		h.VALU++
 	}
 }
 
@@ -119,4 +124,75 @@ func histogram(mnemonics []string) Histogram {
 		h.count(m)
 	}
 	return h
+}
+
+// instr is one disassembled instruction: its address, mnemonic and, for a
+// branch, its target's address (-1 otherwise).
+type instr struct {
+	addr, target int64
+	op           string
+}
+
+// parseLoops reads llvm-objdump -d output and returns, for each symbol
+// with a loop, the histogram of its hot loop: of the loops (a backward
+// branch and the instructions from its target to it) the one with the
+// most MFMAs, the innermost of equals. A kernel's main loop is where its
+// time goes, so that is what a static estimate should count.
+func parseLoops(text string) map[string]Histogram {
+	type symbol struct {
+		base int64
+		code []instr
+	}
+	syms := map[string]*symbol{}
+	var cur *symbol
+	for _, raw := range strings.Split(text, "\n") {
+		line := strings.TrimSpace(raw)
+		if name, ok := symbolHeader(line); ok {
+			base, _ := strconv.ParseInt(strings.Fields(line)[0], 16, 64)
+			cur = &symbol{base: base}
+			syms[name] = cur
+			continue
+		}
+		if cur == nil || line == "" || raw[0] != ' ' && raw[0] != '\t' {
+			continue
+		}
+		code, comment, _ := strings.Cut(line, "//")
+		f := strings.Fields(code)
+		a, _, ok := strings.Cut(strings.TrimSpace(comment), ":")
+		addr, err := strconv.ParseInt(a, 16, 64)
+		if len(f) == 0 || !ok || err != nil {
+			continue
+		}
+		in := instr{addr: addr, target: -1, op: f[0]}
+		if i := strings.Index(comment, "<"); i >= 0 && strings.HasPrefix(f[0], "s_cbranch") || i >= 0 && f[0] == "s_branch" {
+			if _, off, ok := strings.Cut(strings.TrimSuffix(comment[i+1:], ">"), "+0x"); ok {
+				if o, err := strconv.ParseInt(off, 16, 64); err == nil {
+					in.target = cur.base + o
+				}
+			}
+		}
+		cur.code = append(cur.code, in)
+	}
+	out := map[string]Histogram{}
+	for name, s := range syms {
+		best, found := Histogram{}, false
+		for _, br := range s.code {
+			if br.target < 0 || br.target > br.addr {
+				continue
+			}
+			var h Histogram
+			for _, in := range s.code {
+				if in.addr >= br.target && in.addr <= br.addr {
+					h.count(in.op)
+				}
+			}
+			if !found || h.MFMA > best.MFMA || h.MFMA == best.MFMA && h.Total < best.Total {
+				best, found = h, true
+			}
+		}
+		if found {
+			out[name] = best
+		}
+	}
+	return out
 }

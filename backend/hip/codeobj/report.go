@@ -36,6 +36,9 @@ type Kernel struct {
 	MaxWorkgroupSize int
 	WavefrontSize    int
 	Instr            Histogram
+	// Loop is the histogram of the kernel's hot loop (parseLoops): the
+	// loop with the most MFMAs; zero where the kernel has no loop.
+	Loop Histogram
 	// Occupancy is at MaxWorkgroupSize without dynamic LDS, the largest
 	// launch the compiler allowed for; OccupancyAt gives it for the launch
 	// actually made.
@@ -117,6 +120,7 @@ func ParseReport(notes, disasm string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	loops := parseLoops(disasm)
 	r := Report{Target: target, Arch: archOf(target), Kernels: kernels}
 	for i := range r.Kernels {
 		k := &r.Kernels[i]
@@ -125,6 +129,7 @@ func ParseReport(notes, disasm string) (Report, error) {
 			return Report{}, fmt.Errorf("codeobj: kernel %s is not in the disassembly", k.Name)
 		}
 		k.Instr = histogram(code)
+		k.Loop = loops[k.Name]
 	}
 	r.setLimits()
 	return r, nil
@@ -209,4 +214,24 @@ func (k Kernel) String() string {
 		}
 	}
 	return b.String()
+}
+
+// MFMABusy estimates, from the hot loop's instruction counts alone, the
+// share of a SIMD's cycles its matrix core is busy while one wave runs
+// the loop: lo where nothing overlaps the MFMAs (each vector ALU
+// instruction's 4 cycles and each other instruction's issue cycle added
+// to them), hi where all of that runs under them. mfmaCycles is the MFMA's
+// issue interval at peak: 16 for v_mfma_f32_16x16x16_{f16,bf16} on CDNA3
+// (MI300X's 1307 dense f16 TFLOP/s over 304 CUs of 4 SIMDs at 2.1 GHz is
+// 512 FLOP a SIMD a cycle; the instruction is 8192). Latencies of memory
+// and of dependent MFMAs are not counted: it is an upper bound on what the
+// code as scheduled can reach.
+func (k Kernel) MFMABusy(mfmaCycles int) (lo, hi float64) {
+	h := k.Loop
+	m := float64(h.MFMA * mfmaCycles)
+	if m == 0 {
+		return 0, 0
+	}
+	other := float64(4*h.VALU + (h.Total - h.MFMA - h.VALU))
+	return m / (m + other), m / max(m, other)
 }
