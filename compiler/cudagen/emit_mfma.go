@@ -184,6 +184,30 @@ func (e *emitter) mfmaGemm(g *ir.Gemm) {
 	elem := func(r ir.Region, row, col string) string {
 		return e.refStr(r.Buf, e.bufIndex(r, []string{row, col}))
 	}
+	// operand sets dst[0..3] to a lane's four elements of a step, K
+	// running along dim kDim of region r from (row, col): one 8-byte LDS
+	// read where K is the tile's rows' own dim and the four lie in one
+	// aligned 8 bytes (a 16-byte chunk keeps its 8-byte halves however
+	// the tile is swizzled), else four 2-byte reads.
+	operand := func(dst string, r ir.Region, kDim int, row, col string) {
+		at := func(i int) (string, string) {
+			if kDim == 0 {
+				return fmt.Sprintf("%s + %d", row, i), col
+			}
+			return row, fmt.Sprintf("%s + %d", col, i)
+		}
+		if kDim == 1 && fourAligned(r) {
+			e.open("")
+			e.line("const uint2 v = *(const uint2*)&%s;", elem(r, row, col))
+			e.line("%s[0] = uint16_t(v.x); %s[1] = uint16_t(v.x >> 16); %s[2] = uint16_t(v.y); %s[3] = uint16_t(v.y >> 16);", dst, dst, dst, dst)
+			e.close()
+			return
+		}
+		for i := range 4 {
+			rr, cc := at(i)
+			e.line("%s[%d] = %s;", dst, i, elem(r, rr, cc))
+		}
+	}
 	e.line("#pragma unroll")
 	e.open("for (int ks = 0; ks < %d; ks += 16)", K)
 	e.line("uint16_t a[%d][4], b[%d][4];", mT, nT)
@@ -194,21 +218,17 @@ func (e *emitter) mfmaGemm(g *ir.Gemm) {
 			}
 			continue
 		}
-		for i := range 4 {
-			row, k := fmt.Sprintf("mr + %d", 16*mi), fmt.Sprintf("ks + kq + %d", i)
-			if g.TransA { // stored K×M
-				row, k = k, row
-			}
-			e.line("a[%d][%d] = %s;", mi, i, elem(g.A, row, k))
+		if g.TransA { // stored K×M
+			operand(fmt.Sprintf("a[%d]", mi), g.A, 0, "ks + kq", fmt.Sprintf("mr + %d", 16*mi))
+		} else {
+			operand(fmt.Sprintf("a[%d]", mi), g.A, 1, fmt.Sprintf("mr + %d", 16*mi), "ks + kq")
 		}
 	}
 	for ni := range nT {
-		for i := range 4 {
-			k, col := fmt.Sprintf("ks + kq + %d", i), fmt.Sprintf("nc + %d", 16*ni)
-			if g.TransB { // stored N×K
-				k, col = col, k
-			}
-			e.line("b[%d][%d] = %s;", ni, i, elem(g.B, k, col))
+		if g.TransB { // stored N×K
+			operand(fmt.Sprintf("b[%d]", ni), g.B, 1, fmt.Sprintf("nc + %d", 16*ni), "ks + kq")
+		} else {
+			operand(fmt.Sprintf("b[%d]", ni), g.B, 0, "ks + kq", fmt.Sprintf("nc + %d", 16*ni))
 		}
 	}
 	for mi := range mT {
@@ -223,4 +243,14 @@ func (e *emitter) mfmaGemm(g *ir.Gemm) {
 	e.close()
 	e.close()
 	e.read = true
+}
+
+// fourAligned: four 16-bit elements of a row of shared region r from a
+// column that is a multiple of 4 are 8 aligned bytes: the region starts
+// at such a column, and the tile's rows are whole 16-byte chunks.
+func fourAligned(r ir.Region) bool {
+	shape, ok := r.Buf.StaticShape()
+	last := len(shape) - 1
+	return ok && r.Buf.Scope == ir.Shared && r.Buf.DType.Bytes() == 2 && r.Keep[last] &&
+		shape[last]*2%16 == 0 && multipleOf(r.Start[last])%4 == 0
 }
