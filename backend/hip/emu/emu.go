@@ -258,11 +258,14 @@ func Build(p *cudagen.Program, opt Options) (string, error) {
 	}
 	bin := filepath.Join(cache, key)
 	if _, err := os.Stat(bin); err == nil {
+		now := time.Now()
+		_ = os.Chtimes(bin, now, now) // in use: keep it from prune
 		return bin, nil
 	}
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return "", err
 	}
+	prune(cache)
 	dir, err := os.MkdirTemp(cache, "build-")
 	if err != nil {
 		return "", err
@@ -284,4 +287,17 @@ func Build(p *cudagen.Program, opt Options) (string, error) {
 		return "", err
 	}
 	return bin, nil
+}
+
+// prune removes the cached programs unused for two weeks.
+func prune(cache string) {
+	es, err := os.ReadDir(cache)
+	if err != nil {
+		return
+	}
+	for _, e := range es {
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > 14*24*time.Hour {
+			os.RemoveAll(filepath.Join(cache, e.Name()))
+		}
+	}
 }
