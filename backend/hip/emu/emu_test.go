@@ -263,3 +263,50 @@ func TestFailures(t *testing.T) {
 		})
 	}
 }
+
+// The cross-lane primitives keep their documented semantics in the
+// emulation: shfl_xor(v, m) is lane (lane ^ m)'s v; after quad_transpose
+// lane q of a quad holds lane j's word q as wj. A hand-written kernel
+// records both for every thread of a 192-thread block (three waves).
+func TestCrossLane(t *testing.T) {
+	needClang(t)
+	const n = 192
+	f := tl.NewFunc("cross_lane")
+	X := f.In("X", tl.F32, n)
+	Y := f.Out("Y", tl.F32, n, 9)
+	f.Kernel(tl.Grid(1), n, func(k *tl.Block) {
+		y := k.Fragment(tl.F32, n)
+		k.Copy(X, y)
+		k.Copy(y, Y.Sub(tl.All, 0))
+	})
+	p := compile(t, f)
+	p.Source = `#include "tilego_hip.h"
+extern "C" __global__ void __launch_bounds__(192) cross_lane(const float* __restrict__ X, float* __restrict__ Y) {
+  const int tid = threadIdx.x;
+  const float v = X[tid];
+  const int ms[5] = {1, 2, 4, 8, 16};
+  for (int i = 0; i < 5; ++i) Y[tid * 9 + i] = tl::shfl_xor(v, ms[i]);
+  uint32_t w0 = tid * 4 + 0, w1 = tid * 4 + 1, w2 = tid * 4 + 2, w3 = tid * 4 + 3;
+  tl::quad_transpose(w0, w1, w2, w3);
+  Y[tid * 9 + 5] = float(w0), Y[tid * 9 + 6] = float(w1), Y[tid * 9 + 7] = float(w2), Y[tid * 9 + 8] = float(w3);
+}
+`
+	args := inputs(p.Func, [][]int{{n}, {n, 9}})
+	if err := Run(p, args); err != nil {
+		t.Fatal(err)
+	}
+	x, y := args[0], args[1]
+	for tid := range n {
+		for i, m := range []int{1, 2, 4, 8, 16} {
+			if got, want := y.At(tid, i), x.At(tid^m); got != want {
+				t.Errorf("thread %d: shfl_xor(v, %d) = %g, want %g", tid, m, got, want)
+			}
+		}
+		q, base := tid%4, tid&^3
+		for j := range 4 {
+			if got, want := y.At(tid, 5+j), float64((base+j)*4+q); got != want {
+				t.Errorf("thread %d: quad_transpose w%d = %g, want %g", tid, j, got, want)
+			}
+		}
+	}
+}
