@@ -1,0 +1,78 @@
+package fuzz
+
+import (
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tilego/tilego/backend/hip/emu"
+)
+
+// Fuzzed programs emitted for gfx942 compute what the interpreter does
+// when the HIP source itself runs, in backend/hip/emu's emulation of the
+// device: the checker's GPU path (poisoned outputs, accumulated outputs'
+// start values, the program's tolerance) with the emulator for the GPU.
+func TestAMDEmulated(t *testing.T) {
+	if _, err := exec.LookPath(emu.Clang); err != nil {
+		t.Fatalf("%s not found (apt-get install clang-19): %v", emu.Clang, err)
+	}
+	n := 40
+	if testing.Short() {
+		n = 12
+	}
+	c := &Checker{Archs: []string{"gfx942"}}
+	var (
+		mu            sync.Mutex
+		ran, refused  int
+		wg            sync.WaitGroup
+		sem           = make(chan struct{}, 2)
+		slowest       time.Duration
+		slowestSeed   uint64
+		unsupportedBy []uint64
+	)
+	for s := uint64(1); s <= uint64(n); s++ {
+		tr := c.cpu(Generate(s, Defaults()))
+		switch {
+		case tr.out.Kind == Refused:
+			refused++
+			continue
+		case tr.out.Failed():
+			t.Errorf("seed %d: %s", s, tr.out.Summary())
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			start := time.Now()
+			got := clone(tr.args)
+			err := emu.Run(tr.progs[0], got)
+			d := time.Since(start)
+			mu.Lock()
+			defer mu.Unlock()
+			if d > slowest {
+				slowest, slowestSeed = d, s
+			}
+			switch {
+			case emu.IsKind(err, emu.Unsupported):
+				unsupportedBy = append(unsupportedBy, s)
+				t.Logf("seed %d: %v", s, err)
+				return
+			case err != nil:
+				t.Errorf("seed %d: %v", s, err)
+				return
+			}
+			ran++
+			if msg := compareOutputs(tr.fn, got, tr.want, tr.p.Tolerance()); msg != "" {
+				t.Errorf("seed %d: emulated gfx942 mismatch: %s", s, msg)
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d of %d programs ran in the emulator (%d refused for gfx942, %d not emulated %v); slowest: seed %d, %s", ran, n, refused, len(unsupportedBy), unsupportedBy, slowestSeed, slowest.Round(time.Millisecond))
+	if ran < n/3 {
+		t.Errorf("only %d of %d programs ran", ran, n)
+	}
+}
