@@ -2,14 +2,17 @@ package cudagen_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/tilego/tilego/backend/hip/codeobj"
+	"github.com/tilego/tilego/backend/hip/emu"
 	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
+	"github.com/tilego/tilego/ref"
 	"github.com/tilego/tilego/tl"
 )
 
@@ -123,5 +126,66 @@ func writeTemp(t *testing.T, dir, name, text string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// FlashAttention for gfx942, emulated on the CPU (backend/hip/emu: 64-lane
+// waves, MFMA from AMD's lane tables, independently of package layout),
+// matches float64 at odd shapes: S computed transposed and fed to P·V from
+// registers, the row statistics on the transposed layout, masks at ragged
+// edges, GQA, both layouts, f16 and bf16, head dims 64, 128 and 256. With
+// the emulator's accumulator lanes deliberately transposed it fails.
+func TestAMDAttentionEmulated(t *testing.T) {
+	e, err := kernels.Lookup("flash-attention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []kernels.AttnShape{
+		{B: 1, H: 2, HKV: 2, Sq: 100, Skv: 130, Dqk: 64, Dv: 64, DType: ir.BF16},
+		{B: 2, H: 4, HKV: 2, Sq: 70, Skv: 93, Dqk: 64, Dv: 64, Causal: true, BSHD: true, DType: ir.F16},
+		{B: 1, H: 1, HKV: 1, Sq: 65, Skv: 65, Dqk: 128, Dv: 128, Causal: true, DType: ir.BF16},
+		{B: 1, H: 2, HKV: 1, Sq: 40, Skv: 50, Dqk: 256, Dv: 256, DType: ir.BF16},
+	} {
+		t.Run(fmt.Sprintf("d%d_sq%d_skv%d_causal%v_bshd%v_%s", s.Dqk, s.Sq, s.Skv, s.Causal, s.BSHD, s.DType), func(t *testing.T) {
+			flags := map[string]string{"dim": fmt.Sprint(s.Dqk)}
+			p, err := e.Problem(flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := kernels.GPUConfigFor(p, "gfx942").(kernels.AttnConfig)
+			fn, err := kernels.FlashAttention(s, c).Build(cudagen.Limits("gfx942"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			prog, err := cudagen.Compile(fn, cudagen.Options{Arch: "gfx942"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := kernels.AttentionInputs(s, 5)
+			for i, prm := range fn.Params {
+				if prm.Output {
+					for j := range args[i].Data {
+						args[i].Data[j] = math.NaN()
+					}
+				}
+			}
+			// As the hardware, then with the accumulator's lanes transposed:
+			// a wrong MFMA layout must show.
+			for _, wrong := range []bool{false, true} {
+				opt := emu.Options{}
+				if wrong {
+					opt.Defines = []string{"TL_EMU_WRONG_MFMA"}
+				}
+				if err := emu.RunWith(prog, args, opt); err != nil {
+					t.Fatal(err)
+				}
+				var do, dl ref.Diff
+				kernels.CheckAttentionRows(s, args, kernels.AllRows(s), &do, &dl)
+				ok := do.Bad == 0 && do.Rel() <= kernels.Tolerance(s.DType) && dl.Rel() <= kernels.LSETolerance
+				if ok == wrong {
+					t.Errorf("config %s, wrong MFMA %v: O: %s; LSE: %s", kernels.ConfigFields(c), wrong, &do, &dl)
+				}
+			}
+		})
 	}
 }

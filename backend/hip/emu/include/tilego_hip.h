@@ -481,3 +481,20 @@ int run(Launch& l, const char* out, K kernel) {
 }
 
 }  // namespace tl_emu
+
+// CUDA's warp votes, for the generated code's 32-thread warps (half a
+// wave): every lane of the half is there (the emulator launches whole
+// waves, and the code votes in converged control flow).
+inline unsigned __activemask() { return 0xffffffffu; }
+inline bool __all_sync(unsigned mask, bool p) {
+  using namespace tl_emu;
+  xch[wave()][lane()][1] = p;
+  half_sync();
+  bool all = true;
+  const int base = lane() & 32;
+  for (int j = 0; j < 32; ++j) {
+    if ((mask >> j) & 1) all = all && xch[wave()][base + j][1] != 0;
+  }
+  half_sync();
+  return all;
+}
