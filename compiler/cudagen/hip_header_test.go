@@ -19,7 +19,10 @@ import (
 // The AMD device library's conversions (include/tilego_hip.h, built for
 // the host by clang++-19) round as the interpreter does (tensor.Round):
 // f16, bf16 and the two OCP f8 formats, nearest even, the f8 ones
-// saturating; and they decode back to the same values. The f32 inputs are
+// saturating; and they decode back to the same values. The output
+// rounding modes (Options.Rounding) round f16 and bf16 toward zero (rz)
+// and to nearest with ties away (ra), as the neighbours of the
+// nearest-even result say. The f32 inputs are
 // random bit patterns, the values either side of every dtype's rounding
 // boundaries, and the special values.
 func TestHIPConversions(t *testing.T) {
@@ -36,9 +39,10 @@ int main() {
     float f = __uint_as_float(u);
     uint16_t h = tl::f32_to_f16(f), b = tl::f32_to_bf16(f);
     uint8_t e4 = tl::f32_to_e4m3(f), e5 = tl::f32_to_e5m2(f);
-    printf("%x %x %x %x %x %x %x %x %x\n", u, h, b, e4, e5,
+    printf("%x %x %x %x %x %x %x %x %x %x %x %x %x\n", u, h, b, e4, e5,
            __float_as_uint(tl::f16_to_f32(h)), __float_as_uint(tl::bf16_to_f32(b)),
-           __float_as_uint(tl::e4m3_to_f32(e4)), __float_as_uint(tl::e5m2_to_f32(e5)));
+           __float_as_uint(tl::e4m3_to_f32(e4)), __float_as_uint(tl::e5m2_to_f32(e5)),
+           tl::f32_to_f16_rz(f), tl::f32_to_bf16_rz(f), tl::f32_to_f16_ra(f), tl::f32_to_bf16_ra(f));
   }
 }
 `
@@ -65,7 +69,7 @@ int main() {
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	n, bad := 0, 0
 	for sc.Scan() {
-		var w [9]uint64
+		var w [13]uint64
 		for i, f := range strings.Fields(sc.Text()) {
 			w[i], _ = strconv.ParseUint(f, 16, 32)
 		}
@@ -80,6 +84,16 @@ int main() {
 			if got != want || w[1+i] != wantBits {
 				if bad++; bad <= 10 {
 					t.Errorf("%s(%g = %#x): bits %#x (%g), want %#x (%g)", dt, x, w[0], w[1+i], got, wantBits, want)
+				}
+			}
+		}
+		for i, dt := range dts[:2] {
+			for j, mode := range []string{"rz", "ra"} {
+				got := w[9+2*j+i]
+				if want, ok := roundMode(dt, float32(x), mode); ok && got != want {
+					if bad++; bad <= 10 {
+						t.Errorf("%s %s(%g = %#x): bits %#x, want %#x", dt, mode, x, w[0], got, want)
+					}
 				}
 			}
 		}
@@ -116,4 +130,49 @@ func conversionInputs() []uint32 {
 		us = append(us, r.Uint32())
 	}
 	return us
+}
+
+// roundMode is x in dt's bits rounded toward zero (rz) or to nearest with
+// ties away from zero (ra), found among the nearest-even result's
+// neighbours; ok is false for NaN, whose bits are the library's choice.
+// ra keeps tilego.cuh's rule for f16 results outside the normal range
+// (nearest even there).
+func roundMode(dt ir.DType, x float32, mode string) (uint64, bool) {
+	v := float64(x)
+	if math.IsNaN(v) {
+		return 0, false
+	}
+	if math.IsInf(v, 0) {
+		return tensor.Bits(dt, v), true
+	}
+	if mode == "ra" && dt == ir.F16 && !(math.Abs(v) < 65520 && math.Abs(v) >= 6.103515625e-05) {
+		return tensor.Bits(dt, v), true
+	}
+	rn := tensor.Bits(dt, v)
+	if mode == "ra" && math.IsInf(tensor.FromBits(dt, rn), 0) { // past the largest finite value and half an ulp: overflows either way
+		return rn, true
+	}
+	best, found := rn, false
+	var bestErr float64
+	for _, b := range []uint64{rn - 1, rn, rn + 1} {
+		y := tensor.FromBits(dt, b)
+		if math.IsNaN(y) || math.IsInf(y, 0) && !math.IsInf(tensor.FromBits(dt, rn), 0) {
+			continue
+		}
+		if math.Signbit(y) != math.Signbit(v) && y != 0 && v != 0 {
+			continue
+		}
+		switch mode {
+		case "rz":
+			if math.Abs(y) <= math.Abs(v) && (!found || math.Abs(y) > math.Abs(tensor.FromBits(dt, best))) {
+				best, found = b, true
+			}
+		case "ra":
+			d := math.Abs(y - v)
+			if !found || d < bestErr || d == bestErr && math.Abs(y) > math.Abs(tensor.FromBits(dt, best)) {
+				best, bestErr, found = b, d, true
+			}
+		}
+	}
+	return best, found
 }
