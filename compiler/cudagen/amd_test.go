@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/tilego/tilego/backend/hip/codeobj"
@@ -187,5 +188,41 @@ func TestAMDAttentionEmulated(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The output roundings (toward zero, ties away) on gfx942, emulated: O
+// stays within its dtype's tolerance of float64, and toward zero differs
+// from the nearest-even run's output (ties away differs only on exact
+// ties, too rare in random data to count on).
+func TestAMDAttentionRoundingEmulated(t *testing.T) {
+	s := kernels.AttnShape{B: 1, H: 2, HKV: 1, Sq: 70, Skv: 90, Dqk: 64, Dv: 64, Causal: true, DType: ir.BF16}
+	fn, err := kernels.FlashAttention(s, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 256}).Build(cudagen.Limits("gfx942"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := map[string][]float64{}
+	for _, mode := range []string{"rn", "rz", "ra"} {
+		prog, err := cudagen.Compile(fn, cudagen.Options{Arch: "gfx942", Rounding: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := kernels.AttentionInputs(s, 9)
+		o := 3 // Q, K, V, then O
+		for j := range args[o].Data {
+			args[o].Data[j] = math.NaN()
+		}
+		if err := emu.Run(prog, args); err != nil {
+			t.Fatal(err)
+		}
+		var do, dl ref.Diff
+		kernels.CheckAttentionRows(s, args, kernels.AllRows(s), &do, &dl)
+		if do.Bad > 0 || do.Rel() > kernels.Tolerance(s.DType) || dl.Rel() > kernels.LSETolerance {
+			t.Errorf("%s: O: %s; LSE: %s", mode, &do, &dl)
+		}
+		outs[mode] = slices.Clone(args[o].Data)
+	}
+	if slices.Equal(outs["rz"], outs["rn"]) {
+		t.Errorf("rz gave the nearest-even output exactly")
 	}
 }
