@@ -68,6 +68,9 @@ func (p *attnSplitProblem) GPUConfig() Config {
 }
 
 func (p *attnSplitProblem) GPUConfigFor(arch string) Config {
+	if amd(arch) { // the split's row count in 64 KiB of LDS: 32 keys a tile, one stage
+		return AttnConfig{M: p.m, N: 32, Stages: 1, Threads: 256}
+	}
 	c := p.attnProblem.GPUConfigFor(arch).(AttnConfig)
 	if c.M != p.m {
 		return p.GPUConfig()

@@ -14,6 +14,7 @@ import (
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/ref"
+	"github.com/tilego/tilego/tensor"
 	"github.com/tilego/tilego/tl"
 )
 
@@ -224,5 +225,63 @@ func TestAMDAttentionRoundingEmulated(t *testing.T) {
 	}
 	if slices.Equal(outs["rz"], outs["rn"]) {
 		t.Errorf("rz gave the nearest-even output exactly")
+	}
+}
+
+// The tail-KV split for gfx942 (the split kernel with its AMD config, then
+// the combine), emulated as a chain, matches float64: every output of
+// either step is poisoned before the first runs.
+func TestAMDTailSplitEmulated(t *testing.T) {
+	for _, tc := range []struct {
+		s           kernels.AttnShape
+		sms, splits int
+	}{
+		{kernels.AttnShape{B: 1, H: 3, HKV: 3, Sq: 200, Skv: 300, Dqk: 64, Dv: 64, DType: ir.BF16}, 2, 2},
+		{kernels.AttnShape{B: 1, H: 2, HKV: 1, Sq: 150, Skv: 260, Dqk: 128, Dv: 128, Causal: true, BSHD: true, DType: ir.F16}, 1, 3},
+	} {
+		t.Run(fmt.Sprintf("d%d_causal%v_sms%d_splits%d", tc.s.Dqk, tc.s.Causal, tc.sms, tc.splits), func(t *testing.T) {
+			c := kernels.AttnConfig{M: 128, N: 32, Stages: 1, Threads: 256}
+			steps, err := kernels.TailSplitSteps(tc.s, c, tc.sms, tc.splits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(steps) < 2 {
+				t.Fatalf("%d steps: not split", len(steps))
+			}
+			args := kernels.TailSplitInputs(tc.s, c, tc.sms, tc.splits, 13)
+			var progs []*cudagen.Program
+			for _, st := range steps {
+				fn, err := st.Func.Build(cudagen.Limits("gfx942"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, prm := range fn.Params {
+					if prm.Output {
+						for j := range args[st.Args[i]].Data {
+							args[st.Args[i]].Data[j] = math.NaN()
+						}
+					}
+				}
+				p, err := cudagen.Compile(fn, cudagen.Options{Arch: "gfx942"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				progs = append(progs, p)
+			}
+			for i, st := range steps {
+				sub := make([]*tensor.Tensor, len(st.Args))
+				for j, a := range st.Args {
+					sub[j] = args[a]
+				}
+				if err := emu.Run(progs[i], sub); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var do, dl ref.Diff
+			kernels.CheckAttentionRows(tc.s, args, kernels.AllRows(tc.s), &do, &dl)
+			if do.Bad > 0 || dl.Bad > 0 || do.Rel() > kernels.Tolerance(tc.s.DType) || dl.Rel() > kernels.LSETolerance {
+				t.Errorf("O: %s; LSE: %s", &do, &dl)
+			}
+		})
 	}
 }
