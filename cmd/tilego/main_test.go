@@ -72,6 +72,22 @@ func TestRunText(t *testing.T) {
 	}
 }
 
+// run --backend hip-emu runs the gfx942 program in the emulator and checks
+// it against float64 like any backend.
+func TestRunHIPEmu(t *testing.T) {
+	for _, args := range [][]string{
+		{"flash-attention", "--heads", "2", "--heads-kv", "1", "--seq-q", "70", "--seq-kv", "90", "--causal"},
+		{"gemm", "--m", "100", "--n", "72", "--k", "48"},
+	} {
+		out, _ := tilegoOut(t, 0, append(append([]string{"run"}, args...), "--backend", "hip-emu")...)
+		for _, want := range []string{"backend  hip-emu: gfx942 HIP, emulated", "ok)", "checked  all"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: output lacks %q:\n%s", args, want, out)
+			}
+		}
+	}
+}
+
 func TestErrors(t *testing.T) {
 	cases := []struct {
 		code int

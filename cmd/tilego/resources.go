@@ -54,6 +54,8 @@ func runNeed(p kernels.Problem, be backend.Backend, flushBytes int) (resourceNee
 	case be == nil:
 	case be.Name() == "cpu":
 		n.host += float64(runtime.NumCPU()) * interpBytesPerCore
+	case be.Name() == "hip-emu": // the emulated device's memory is the host's
+		n.host += 2 * f.Bytes
 	default:
 		n.device = f.Bytes + float64(flushBytes) + deviceSlack
 		// Uploads and downloads go through byte copies of the tensors

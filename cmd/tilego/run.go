@@ -10,6 +10,7 @@ import (
 	"github.com/tilego/tilego/backend"
 	"github.com/tilego/tilego/backend/cpu"
 	"github.com/tilego/tilego/backend/cuda"
+	"github.com/tilego/tilego/backend/hip/emu"
 	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/kernels"
 )
@@ -33,7 +34,7 @@ type runFlags struct {
 
 func (r *runFlags) define(k *kernelFlags) {
 	fs := k.fs
-	fs.StringVar(&r.backend, "backend", "auto", "where to run; auto uses the GPU when one is usable, else the CPU interpreter")
+	fs.StringVar(&r.backend, "backend", "auto", "where to run; auto uses the GPU when one is usable, else the CPU interpreter; hip-emu runs the gfx942 (AMD MI300X) HIP program emulated on the CPU")
 	fs.BoolVar(&r.check, "check", true, "compare the outputs with a float64 reference; exit 1 beyond tolerance; --check=false skips it")
 	fs.BoolVar(&r.json, "json", false, "print one JSON object instead of text")
 	boundedInt(fs, &r.repeats, "repeats", 0, 0, maxRepeats, "timed launches, the median reported; 0 means 1 on the interpreter, 10 on a GPU")
@@ -145,8 +146,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg, from := p.DefaultConfig(), "default"
 	t0 := time.Now()
-	if be.Name() == "cuda" {
+	switch be.Name() {
+	case "cuda":
 		cfg, from = gpuConfig(be, p) // the tuned config when tilego tune saved one
+	case "hip-emu":
+		cfg, from = kernels.GPUConfigFor(p, emu.Arch), "gfx942 default"
 	}
 	pick := time.Since(t0)
 	if rf.config != "" {
@@ -156,7 +160,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		from += ", changed by --config"
 	}
 	opt := backend.RunOptions{Repeats: rf.repeats}
-	if be.Name() != "cpu" {
+	if be.Name() != "cpu" && be.Name() != "hip-emu" {
 		opt.Warmup = 2
 		if opt.Repeats == 0 {
 			opt.Repeats = 10
@@ -166,7 +170,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if b, ok := be.(*cuda.Backend); ok && rf.flushL2 {
 		opt.FlushBytes = bench.FlushBytes(b.L2Bytes())
 	}
-	if be.Name() == "cpu" {
+	if be.Name() == "cpu" || be.Name() == "hip-emu" { // both run on the host's cores
 		if err := checkInterpWork(p, opt.Repeats, rf.maxGF); err != nil {
 			return err
 		}
@@ -253,6 +257,12 @@ func pickBackend(name string, stderr io.Writer) (backend.Backend, error) {
 			return nil, fmt.Errorf("--backend gpu: %w", err)
 		}
 		return b, nil
+	case "hip-emu":
+		b, err := emu.Open()
+		if err != nil {
+			return nil, fmt.Errorf("--backend hip-emu: %w", err)
+		}
+		return b, nil
 	case "auto":
 		b, err := gpuBackend()
 		if err != nil {
@@ -261,5 +271,5 @@ func pickBackend(name string, stderr io.Writer) (backend.Backend, error) {
 		}
 		return b, nil
 	}
-	return nil, usageErr(fmt.Errorf("--backend: unknown backend %q (want auto, cpu or gpu)", name))
+	return nil, usageErr(fmt.Errorf("--backend: unknown backend %q (want auto, cpu, gpu or hip-emu)", name))
 }
