@@ -46,6 +46,10 @@ type Options struct {
 	// Defines are extra macros for the build (NAME or NAME=VALUE), such as
 	// TL_EMU_WRONG_MFMA.
 	Defines []string
+	// Stagger, where set, makes the waves of a block set off one after
+	// another, this far apart, after every barrier, in
+	// orders that alternate: a barrier missing between waves shows.
+	Stagger time.Duration
 	// CacheDir holds the built programs, by the SHA-256 of what went into
 	// them (default: the user's cache dir, tilego-hip-emu).
 	CacheDir string
@@ -138,6 +142,7 @@ func RunWith(p *cudagen.Program, args []*tensor.Tensor, opt Options) error {
 	}
 	w(int64(p.Threads))
 	w(timeout.Milliseconds())
+	w(opt.Stagger.Microseconds())
 	for _, b := range bufs {
 		in.Write(b)
 	}
