@@ -55,7 +55,7 @@ func TestAMDEmulated(t *testing.T) {
 			defer func() { <-sem }()
 			start := time.Now()
 			got := clone(tr.args)
-			err := emu.Run(tr.progs[0], got)
+			err := emu.RunWith(tr.progs[0], got, emu.Options{Stagger: 100 * time.Microsecond})
 			d := time.Since(start)
 			mu.Lock()
 			defer mu.Unlock()
