@@ -12,10 +12,9 @@
 // taking part must call them together, as they do on the GPU.
 //
 // The conversions, swz and get_h/set_h are the real header's own (its host
-// section, included here as tilego_hip_device.h).
+// section, included here as tilego_hip_device.h). Only C headers: the
+// C++ library's would double the time of a build.
 #pragma once
-//
-// Only C headers: the C++ library's would double the time of a build.
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -141,15 +140,13 @@ inline void half_sync() {
   set_state(Running);
 }
 
-}  // namespace tl_emu
 
-namespace tl_emu {
-// With stagger_us = D (the launch's), after every block barrier the waves set off one
-// after another, D apart, in an order that alternates from barrier to
-// barrier and block to block (first to last, then last to first), so a
-// wave that reads LDS another wave writes without a barrier between them
-// reads it first one way round or the other. Lanes of a wave set off
-// together, as they execute together on the GPU.
+// With stagger_us = D (the launch's), after every block barrier the waves
+// set off one after another, D apart, in an order that alternates from
+// barrier to barrier and block to block (first to last, then last to
+// first), so a wave that reads LDS another wave writes without a barrier
+// between them reads it first one way round or the other. Lanes of a wave
+// set off together, as they execute together on the GPU.
 inline int stagger_us;
 inline thread_local long phase;
 inline void stagger() {
