@@ -46,6 +46,10 @@ type Options struct {
 	// Defines are extra macros for the build (NAME or NAME=VALUE), such as
 	// TL_EMU_WRONG_MFMA.
 	Defines []string
+	// Stagger, where set, makes the waves of a block set off one after
+	// another, this far apart, after every barrier, in
+	// orders that alternate: a barrier missing between waves shows.
+	Stagger time.Duration
 	// CacheDir holds the built programs, by the SHA-256 of what went into
 	// them (default: the user's cache dir, tilego-hip-emu).
 	CacheDir string
@@ -138,6 +142,7 @@ func RunWith(p *cudagen.Program, args []*tensor.Tensor, opt Options) error {
 	}
 	w(int64(p.Threads))
 	w(timeout.Milliseconds())
+	w(opt.Stagger.Microseconds())
 	for _, b := range bufs {
 		in.Write(b)
 	}
@@ -182,6 +187,22 @@ func RunWith(p *cudagen.Program, args []*tensor.Tensor, opt Options) error {
 			}
 		}
 		off += n
+	}
+	return nil
+}
+
+// LDSBytes is the LDS a workgroup may allocate on gfx942 (CDNA3).
+const LDSBytes = 64 * 1024
+
+// Fits reports why a gfx942 device would refuse to launch p (more LDS or
+// threads than a workgroup may have), or nil. The emulation runs such a
+// program all the same: its LDS is as large as the program asks.
+func Fits(p *cudagen.Program) error {
+	switch {
+	case p.Shared > LDSBytes:
+		return fmt.Errorf("%s: %d bytes of LDS, over gfx942's %d a workgroup", p.Name, p.Shared, LDSBytes)
+	case p.Threads > 1024:
+		return fmt.Errorf("%s: %d threads, over gfx942's 1024 a workgroup", p.Name, p.Threads)
 	}
 	return nil
 }

@@ -195,7 +195,7 @@ func TestGemm(t *testing.T) {
 				}
 				s := kernels.GemmShape{M: 200, N: 136, K: 96, TransA: ta, TransB: tb, DType: dt, OutDType: ir.F32}
 				t.Run(fmt.Sprintf("%s_ta%v_tb%v", dt, ta, tb), func(t *testing.T) {
-					if d := runGemm(t, s, Options{}); d.Rel() > kernels.Tolerance(s.OutDType) {
+					if d := runGemm(t, s, Options{Stagger: 200 * time.Microsecond}); d.Rel() > kernels.Tolerance(s.OutDType) {
 						t.Errorf("%s", &d)
 					}
 				})
@@ -309,4 +309,49 @@ extern "C" __global__ void __launch_bounds__(192) cross_lane(const float* __rest
 			}
 		}
 	}
+}
+
+// Staggered waves catch a missing barrier: with the barriers taken out of
+// a copy global -> LDS -> fragment (whose layouts differ, so waves read
+// what other waves wrote), the result is wrong.
+func TestStaggerCatchesMissingBarrier(t *testing.T) {
+	needClang(t)
+	f := tl.NewFunc("racy")
+	X := f.In("X", tl.F32, 64, 64)
+	Y := f.Out("Y", tl.F32, 64, 64)
+	f.Kernel(tl.Grid(2), 128, func(k *tl.Block) {
+		bx, _, _ := k.Idx()
+		s := k.Shared(tl.F32, 32, 64)
+		x := k.Fragment(tl.F32, 32, 64)
+		k.Copy(X.Sub(tl.Tile(bx, 32), tl.All), s)
+		k.Copy(s, x)
+		k.Copy(x, Y.Sub(tl.Tile(bx, 32), tl.All))
+	})
+	p := compile(t, f)
+	args := inputs(p.Func, [][]int{{64, 64}, {64, 64}})
+	wrong := func() int { // Y should be X
+		got := clone(args)
+		if err := RunWith(p, got, Options{Stagger: 2 * time.Millisecond}); err != nil {
+			t.Fatal(err)
+		}
+		bad := 0
+		for i, v := range got[1].Data {
+			if v != args[0].Data[i] {
+				bad++
+			}
+		}
+		return bad
+	}
+	if bad := wrong(); bad > 0 {
+		t.Fatalf("with its barriers, %d elements wrong", bad)
+	}
+	if !strings.Contains(p.Source, "__syncthreads();") {
+		t.Fatalf("no barrier to take out:\n%s", p.Source)
+	}
+	p.Source = strings.ReplaceAll(p.Source, "__syncthreads();", "")
+	bad := wrong()
+	if bad == 0 {
+		t.Errorf("without its barriers the copy still came out right")
+	}
+	t.Logf("without barriers: %d of %d elements wrong", bad, 64*64)
 }

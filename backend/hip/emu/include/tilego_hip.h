@@ -12,10 +12,9 @@
 // taking part must call them together, as they do on the GPU.
 //
 // The conversions, swz and get_h/set_h are the real header's own (its host
-// section, included here as tilego_hip_device.h).
+// section, included here as tilego_hip_device.h). Only C headers: the
+// C++ library's would double the time of a build.
 #pragma once
-//
-// Only C headers: the C++ library's would double the time of a build.
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -141,6 +140,23 @@ inline void half_sync() {
   set_state(Running);
 }
 
+
+// With stagger_us = D (the launch's), after every block barrier the waves
+// set off one after another, D apart, in an order that alternates from
+// barrier to barrier and block to block (first to last, then last to
+// first), so a wave that reads LDS another wave writes without a barrier
+// between them reads it first one way round or the other. Lanes of a wave
+// set off together, as they execute together on the GPU.
+inline int stagger_us;
+inline thread_local long phase;
+inline void stagger() {
+  if (stagger_us <= 0) return;
+  const int waves = (int(block_dim.x) + 63) / 64;
+  const long b = long(block_idx.x) + long(block_idx.y) * 7 + long(block_idx.z) * 13;
+  const int pos = (phase + b) % 2 == 0 ? wave() : waves - 1 - wave();
+  ++phase;
+  if (pos > 0) usleep(useconds_t(pos * stagger_us));
+}
 }  // namespace tl_emu
 
 #define threadIdx tl_emu::thread_idx
@@ -152,6 +168,7 @@ inline void __syncthreads() {
   tl_emu::set_state(tl_emu::AtSync);
   tl_emu::block_bar.wait();
   tl_emu::set_state(tl_emu::Running);
+  tl_emu::stagger();
 }
 
 inline float atomicAdd(float* p, float v) {
@@ -310,7 +327,8 @@ inline int64_t read_i64(FILE* f) {
 }
 
 // The launch file: int64s (little-endian) nbufs, each buffer's bytes,
-// nints, the ints, grid x y z, threads, timeout in ms; then the buffers.
+// nints, the ints, grid x y z, threads, timeout in ms, stagger in µs;
+// then the buffers.
 inline Launch read_launch(const char* path, int want_bufs, int want_ints) {
   FILE* f = fopen(path, "rb");
   if (!f) die(2, "tl_emu: cannot open the launch file\n");
@@ -329,6 +347,7 @@ inline Launch read_launch(const char* path, int want_bufs, int want_ints) {
   l.grid.z = unsigned(read_i64(f));
   l.threads = int(read_i64(f));
   l.timeout_ms = read_i64(f);
+  stagger_us = int(read_i64(f));
   for (int i = 0; i < l.nbufs; ++i) {
     const size_t n = l.sizes[i], total = (n + 2 * kGuard + 4095) / 4096 * 4096;
     uint8_t* base = (uint8_t*)aligned_alloc(4096, total);
@@ -415,6 +434,7 @@ void* worker(void* arg) {
     }
     launch_bar.wait();
     set_state(Running);
+    stagger();
     (*w.kernel)();
     set_state(Returned);
   }
