@@ -121,7 +121,7 @@ func printCommandFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
 
 // argNames are the placeholders of the commands' own flags in help text.
 var argNames = map[string]string{
-	"backend":   "auto|cpu|gpu|hip-emu",
+	"backend":   "auto|cpu|gpu|hip|hip-emu",
 	"max-gflop": "X",
 	"repeats":   "N",
 	"seed":      "N",

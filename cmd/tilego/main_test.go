@@ -100,6 +100,7 @@ func TestErrors(t *testing.T) {
 		{2, "name a kernel", []string{"run"}},
 		{2, `unknown backend "tpu"`, []string{"run", "gemm", "--backend", "tpu"}},
 		{1, "no CUDA driver", []string{"run", "gemm", "--backend", "gpu"}},
+		{1, "no AMD GPU runtime", []string{"run", "gemm", "--backend", "hip"}},
 		{2, `unknown target "ptx"`, []string{"emit", "gemm", "--target", "ptx"}},
 		{1, "does not build: flash.go:", []string{"run", "flash-attention", "--dim", "1024", "--backend", "cpu"}},
 		{2, `unknown command "frobnicate"`, []string{"frobnicate"}},

@@ -10,6 +10,7 @@ import (
 	"github.com/tilego/tilego/backend"
 	"github.com/tilego/tilego/backend/cpu"
 	"github.com/tilego/tilego/backend/cuda"
+	"github.com/tilego/tilego/backend/hip"
 	"github.com/tilego/tilego/backend/hip/emu"
 	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/kernels"
@@ -34,7 +35,7 @@ type runFlags struct {
 
 func (r *runFlags) define(k *kernelFlags) {
 	fs := k.fs
-	fs.StringVar(&r.backend, "backend", "auto", "where to run; auto uses the GPU when one is usable, else the CPU interpreter; hip-emu runs the gfx942 (AMD MI300X) HIP program emulated on the CPU")
+	fs.StringVar(&r.backend, "backend", "auto", "where to run; auto uses the GPU when one is usable, else the CPU interpreter; hip runs on an AMD MI300X (ROCm); hip-emu runs the gfx942 HIP program emulated on the CPU")
 	fs.BoolVar(&r.check, "check", true, "compare the outputs with a float64 reference; exit 1 beyond tolerance; --check=false skips it")
 	fs.BoolVar(&r.json, "json", false, "print one JSON object instead of text")
 	boundedInt(fs, &r.repeats, "repeats", 0, 0, maxRepeats, "timed launches, the median reported; 0 means 1 on the interpreter, 10 on a GPU")
@@ -149,7 +150,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch be.Name() {
 	case "cuda":
 		cfg, from = gpuConfig(be, p) // the tuned config when tilego tune saved one
-	case "hip-emu":
+	case "hip", "hip-emu":
 		cfg, from = kernels.GPUConfigFor(p, emu.Arch), "gfx942 default"
 	}
 	pick := time.Since(t0)
@@ -257,6 +258,12 @@ func pickBackend(name string, stderr io.Writer) (backend.Backend, error) {
 			return nil, fmt.Errorf("--backend gpu: %w", err)
 		}
 		return b, nil
+	case "hip":
+		b, err := hip.Open(0)
+		if err != nil {
+			return nil, fmt.Errorf("--backend hip: %w", err)
+		}
+		return b, nil
 	case "hip-emu":
 		b, err := emu.Open()
 		if err != nil {
@@ -265,11 +272,14 @@ func pickBackend(name string, stderr io.Writer) (backend.Backend, error) {
 		return b, nil
 	case "auto":
 		b, err := gpuBackend()
-		if err != nil {
-			fmt.Fprintf(stderr, "tilego: no GPU (%v); running on the CPU interpreter\n", err)
-			return cpu.Backend{}, nil
+		if err == nil {
+			return b, nil
 		}
-		return b, nil
+		if a, errAMD := hip.Open(0); errAMD == nil {
+			return a, nil
+		}
+		fmt.Fprintf(stderr, "tilego: no GPU (%v); running on the CPU interpreter\n", err)
+		return cpu.Backend{}, nil
 	}
-	return nil, usageErr(fmt.Errorf("--backend: unknown backend %q (want auto, cpu, gpu or hip-emu)", name))
+	return nil, usageErr(fmt.Errorf("--backend: unknown backend %q (want auto, cpu, gpu, hip or hip-emu)", name))
 }
