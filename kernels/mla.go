@@ -82,6 +82,19 @@ type MLAConfig struct {
 	// wait for the request's count), where without it the combine starts
 	// when the split kernel ends.
 	Early bool `config:"omitzero"`
+	// N is the keys a step takes: a cache block in Page/N parts, each a
+	// step of the loop (0: the whole block). A GPU whose block cannot hold
+	// a block of keys (gfx942's 64 KiB of LDS against 72 KiB) takes it in
+	// parts.
+	N int `config:"omitzero"`
+}
+
+// keys is how many keys a step of the page loop takes (N, or a page).
+func (c MLAConfig) keys(s MLAShape) int {
+	if c.N == 0 {
+		return s.Page
+	}
+	return c.N
 }
 
 // Full fills in the default sizes.
@@ -130,6 +143,8 @@ func (s MLAShape) Check(c MLAConfig) error {
 		return fmt.Errorf("mla: Early is for the combine, which Merge does without: turn one off (got %+v)", c)
 	case c.Merge && (!c.Handoff || s.Hq%c.M != 0):
 		return fmt.Errorf("mla: Merge needs Handoff and M dividing h_q = %d (a block's rows one token's heads), got %+v", s.Hq, c)
+	case c.N != 0 && (c.N < 0 || s.Page%c.N != 0 || c.WS || c.Roles || c.Cluster > 1):
+		return fmt.Errorf("mla: N = %d must divide the page (%d) and goes without WS, Roles and clusters, got %+v", c.N, s.Page, c)
 	case c.V0 != 0 && (!c.Handoff || c.V0 < 0 || c.V0 >= s.Dv || c.V0%64 != 0):
 		return fmt.Errorf("mla: V0 = %d needs Handoff and a multiple of 64 (a swizzle panel of V) in 64..%d, got %+v", c.V0, s.Dv-1, c)
 	}
@@ -267,13 +282,14 @@ type mlaArgs struct {
 func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Expr, at []any, solo, merger, lo, hi tl.Expr) {
 	t := &mlaBlock{k: k, s: s, c: c, a: a, bx: bx, solo: solo, merger: merger}
 	t.qs = k.Shared(s.DType, c.M, s.Dqk).Named("qs")
-	kvs := k.Shared(s.DType, s.Page, s.Dqk).Named("kvs")
-	ps := k.Shared(s.DType, c.M, s.Page).Named("ps") // P for the other warpgroup
-	t.S = k.Fragment(tl.F32, c.M, s.Page).Named("S")
+	n := c.keys(s)
+	kvs := k.Shared(s.DType, n, s.Dqk).Named("kvs")
+	ps := k.Shared(s.DType, c.M, n).Named("ps") // P for the other warpgroup
+	t.S = k.Fragment(tl.F32, c.M, n).Named("S")
 	if c.Handoff {
 		w0 := c.v0(s)
 		t.accs = []*tl.Tensor{k.Fragment(tl.F32, c.M, w0).Named("acc0"), k.Fragment(tl.F32, c.M, s.Dv-w0).Named("acc1")}
-		t.P = k.Fragment(s.DType, c.M, s.Page).Named("P")
+		t.P = k.Fragment(s.DType, c.M, n).Named("P")
 	} else {
 		t.accs = []*tl.Tensor{k.Fragment(tl.F32, c.M, s.Dv).Named("acc")}
 	}
@@ -307,12 +323,20 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 		// points (docs/perf.md).
 		hint = append(hint, tl.EvictFirst)
 	}
+	parts := s.Page / n // steps a cache block
+	if parts > 1 {
+		lo, hi = lo.Mul(parts), hi.Mul(parts)
+	}
 	k.PipelinedRange(lo, hi, c.Stages, func(j tl.Expr) {
-		k.Copy(a.KV.Sub(a.Table.At(b, j), tl.All, tl.All), kvs, hint...) // the request's j-th cache block
-		key0 := j.Mul(s.Page)
+		if parts == 1 {
+			k.Copy(a.KV.Sub(a.Table.At(b, j), tl.All, tl.All), kvs, hint...) // the request's j-th cache block
+		} else { // part j % parts of the request's (j / parts)-th cache block
+			k.Copy(a.KV.Sub(a.Table.At(b, j.Div(parts)), tl.Range(j.Mod(parts).Mul(n), n), tl.All), kvs, hint...)
+		}
+		key0 := j.Mul(n)
 		// Token t sees keys <= L - Sq + t: an edge block hides a key from some
 		// row.
-		edge := key0.Add(s.Page).Gt(L.Val().Sub(s.Sq - 1))
+		edge := key0.Add(n).Gt(L.Val().Sub(s.Sq - 1))
 		zero := func() {
 			k.If(edge, func() { // slots past the length may hold anything, NaN too: zero them
 				// Only those: a Select rewriting every slot read and wrote
@@ -322,7 +346,7 @@ func mlaPiece(k *tl.Block, s MLAShape, c MLAConfig, a mlaArgs, bx, b, req tl.Exp
 				// the mask replaces (a Select, so NaN goes too).
 				k.Parallel(func(r, d tl.Expr) {
 					k.If(key0.Add(r).Ge(L), func() { kvs.Set(0, r, d) })
-				}, s.Page, s.Dv)
+				}, n, s.Dv)
 			})
 		}
 		if !c.Handoff { // else warpgroup 0 zeroes them, before both read the page
@@ -432,9 +456,9 @@ func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr, zero func()) 
 				tok := t.bx.Mul(c.M).Add(i).Div(s.Hq)
 				hide := key0.Add(jj).Gt(L.Sub(s.Sq).Add(tok))
 				S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
-			}, c.M, s.Page)
+			}, c.M, c.keys(s))
 		})
-		onlineSoftmax(k, S, t.m, mOld, t.l, s.SoftmaxScale()*math.Log2E, c.M, s.Page, true)
+		onlineSoftmax(k, S, t.m, mOld, t.l, s.SoftmaxScale()*math.Log2E, c.M, c.keys(s), true)
 	}
 	factor := mOld // SplitN: S and acc hold the same rows in the same threads (wgmma's layout)
 	switch {

@@ -265,6 +265,12 @@ func (p *mlaProblem) gpuConfigFor(arch string) Config {
 		_, err := mlaDecode(p.s, c, p.md != nil).Build()
 		return p.s.Check(c) == nil && err == nil
 	}
+	if amd(arch) { // 64 KiB of LDS: 16 query rows, a cache block in halves, two waves
+		if c := (MLAConfig{M: 16, Stages: 1, Threads: 128, N: 32}); builds(c) {
+			return c
+		}
+		return p.DefaultConfig()
+	}
 	hopper := arch == "sm_90a"
 	if c := (MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true}); hopper && (p.s.Hq%64 == 0 || p.s.Sq == 1 && p.s.Hq == 32) && builds(c) {
 		if h := c; p.mean >= 2048 && (p.s.Hq%128 == 0 || p.md == nil) {

@@ -58,7 +58,10 @@ func mlaCases() []mlaCase {
 		// Unequal shares of O: warpgroup 1 takes 320 or 384 of the 512 columns.
 		{"hq128_sq2_handoff_v0", MLAShape{Hq: 128, Sq: 2, DType: ir.BF16}, MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true, V0: 192}, []int32{1, 65, 191}},
 		{"hq16_padded_handoff_v0_f16", MLAShape{Hq: 16, Sq: 1, DType: ir.F16}, MLAConfig{M: 64, Stages: 1, Threads: 256, SplitN: true, Roles: true, Handoff: true, V0: 128}, []int32{0, 63, 200}},
-		// The alternating scorer: odd and even page counts, two tokens.
+		// A cache block in parts (N keys a step; gfx942's config): lengths
+		// around the parts and the blocks, one wave of threads.
+		{"sq2_n32_m16", sq2, MLAConfig{M: 16, Stages: 1, Threads: 64, N: 32}, []int32{1, 31, 32, 33, 64, 65, 130}},
+		{"sq1_n16_m16_f16", MLAShape{Hq: 16, Sq: 1, DType: ir.F16}, MLAConfig{M: 16, Stages: 2, Threads: 128, N: 16}, []int32{0, 15, 17, 100}},
 	}
 }
 

@@ -72,12 +72,16 @@ func TestRunText(t *testing.T) {
 	}
 }
 
-// run --backend hip-emu runs the gfx942 program in the emulator and checks
-// it against float64 like any backend.
+// run --backend hip-emu runs the gfx942 programs in the emulator and checks
+// them against float64 like any backend: FlashAttention, GEMM, and MLA
+// decoding (its cache blocks in halves), single and split with its
+// combine.
 func TestRunHIPEmu(t *testing.T) {
 	for _, args := range [][]string{
 		{"flash-attention", "--heads", "2", "--heads-kv", "1", "--seq-q", "70", "--seq-kv", "90", "--causal"},
 		{"gemm", "--m", "100", "--n", "72", "--k", "48"},
+		{"mla-decode", "--batch", "3", "--mean-kv", "100"},
+		{"mla-decode", "--splits", "2", "--heads", "32", "--seq-q", "2", "--batch", "2", "--mean-kv", "150", "--dtype", "f16"},
 	} {
 		out, _ := tilegoOut(t, 0, append(append([]string{"run"}, args...), "--backend", "hip-emu")...)
 		for _, want := range []string{"backend  hip-emu: gfx942 HIP, emulated", "ok)", "checked  all"} {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tilego/tilego/backend/hip/codeobj"
+	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/backend/hip/emu"
 	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
@@ -98,6 +99,44 @@ func TestAMDAttentionCodeObject(t *testing.T) {
 			}
 			t.Logf("hot loop: %d instructions, %d MFMA, %d VALU, %d ds_read, %d ds_write; matrix cores busy %.0f-%.0f%% of a SIMD's cycles at one wave", k.Loop.Total, k.Loop.MFMA, k.Loop.VALU, k.Loop.LDSRead, k.Loop.LDSWrite, 100*lo, 100*hi)
 			t.Log(k)
+		})
+	}
+}
+
+// MLA decoding with its AMD config (16 query rows over two waves, each
+// 64-token cache block taken in halves to fit 64 KiB of LDS) compiles to
+// MFMA code without spills or scratch, single and split with its combine.
+func TestAMDMLACodeObject(t *testing.T) {
+	name, text := cudagen.Header("gfx942")
+	dir := t.TempDir()
+	writeTemp(t, dir, name, text)
+	e, err := kernels.Lookup("mla-decode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range []map[string]string{
+		{"heads": "128", "seq-q": "2"},
+		{"heads": "16", "splits": "2"},
+	} {
+		t.Run(fmt.Sprint(flags), func(t *testing.T) {
+			p, err := e.Problem(flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fns, _, err := bench.Programs(p, kernels.GPUConfigFor(p, "gfx942"), cudagen.Limits("gfx942"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := amdKernel(t, dir, fns[0])
+			if k.Instr.MFMA == 0 || k.Spills() > 0 || k.ScratchBytes > 0 {
+				t.Errorf("%s", k)
+			}
+			t.Log(k)
+			for _, fn := range fns[1:] { // the combine: no matrix multiply
+				if k := amdKernel(t, dir, fn); k.Spills() > 0 {
+					t.Errorf("%s", k)
+				}
+			}
 		})
 	}
 }
