@@ -376,3 +376,34 @@ func TestStaggerCatchesMissingBarrier(t *testing.T) {
 	}
 	t.Logf("without barriers: %d of %d elements wrong", bad, 64*64)
 }
+
+// A GEMM whose A operand is a fragment (converted from f32 on the way in)
+// and whose result is scaled per row from a reduction: the MFMA operand
+// layout of a register tile, against the interpreter.
+func TestGemmFragmentA(t *testing.T) {
+	needClang(t)
+	f := tl.NewFunc("gemm_frag_a")
+	X := f.In("X", tl.F32, 96, 32)
+	B := f.In("B", tl.F16, 32, 64)
+	Y := f.Out("Y", tl.F32, 96, 64)
+	f.Kernel(tl.Grid(tl.CeilDiv(96, 64)), 256, func(k *tl.Block) {
+		bx, _, _ := k.Idx()
+		a := k.Fragment(tl.F16, 64, 32)
+		bs := k.Shared(tl.F16, 32, 64)
+		acc := k.Fragment(tl.F32, 64, 64)
+		m := k.Fragment(tl.F32, 64)
+		k.Copy(X.Sub(tl.Tile(bx, 64), tl.All), a)
+		k.Copy(B, bs)
+		k.Gemm(a, bs, acc, tl.ClearAccum)
+		k.ReduceAbsMax(acc, m, 1)
+		k.Parallel(func(i, j tl.Expr) {
+			acc.Set(acc.At(i, j).Div(m.At(i).Add(1)), i, j)
+		}, 64, 64)
+		k.Copy(acc, Y.Sub(tl.Tile(bx, 64), tl.All))
+	})
+	p := compile(t, f)
+	if !strings.Contains(p.Source, "tl::mfma_f16_16x16x16") {
+		t.Fatalf("no MFMA:\n%s", p.Source)
+	}
+	checkInterp(t, p, inputs(p.Func, [][]int{{96, 32}, {32, 64}, {96, 64}}), 1e-5)
+}
