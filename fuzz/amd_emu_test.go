@@ -1,7 +1,9 @@
 package fuzz
 
 import (
+	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +15,8 @@ import (
 // when the HIP source itself runs, in backend/hip/emu's emulation of the
 // device: the checker's GPU path (poisoned outputs, accumulated outputs'
 // start values, the program's tolerance) with the emulator for the GPU.
+// The waves are staggered, so a barrier missing between waves shows.
+// TILEGO_AMD_EMU_SEEDS=n runs the first n seeds.
 func TestAMDEmulated(t *testing.T) {
 	if _, err := exec.LookPath(emu.Clang); err != nil {
 		t.Fatalf("%s not found (apt-get install clang-19): %v", emu.Clang, err)
@@ -20,6 +24,12 @@ func TestAMDEmulated(t *testing.T) {
 	n := 40
 	if testing.Short() {
 		n = 12
+	}
+	if v := os.Getenv("TILEGO_AMD_EMU_SEEDS"); v != "" { // a longer run: seeds 1..v
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			t.Fatalf("TILEGO_AMD_EMU_SEEDS=%q: %v", v, err)
+		}
 	}
 	c := &Checker{Archs: []string{"gfx942"}}
 	var (

@@ -158,11 +158,11 @@ func TestRowReduce(t *testing.T) {
 // gemmCfg tiles the GEMM tests: four waves over a 64×64 tile.
 var gemmCfg = kernels.GemmConfig{BM: 64, BN: 64, BK: 32, Stages: 2, Threads: 256}
 
-// runGemm runs kernels.Gemm for s in the emulator (with opt) and returns
-// its error against ref.Gemm (float64).
-func runGemm(t *testing.T, s kernels.GemmShape, opt Options) ref.Diff {
+// runGemm runs kernels.Gemm for s and c in the emulator (with opt) and
+// returns its error against ref.Gemm (float64).
+func runGemm(t *testing.T, s kernels.GemmShape, c kernels.GemmConfig, opt Options) ref.Diff {
 	t.Helper()
-	p := compile(t, kernels.Gemm(s, gemmCfg))
+	p := compile(t, kernels.Gemm(s, c))
 	if !strings.Contains(p.Source, "tl::mfma_") {
 		t.Fatalf("no MFMA in the GEMM:\n%s", p.Source)
 	}
@@ -195,7 +195,7 @@ func TestGemm(t *testing.T) {
 				}
 				s := kernels.GemmShape{M: 200, N: 136, K: 96, TransA: ta, TransB: tb, DType: dt, OutDType: ir.F32}
 				t.Run(fmt.Sprintf("%s_ta%v_tb%v", dt, ta, tb), func(t *testing.T) {
-					if d := runGemm(t, s, Options{Stagger: 200 * time.Microsecond}); d.Rel() > kernels.Tolerance(s.OutDType) {
+					if d := runGemm(t, s, gemmCfg, Options{Stagger: 200 * time.Microsecond}); d.Rel() > kernels.Tolerance(s.OutDType) {
 						t.Errorf("%s", &d)
 					}
 				})
@@ -204,12 +204,33 @@ func TestGemm(t *testing.T) {
 	}
 }
 
+// GEMMs tiled otherwise: larger tiles with a rasterized grid and a 16-bit
+// output, eight waves splitting C by rows over three stages, four by
+// columns with BK 64.
+func TestGemmConfigs(t *testing.T) {
+	needClang(t)
+	for i, tc := range []struct {
+		s kernels.GemmShape
+		c kernels.GemmConfig
+	}{
+		{kernels.GemmShape{M: 77, N: 130, K: 40, TransB: true, DType: ir.BF16, OutDType: ir.BF16}, kernels.GemmConfig{BM: 128, BN: 128, BK: 32, Stages: 2, Threads: 256, Raster: 4}},
+		{kernels.GemmShape{M: 77, N: 130, K: 40, TransA: true, DType: ir.F16, OutDType: ir.F32}, kernels.GemmConfig{BM: 128, BN: 64, BK: 32, Stages: 3, Threads: 512, Policy: ir.FullRow}},
+		{kernels.GemmShape{M: 128, N: 128, K: 64, DType: ir.F16, OutDType: ir.F16}, kernels.GemmConfig{BM: 64, BN: 128, BK: 64, Stages: 2, Threads: 256, Policy: ir.FullCol}},
+	} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			if d := runGemm(t, tc.s, tc.c, Options{Stagger: 100 * time.Microsecond}); d.Rel() > kernels.Tolerance(tc.s.OutDType) {
+				t.Errorf("%+v %+v: %s", tc.s, tc.c, &d)
+			}
+		})
+	}
+}
+
 // The comparison catches a wrong lane mapping: with the MFMA accumulator
 // transposed (TL_EMU_WRONG_MFMA) the GEMM is wrong.
 func TestWrongMFMACaught(t *testing.T) {
 	needClang(t)
 	s := kernels.GemmShape{M: 200, N: 136, K: 96, TransB: true, DType: ir.BF16, OutDType: ir.F32}
-	d := runGemm(t, s, Options{Defines: []string{"TL_EMU_WRONG_MFMA"}})
+	d := runGemm(t, s, gemmCfg, Options{Defines: []string{"TL_EMU_WRONG_MFMA"}})
 	if d.Rel() <= kernels.Tolerance(s.OutDType) {
 		t.Errorf("a transposed MFMA accumulator passed: %s", &d)
 	}
@@ -354,4 +375,35 @@ func TestStaggerCatchesMissingBarrier(t *testing.T) {
 		t.Errorf("without its barriers the copy still came out right")
 	}
 	t.Logf("without barriers: %d of %d elements wrong", bad, 64*64)
+}
+
+// A GEMM whose A operand is a fragment (converted from f32 on the way in)
+// and whose result is scaled per row from a reduction: the MFMA operand
+// layout of a register tile, against the interpreter.
+func TestGemmFragmentA(t *testing.T) {
+	needClang(t)
+	f := tl.NewFunc("gemm_frag_a")
+	X := f.In("X", tl.F32, 96, 32)
+	B := f.In("B", tl.F16, 32, 64)
+	Y := f.Out("Y", tl.F32, 96, 64)
+	f.Kernel(tl.Grid(tl.CeilDiv(96, 64)), 256, func(k *tl.Block) {
+		bx, _, _ := k.Idx()
+		a := k.Fragment(tl.F16, 64, 32)
+		bs := k.Shared(tl.F16, 32, 64)
+		acc := k.Fragment(tl.F32, 64, 64)
+		m := k.Fragment(tl.F32, 64)
+		k.Copy(X.Sub(tl.Tile(bx, 64), tl.All), a)
+		k.Copy(B, bs)
+		k.Gemm(a, bs, acc, tl.ClearAccum)
+		k.ReduceAbsMax(acc, m, 1)
+		k.Parallel(func(i, j tl.Expr) {
+			acc.Set(acc.At(i, j).Div(m.At(i).Add(1)), i, j)
+		}, 64, 64)
+		k.Copy(acc, Y.Sub(tl.Tile(bx, 64), tl.All))
+	})
+	p := compile(t, f)
+	if !strings.Contains(p.Source, "tl::mfma_f16_16x16x16") {
+		t.Fatalf("no MFMA:\n%s", p.Source)
+	}
+	checkInterp(t, p, inputs(p.Func, [][]int{{96, 32}, {32, 64}, {96, 64}}), 1e-5)
 }
