@@ -186,6 +186,9 @@ func placeShared(c *compilation, walk *walkLoad) (*smemPlan, error) {
 		}
 	})
 	p.total = off + scratch
+	if amd(c.opts.Arch) && p.total > sharedLimit(c.opts.Arch) { // no device of the arch has more (NVIDIA's differ by model: Build's Limits say)
+		return nil, errAt("kernel", k.P, "shared memory after pipelining is %d bytes, over %s's %d per block; use fewer stages or smaller tiles", p.total, c.opts.Arch, sharedLimit(c.opts.Arch))
+	}
 	if p.total > ir.DefaultLimits.MaxSharedBytes {
 		return nil, errAt("kernel", k.P, "shared memory after pipelining is %d bytes, over the target's %d; use fewer stages or smaller tiles", p.total, ir.DefaultLimits.MaxSharedBytes)
 	}
