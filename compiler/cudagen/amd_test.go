@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/tilego/tilego/backend/hip/codeobj"
-	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/backend/hip/emu"
+	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
