@@ -39,22 +39,7 @@ func TestAMDGemmCodeObject(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := cudagen.Compile(fn, cudagen.Options{Arch: "gfx942"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			obj, err := codeobj.Build(p.Source, codeobj.Options{Includes: []string{dir}, Flags: []string{"-Wno-parentheses-equality"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := obj.Report()
-			if err != nil {
-				t.Fatal(err)
-			}
-			k, ok := r.Kernel(p.Name)
-			if !ok {
-				t.Fatalf("no kernel %s in %s", p.Name, r)
-			}
+			k := amdKernel(t, dir, fn)
 			if k.Instr.MFMA == 0 || k.Spills() > 0 || k.ScratchBytes > 0 {
 				t.Errorf("%s", k)
 			}
@@ -141,7 +126,8 @@ func TestAMDMLACodeObject(t *testing.T) {
 	}
 }
 
-// amdKernel compiles fn for gfx942 and reports its kernel.
+// amdKernel compiles fn for gfx942 and reports its kernel, checking that
+// its registers leave the occupancy its LDS allows.
 func amdKernel(t *testing.T, include string, fn *ir.Func) codeobj.Kernel {
 	t.Helper()
 	p, err := cudagen.Compile(fn, cudagen.Options{Arch: "gfx942"})
@@ -159,6 +145,15 @@ func amdKernel(t *testing.T, include string, fn *ir.Func) codeobj.Kernel {
 	k, ok := r.Kernel(p.Name)
 	if !ok {
 		t.Fatalf("no kernel %s in %s", p.Name, r)
+	}
+	// The occupancy the config intends is the one its LDS allows: the
+	// registers clang allotted must not lower it.
+	l, _ := codeobj.LimitsFor("gfx942")
+	o := k.OccupancyAt(p.Threads, p.Shared)
+	byRegs := l.SIMDsPerCU * min(o.VGPRWaves, o.SGPRWaves) / o.WavesPerWorkgroup
+	bySlots := l.SIMDsPerCU * l.MaxWavesPerSIMD / o.WavesPerWorkgroup
+	if want := min(o.LDSWorkgroups, bySlots); o.LDSWorkgroups > 0 && byRegs < want {
+		t.Errorf("%s: registers allow %d workgroups a CU, its %d bytes of LDS and the wave slots %d: %s", p.Name, byRegs, p.Shared, want, k)
 	}
 	return k
 }
