@@ -114,7 +114,7 @@ func launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, o
 	if err != nil {
 		return fmt.Errorf("cuda: Launch %q: %w", fn.name, err)
 	}
-	defer p.release()
+	defer p.Release()
 	d := fn.m.d
 	return d.do(func() error {
 		call := "cuLaunchKernel"
@@ -126,12 +126,12 @@ func launch(fn *Function, grid, block [3]int, sharedBytes int, stream *Stream, o
 		if len(attrs) > 0 {
 			call = "cuLaunchKernelEx"
 			cfg := &launchConfig{dims: dims, stream: stream.handle(), attrs: &attrs[0], numAttrs: uint32(len(attrs))}
-			r = d.api.cuLaunchKernelEx(cfg, fn.h, p.kernelParams(), nil)
+			r = d.api.cuLaunchKernelEx(cfg, fn.h, p.Params(), nil)
 			runtime.KeepAlive(cfg)
 			runtime.KeepAlive(attrs)
 		} else {
 			r = d.api.cuLaunchKernel(fn.h, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5],
-				dims[6], stream.handle(), p.kernelParams(), nil)
+				dims[6], stream.handle(), p.Params(), nil)
 		}
 		err = d.api.checkKernel(call, fn.name, r)
 		if e, ok := err.(*Error); ok {

@@ -10,7 +10,7 @@ import (
 
 // at reads the n bytes kernelParams[i] points to, as the driver would.
 func at(p *paramBlock, i, n int) []byte {
-	pp := unsafe.Slice((*unsafe.Pointer)(p.kernelParams()), len(p.ptrs))
+	pp := unsafe.Slice((*unsafe.Pointer)(p.Params()), p.Len())
 	return unsafe.Slice((*byte)(pp[i]), n)
 }
 
@@ -36,15 +36,15 @@ func TestPackParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.release()
+	defer p.Release()
 
 	wantOffs := []int{0, 8, 16, 64, 192, 200, 202, 256, 384, 392, 395}
 	for i, w := range wantOffs {
-		if p.offs[i] != w {
-			t.Errorf("arg %d at offset %d, want %d", i, p.offs[i], w)
+		if p.Offset(i) != w {
+			t.Errorf("arg %d at offset %d, want %d", i, p.Offset(i), w)
 		}
 	}
-	if a := uintptr(unsafe.Pointer(&p.buf[0])); a%64 != 0 {
+	if a := uintptr(p.Start()); a%64 != 0 {
 		t.Errorf("block at %#x, not 64-byte aligned", a)
 	}
 	for _, i := range []int{3, 7} {
@@ -89,8 +89,8 @@ func TestPackParamsEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.release()
-	if p.kernelParams() != nil {
+	defer p.Release()
+	if p.Params() != nil {
 		t.Error("no arguments should give a nil kernelParams")
 	}
 }

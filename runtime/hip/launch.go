@@ -33,14 +33,14 @@ func Launch(fn *Function, grid, block [3]int, ldsBytes int, stream *Stream, args
 	if err != nil {
 		return fmt.Errorf("hip: Launch %q: %w", fn.name, err)
 	}
-	defer p.release()
+	defer p.Release()
 	d := fn.device()
 	return d.do(func() error {
 		if stream != nil && stream.device() != d {
 			return fmt.Errorf("hip: Launch %q: a closed stream, or one of another device", fn.name)
 		}
 		r := d.api.hipModuleLaunchKernel(fn.h, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5],
-			dims[6], stream.handle(), p.kernelParams(), nil)
+			dims[6], stream.handle(), p.Params(), nil)
 		err := d.api.checkKernel("hipModuleLaunchKernel", fn.name, r)
 		if e, ok := err.(*Error); ok {
 			cfg := fmt.Sprintf("grid %v, block %v, LDS %d B", grid, block, ldsBytes)

@@ -9,7 +9,7 @@ import (
 
 // at reads the n bytes kernelParams[i] points to, as the runtime would.
 func at(p *paramBlock, i, n int) []byte {
-	pp := unsafe.Slice((*unsafe.Pointer)(p.kernelParams()), len(p.ptrs))
+	pp := unsafe.Slice((*unsafe.Pointer)(p.Params()), p.Len())
 	return unsafe.Slice((*byte)(pp[i]), n)
 }
 
@@ -37,16 +37,16 @@ func TestPackParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.release()
+	defer p.Release()
 
 	wantOffs := []int{0, 8, 16, 32, 48, 56, 58, 64, 72, 80, 83, 88, 96}
 	for i, w := range wantOffs {
-		if p.offs[i] != w {
-			t.Errorf("arg %d at offset %d, want %d", i, p.offs[i], w)
+		if p.Offset(i) != w {
+			t.Errorf("arg %d at offset %d, want %d", i, p.Offset(i), w)
 		}
 	}
-	if a := uintptr(unsafe.Pointer(&p.buf[0])); a%paramBlockAlign != 0 {
-		t.Errorf("block at %#x, not %d-byte aligned", a, paramBlockAlign)
+	if a := uintptr(p.Start()); a%paramAlign != 0 {
+		t.Errorf("block at %#x, not %d-byte aligned", a, paramAlign)
 	}
 	if a := uintptr(unsafe.Pointer(&at(p, 3, 1)[0])); a%16 != 0 {
 		t.Errorf("16-byte Raw at %#x, not 16-byte aligned", a)
@@ -97,8 +97,8 @@ func TestPackParamsEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.release()
-	if p.kernelParams() != nil {
+	defer p.Release()
+	if p.Params() != nil {
 		t.Error("no arguments should give a nil kernelParams")
 	}
 }
