@@ -317,6 +317,16 @@ func (b *builder) expr(e *Expr, iv []tl.Expr) tl.Expr {
 		return tl.Abs(arg(0))
 	case "exp2": // clamped: no storage type overflows
 		return tl.Exp2(tl.Min(arg(0), 4))
+	case "tanh":
+		return tl.Tanh(arg(0))
+	case "erf":
+		return tl.Erf(arg(0))
+	case "sigmoid":
+		return tl.Sigmoid(arg(0))
+	case "log1p": // of a magnitude: in its domain
+		return tl.Log1p(tl.Abs(arg(0)))
+	case "expm1": // clamped, as exp2
+		return tl.Expm1(tl.Min(arg(0), 4))
 	case "cast":
 		return tl.Cast(arg(0), e.DT)
 	case "select":

@@ -336,6 +336,13 @@ func (w *goWriter) expr(e *Expr, iv []string) string {
 		return fmt.Sprintf("tl.Abs(%s)", arg(0))
 	case "exp2":
 		return fmt.Sprintf("tl.Exp2(tl.Min(%s, 4))", arg(0))
+	case "tanh", "erf", "sigmoid":
+		m := map[string]string{"tanh": "Tanh", "erf": "Erf", "sigmoid": "Sigmoid"}[e.Op]
+		return fmt.Sprintf("tl.%s(%s)", m, arg(0))
+	case "log1p":
+		return fmt.Sprintf("tl.Log1p(tl.Abs(%s))", arg(0))
+	case "expm1":
+		return fmt.Sprintf("tl.Expm1(tl.Min(%s, 4))", arg(0))
 	case "cast":
 		return fmt.Sprintf("tl.Cast(%s, %s)", arg(0), dtName(e.DT))
 	case "select":

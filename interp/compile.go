@@ -165,6 +165,16 @@ func (c *compiler) unary(e *ir.Unary) eval {
 		fn = math.Sqrt
 	case ir.Rsqrt:
 		fn = func(v float64) float64 { return 1 / math.Sqrt(v) }
+	case ir.Tanh:
+		fn = math.Tanh
+	case ir.Sigmoid:
+		fn = func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
+	case ir.Erf:
+		fn = math.Erf
+	case ir.Log1p:
+		fn = math.Log1p
+	case ir.Expm1:
+		fn = math.Expm1
 	default:
 		c.errorf("interp: unknown operator %d", e.Op)
 		return func(*state) float64 { return 0 }

@@ -88,9 +88,14 @@ const (
 	Sqrt
 	Rsqrt
 	Abs
+	Tanh
+	Sigmoid // 1 / (1 + e^-x)
+	Erf
+	Log1p // ln(1 + x), exact near 0
+	Expm1 // e^x - 1, exact near 0
 )
 
-var unOpNames = [...]string{"neg", "not", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs"}
+var unOpNames = [...]string{"neg", "not", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "tanh", "sigmoid", "erf", "log1p", "expm1"}
 
 func (o UnOp) String() string { return unOpNames[o] }
 

@@ -232,6 +232,13 @@ func Log2(x any) Expr  { return unary(ir.Log2, x) }
 func Sqrt(x any) Expr  { return unary(ir.Sqrt, x) }
 func Rsqrt(x any) Expr { return unary(ir.Rsqrt, x) }
 func Abs(x any) Expr   { return unary(ir.Abs, x) }
+func Tanh(x any) Expr  { return unary(ir.Tanh, x) }
+func Erf(x any) Expr   { return unary(ir.Erf, x) }
+func Log1p(x any) Expr { return unary(ir.Log1p, x) }
+func Expm1(x any) Expr { return unary(ir.Expm1, x) }
+
+// Sigmoid is 1 / (1 + e^-x), in f32.
+func Sigmoid(x any) Expr { return unary(ir.Sigmoid, x) }
 
 // Cast converts x to dt (round to nearest even for narrower floats).
 func Cast(x any, dt DType) Expr {

@@ -64,6 +64,16 @@ func (e *emitter) expr(x ir.Expr) string {
 			return "sqrtf(" + a + ")"
 		case ir.Rsqrt:
 			return "rsqrtf(" + a + ")"
+		case ir.Tanh:
+			return "tl::tanh_(" + a + ")"
+		case ir.Sigmoid:
+			return "tl::sigmoid_(" + a + ")"
+		case ir.Erf:
+			return "tl::erf_(" + a + ")"
+		case ir.Log1p:
+			return "tl::log1p_(" + a + ")"
+		case ir.Expm1:
+			return "tl::expm1_(" + a + ")"
 		}
 	case *ir.Cast:
 		a := e.expr(x.X)

@@ -176,3 +176,98 @@ func roundMode(dt ir.DType, x float32, mode string) (uint64, bool) {
 	}
 	return best, found
 }
+
+// The AMD device library's math functions (tanh, erf, log1p, expm1 and
+// sigmoid, written from exp and log), built for the host, against float64
+// on magnitudes from 1e-30 to 100 of both signs: the largest error in
+// units of the f32 result's precision (2^-24 relative) stays under the
+// bound each one documents (docs/language.md).
+func TestHIPMath(t *testing.T) {
+	clang, err := exec.LookPath("clang++-19")
+	if err != nil {
+		t.Fatalf("clang++-19 not found (apt-get install clang-19 lld-19 llvm-19): %v", err)
+	}
+	dir := t.TempDir()
+	prog := `#include "tilego_hip.h"
+#include <cstdio>
+int main() {
+  float x;
+  while (scanf("%a", &x) == 1) {
+    printf("%a %a %a %a %a %a\n", x, tl::tanh_(x), tl::erf_(x), tl::log1p_(x), tl::expm1_(x), tl::sigmoid_(x));
+  }
+}
+`
+	src := filepath.Join(dir, "math.cc")
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "math")
+	if out, err := exec.Command(clang, "-O2", "-ffp-model=strict", "-Iinclude", src, "-o", bin).CombinedOutput(); err != nil {
+		t.Fatalf("building the host math: %v\n%s", err, out)
+	}
+	var in strings.Builder
+	for e := -30.0; e <= 2; e += 0.01 {
+		for _, s := range []float64{1, -1} {
+			fmt.Fprintf(&in, "%x\n", float32(s*math.Pow(10, e)))
+		}
+	}
+	cmd := exec.Command(bin)
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fns := []struct {
+		name  string
+		ref   func(float64) float64
+		bound float64 // in ulps of the result (2^-24 relative)
+	}{
+		{"tanh", math.Tanh, 4},
+		{"erf", math.Erf, 4},
+		{"log1p", math.Log1p, 4},
+		{"expm1", math.Expm1, 4},
+		{"sigmoid", func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }, 4},
+	}
+	worst, at := make([]float64, len(fns)), make([]float64, len(fns))
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		x, _ := strconv.ParseFloat(f[0], 64)
+		for i, fn := range fns {
+			got, err := strconv.ParseFloat(f[1+i], 64)
+			if err != nil && strings.Contains(f[1+i], "nan") { // "-nan": printf's, not Go's
+				got, err = math.NaN(), nil
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := fn.ref(x)
+			if math.IsNaN(want) || math.IsNaN(got) {
+				if !math.IsNaN(want) || !math.IsNaN(got) {
+					t.Errorf("%s(%g) = %g, want %g", fn.name, x, got, want)
+				}
+				continue
+			}
+			if math.IsInf(want, 0) || math.IsInf(got, 0) {
+				if got != want && float64(float32(want)) != got {
+					t.Errorf("%s(%g) = %g, want %g", fn.name, x, got, want)
+				}
+				continue
+			}
+			ulps := math.Abs(got-want) / math.Max(math.Abs(want), 0x1p-126) * 0x1p24
+			if ulps > worst[i] {
+				worst[i], at[i] = ulps, x
+			}
+		}
+		n++
+	}
+	if n < 6000 {
+		t.Fatalf("%d results", n)
+	}
+	for i, fn := range fns {
+		t.Logf("%s: at most %.2f ulps over %d inputs (at %g)", fn.name, worst[i], n, at[i])
+		if worst[i] > fn.bound {
+			t.Errorf("%s: %.2f ulps, over its bound of %g", fn.name, worst[i], fn.bound)
+		}
+	}
+}

@@ -93,6 +93,14 @@ __device__ __forceinline__ float log2f_(float x) {
   return y;
 }
 __device__ __forceinline__ float inf() { return __int_as_float(0x7f800000); }
+// The language's other math functions: CUDA's (its math library's error
+// bounds), and 1 / (1 + e^-x), e^x itself below -80 (where e^-x
+// overflows but the result is still a subnormal float).
+__device__ __forceinline__ float tanh_(float x) { return tanhf(x); }
+__device__ __forceinline__ float erf_(float x) { return erff(x); }
+__device__ __forceinline__ float log1p_(float x) { return log1pf(x); }
+__device__ __forceinline__ float expm1_(float x) { return expm1f(x); }
+__device__ __forceinline__ float sigmoid_(float x) { return x < -80.0f ? expf(x) : 1.0f / (1.0f + expf(-x)); }
 
 // ---- shared memory -----------------------------------------------------
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {

@@ -185,6 +185,51 @@ __device__ __forceinline__ float e4m3_to_f32(uint8_t x) {
   return s * __builtin_ldexpf(float(8 + m), e - 10);
 }
 __device__ __forceinline__ float e5m2_to_f32(uint8_t x) { return f16_to_f32(uint16_t(uint16_t(x) << 8)); }
+// ---- math functions ------------------------------------------------------
+// Without ROCm's device library, the functions beyond exp and log are
+// written here from exp and log, each accurate near 0 where the plain
+// formula cancels. TestHIPMath measures their error against float64.
+// e^x - 1: a Taylor polynomial below 0.5 in magnitude, exp above.
+__device__ __forceinline__ float expm1_(float x) {
+  const float a = __builtin_fabsf(x);
+  if (a < 0.5f) {
+    return x * (1.0f + x * (0.5f + x * (1.0f / 6 + x * (1.0f / 24 + x * (1.0f / 120 + x * (1.0f / 720 + x * (1.0f / 5040 + x * (1.0f / 40320))))))));
+  }
+  return __builtin_expf(x) - 1.0f;
+}
+// ln(1 + x): u = 1 + x rounded, and ln(u)·x/(u - 1) corrects for that
+// rounding (Goldberg).
+__device__ __forceinline__ float log1p_(float x) {
+  const float u = 1.0f + x;
+  if (u == 1.0f) return x;
+  if (u == __builtin_inff() || !(x > -1.0f)) return __builtin_logf(u);
+  return __builtin_logf(u) * (x / (u - 1.0f));
+}
+// tanh x = -expm1(-2|x|) / (expm1(-2|x|) + 2), signed; 1 from 9 on.
+__device__ __forceinline__ float tanh_(float x) {
+  const float a = __builtin_fabsf(x);
+  if (!(a < 9.0f)) return a != a ? x : __builtin_copysignf(1.0f, x);
+  const float e = expm1_(-2.0f * a);
+  return __builtin_copysignf(-e / (e + 2.0f), x);
+}
+// erf: its Taylor series below 0.5 in magnitude, else 1 - erfc with
+// erfc's rational approximation of fractional error under 1.2e-7
+// (Numerical Recipes' erfcc); 1 from 4 on.
+__device__ __forceinline__ float erf_(float x) {
+  const float a = __builtin_fabsf(x);
+  if (a < 0.5f) {
+    const float z = x * x;
+    return x * 1.12837916709551257f * (1.0f + z * (-1.0f / 3 + z * (1.0f / 10 + z * (-1.0f / 42 + z * (1.0f / 216 + z * (-1.0f / 1320 + z * (1.0f / 9360)))))));
+  }
+  if (!(a < 4.0f)) return a != a ? x : __builtin_copysignf(1.0f, x);
+  const float t = 1.0f / (1.0f + 0.5f * a);
+  const float p = -1.26551223f + t * (1.00002368f + t * (0.37409196f + t * (0.09678418f + t * (-0.18628806f + t * (0.27886807f + t * (-1.13520398f + t * (1.48851587f + t * (-0.82215223f + t * 0.17087277f))))))));
+  return __builtin_copysignf(1.0f - t * __builtin_expf(p - a * a), x);
+}
+// 1 / (1 + e^-x); e^x itself below -80, where e^-x overflows but the
+// result is still a (subnormal) float.
+__device__ __forceinline__ float sigmoid_(float x) { return x < -80.0f ? __builtin_expf(x) : 1.0f / (1.0f + __builtin_expf(-x)); }
+
 // Two f32 to a packed pair, lo in the low half.
 __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
   return uint32_t(f32_to_bf16(lo)) | (uint32_t(f32_to_bf16(hi)) << 16);
