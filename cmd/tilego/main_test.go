@@ -65,7 +65,7 @@ func TestRunFlushL2OnCPU(t *testing.T) {
 
 func TestRunText(t *testing.T) {
 	out, _ := tilegoOut(t, 0, "run", "flash-attention", "--backend", "cpu", "--heads", "2", "--heads-kv", "1", "--seq-q", "40", "--causal")
-	for _, want := range []string{"backend  cpu: CPU interpreter", "O rel", "LSE rel", "checked  all", "TFLOP/s"} {
+	for _, want := range []string{"backend  cpu: CPU interpreter", "O rel", "LSE rel", "checked  all", "TFLOP/s", "GB/s"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -106,6 +106,8 @@ type runResult struct {
 	Flush   string             `json:"flush,omitempty"` // "l2" with --flush-l2 on a GPU
 	GFLOP   float64            `json:"gflop"`
 	TFLOPS  float64            `json:"tflops"`
+	GB      float64            `json:"gb,omitempty"`    // bytes the kernel must move at least once (its global tensors), in GB
+	GBps    float64            `json:"gbps,omitempty"`  // GB over the time: what a memory-bound kernel is judged by
 	Error   string             `json:"error,omitempty"` // why ok is false
 }
 
@@ -198,6 +200,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if s := res.Time.Seconds(); s > 0 {
 		out.TFLOPS = p.FLOPs() / s / 1e12
 	}
+	if tr, ok := p.(kernels.Traffic); ok {
+		out.GB = tr.Bytes() / 1e9
+		if s := res.Time.Seconds(); s > 0 {
+			out.GBps = out.GB / s
+		}
+	}
 	var rep kernels.Report
 	if rf.check {
 		rep = p.Check(inputs, rf.seed)
@@ -243,7 +251,11 @@ func printRun(w io.Writer, r runResult, rep kernels.Report, checked bool) {
 		fmt.Fprintf(w, "  error    not checked (--check=false)\n")
 	}
 	fmt.Fprintf(w, "  time     %.3f ms (median of %d)\n", r.TimeMS, r.Repeats)
-	fmt.Fprintf(w, "  speed    %.3g TFLOP/s (%.4g GFLOP)\n", r.TFLOPS, r.GFLOP)
+	fmt.Fprintf(w, "  speed    %.3g TFLOP/s (%.4g GFLOP)", r.TFLOPS, r.GFLOP)
+	if r.GB > 0 {
+		fmt.Fprintf(w, ", %.4g GB/s (%.4g GB its global tensors move at least once)", r.GBps, r.GB)
+	}
+	fmt.Fprintln(w)
 }
 
 // pickBackend resolves --backend. With auto, a missing GPU is a one-line
