@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/tilego/tilego/compiler/cudagen"
 	"io"
+	"strings"
 
 	"github.com/tilego/tilego/backend"
 	"github.com/tilego/tilego/backend/cpu"
@@ -15,12 +17,13 @@ var emitCmd = &command{
 	main: emitMain, usage: emitUsage,
 }
 
-func defineEmitFlags(k *kernelFlags) (target, config *string, step *int) {
+func defineEmitFlags(k *kernelFlags) (target, config *string, step *int, standalone *bool) {
 	step = new(int)
+	standalone = k.fs.Bool("standalone", false, "for a GPU target, inline the device library, so the source compiles alone (nvcc, NVRTC or clang without tilego's include folder)")
 	boundedInt(k.fs, step, "step", 0, 0, 1<<16, "for a shape that runs as several programs (e.g. mla-decode --splits 2: the split kernel, then the combine), print the N-th, from 1")
-	return k.fs.String("target", "ir", "what to emit: ir (or cpu) is the program the interpreter runs; sm_80 or sm_90a is the CUDA C++ for that GPU; gfx942 is HIP for AMD's MI300X (no Gemm yet)"),
+	return k.fs.String("target", "ir", "what to emit: ir (or cpu) is the program the interpreter runs; sm_80 or sm_90a is the CUDA C++ for that GPU; gfx942 is HIP for AMD's MI300X"),
 		k.fs.String("config", "", "config fields to change from the target's default, as name=value pairs (e.g. \"n=64 ws=true overlap=true\"; names as run --json prints them)"),
-		step
+		step, standalone
 }
 
 func emitUsage(w io.Writer) {
@@ -28,8 +31,9 @@ func emitUsage(w io.Writer) {
 
 Builds KERNEL for the shape the flags give and prints the code the target
 gets: the IR text for ir (with the interpreter's default config), CUDA C++
-for sm_80 (mma.sync) or sm_90a (wgmma), HIP for gfx942 (AMD MI300X; Gemms
-are not lowered for it yet) (with the GPU config); --config
+for sm_80 (mma.sync) or sm_90a (wgmma), HIP for gfx942 (AMD MI300X: MFMA)
+(with the target's GPU config); --standalone inlines the device library;
+--config
 changes fields of that config; --step picks one program of a shape that
 runs several. No GPU is needed. TILEGO_DUMP=<program name> also prints
 every compiler pass.
@@ -58,7 +62,7 @@ func emit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	tgt, config, step := defineEmitFlags(k)
+	tgt, config, step, standalone := defineEmitFlags(k)
 	usage := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: tilego emit %s [flags]\n\n", k.entry.Name)
 		printKernel(w, k.entry)
@@ -100,6 +104,9 @@ func emit(args []string, stdout, stderr io.Writer) error {
 	code, err := be.Emit(fn)
 	if err != nil {
 		return withConfig(err, cfg)
+	}
+	if *standalone && be.Name() != "cpu" {
+		code = strings.Replace((&cudagen.Program{Source: code}).FullSource(), "#pragma once\n", "", 1) // a main file, now
 	}
 	_, err = io.WriteString(stdout, code)
 	return err

@@ -92,6 +92,17 @@ func TestRunHIPEmu(t *testing.T) {
 	}
 }
 
+// emit --standalone inlines the device library: no include is left, for
+// the CUDA and the HIP targets alike.
+func TestEmitStandalone(t *testing.T) {
+	for _, target := range []string{"sm_90a", "gfx942"} {
+		out, _ := tilegoOut(t, 0, "emit", "gemm", "--target", target, "--standalone")
+		if strings.Contains(out, "#include") || !strings.Contains(out, "namespace tl {") || !strings.Contains(out, "extern \"C\" __global__") {
+			t.Errorf("%s: not a standalone source:\n%.400s", target, out)
+		}
+	}
+}
+
 func TestErrors(t *testing.T) {
 	cases := []struct {
 		code int

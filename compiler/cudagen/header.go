@@ -36,11 +36,16 @@ func Header(arch string) (name, text string) {
 	return "tilego.cuh", header
 }
 
-// FullSource returns the program's source with the device library
-// (include/tilego.cuh) inlined: what a compiler without an include path,
-// such as NVRTC, compiles.
+// FullSource returns the program's source with its device library
+// (include/tilego.cuh, or tilego_hip.h for AMD) inlined: what a compiler
+// without an include path, such as NVRTC, compiles.
 func (p *Program) FullSource() string {
-	return strings.Replace(p.Source, "#include \"tilego.cuh\"", header, 1)
+	for _, h := range [][2]string{{"tilego.cuh", header}, {"tilego_hip.h", hipHeader}} {
+		if inc := "#include \"" + h[0] + "\""; strings.Contains(p.Source, inc) {
+			return strings.Replace(p.Source, inc, h[1], 1)
+		}
+	}
+	return p.Source
 }
 
 // Fingerprint identifies what NVRTC compiles for p: the SHA-256 (hex) of
