@@ -7,7 +7,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/tilego/tilego/internal/testprog"
+	"github.com/tilego/tilego/examples"
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/ref"
@@ -50,7 +50,7 @@ func TestGPUSoftmax(t *testing.T) {
 	}
 	for _, dt := range []ir.DType{ir.BF16, ir.F16, ir.F32} {
 		for _, s := range shapes {
-			fn, err := testprog.Softmax(s.rows, s.cols, dt, s.bm, s.bn, s.threads).Build(b.Limits())
+			fn, err := examples.Softmax(s.rows, s.cols, dt, s.bm, s.bn, s.threads).Build(b.Limits())
 			if err != nil {
 				t.Fatal(err)
 			}

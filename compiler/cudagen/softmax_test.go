@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tilego/tilego/internal/testprog"
+	"github.com/tilego/tilego/examples"
 	"github.com/tilego/tilego/ir"
 )
 
@@ -24,7 +24,7 @@ func TestSoftmaxTMAStore(t *testing.T) {
 		{16, 64, 4, 64, true},
 	} {
 		t.Run(fmt.Sprintf("%dx%d/bm%d", c.rows, c.cols, c.bm), func(t *testing.T) {
-			fn, err := testprog.Softmax(c.rows, c.cols, ir.BF16, c.bm, c.bn, 128).Build()
+			fn, err := examples.Softmax(c.rows, c.cols, ir.BF16, c.bm, c.bn, 128).Build()
 			if err != nil {
 				t.Fatal(err)
 			}
