@@ -29,7 +29,7 @@ func GemmBiasGELU(M, N, K int, dt tl.DType, BM, BN, BK, stages, threads int) *tl
 			k.Gemm(as, bs, acc)
 		})
 		k.Parallel(func(i, j tl.Expr) {
-			x := acc.At(i, j).Add(bias.At(j))
+			x := k.Let(acc.At(i, j).Add(bias.At(j))) // read and added once, used five times
 			inner := x.Add(x.Mul(x).Mul(x).Mul(0.044715)).Mul(c)
 			acc.Set(x.Mul(0.5).Mul(tl.Tanh(inner).Add(1)), i, j)
 		}, BM, BN)

@@ -69,6 +69,22 @@ func (k *Block) Var(dt DType, init any) *Tensor {
 	return t
 }
 
+// Let computes v once, where it stands, and returns its value: for an
+// expression used several times (GELU's x = acc + bias, which would
+// otherwise be read and added at each use). Inside a Parallel loop it is
+// computed once per point. It is a scalar variable (Var) of v's type.
+func (k *Block) Let(v any) Expr {
+	e := lift(v)
+	if e.err != "" {
+		return e
+	}
+	t := k.Var(e.e.Type(), e)
+	if t == nil {
+		return Expr{err: "let: no variable"}
+	}
+	return t.Val()
+}
+
 // Copy copies a tile: src and dst are Tensors or Regions of any scope with
 // the same tile shape; elements convert to dst's type. Parts of a global
 // region past the tensor's edge read as zero and are not written. A last

@@ -1,6 +1,7 @@
 package tl_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tilego/tilego/tl"
@@ -214,5 +215,19 @@ func TestNilFunc(t *testing.T) {
 	z.Kernel(tl.Grid(1), 128, func(k *tl.Block) {})
 	if _, err := z.Build(); err != nil {
 		t.Errorf("Build of a zero Func: %v", err)
+	}
+}
+
+// Let of a broken expression reports it at Build, as any use of it would.
+func TestLetError(t *testing.T) {
+	f := tl.NewFunc("let_err")
+	Y := f.Out("Y", tl.F32, 64)
+	f.Kernel(tl.Grid(1), 64, func(k *tl.Block) {
+		y := k.Fragment(tl.F32, 64)
+		k.Parallel(func(i tl.Expr) { y.Set(k.Let(tl.Expr{}), i) }, 64)
+		k.Copy(y, Y)
+	})
+	if _, err := f.Build(); err == nil || !strings.Contains(err.Error(), "zero value") {
+		t.Errorf("Build: %v; want the zero Expr reported", err)
 	}
 }
