@@ -327,6 +327,10 @@ func (b *builder) expr(e *Expr, iv []tl.Expr) tl.Expr {
 		return tl.Log1p(tl.Abs(arg(0)))
 	case "expm1": // clamped, as exp2
 		return tl.Expm1(tl.Min(arg(0), 4))
+	case "sin":
+		return tl.Sin(arg(0))
+	case "cos":
+		return tl.Cos(arg(0))
 	case "cast":
 		return tl.Cast(arg(0), e.DT)
 	case "select":

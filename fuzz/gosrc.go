@@ -336,8 +336,8 @@ func (w *goWriter) expr(e *Expr, iv []string) string {
 		return fmt.Sprintf("tl.Abs(%s)", arg(0))
 	case "exp2":
 		return fmt.Sprintf("tl.Exp2(tl.Min(%s, 4))", arg(0))
-	case "tanh", "erf", "sigmoid":
-		m := map[string]string{"tanh": "Tanh", "erf": "Erf", "sigmoid": "Sigmoid"}[e.Op]
+	case "tanh", "erf", "sigmoid", "sin", "cos":
+		m := map[string]string{"tanh": "Tanh", "erf": "Erf", "sigmoid": "Sigmoid", "sin": "Sin", "cos": "Cos"}[e.Op]
 		return fmt.Sprintf("tl.%s(%s)", m, arg(0))
 	case "log1p":
 		return fmt.Sprintf("tl.Log1p(tl.Abs(%s))", arg(0))

@@ -175,6 +175,10 @@ func (c *compiler) unary(e *ir.Unary) eval {
 		fn = math.Log1p
 	case ir.Expm1:
 		fn = math.Expm1
+	case ir.Sin:
+		fn = math.Sin
+	case ir.Cos:
+		fn = math.Cos
 	default:
 		c.errorf("interp: unknown operator %d", e.Op)
 		return func(*state) float64 { return 0 }

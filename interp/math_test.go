@@ -21,6 +21,8 @@ func TestMathFunctions(t *testing.T) {
 		{"sigmoid", func(x tl.Expr) tl.Expr { return tl.Sigmoid(x) }, func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }},
 		{"log1p", func(x tl.Expr) tl.Expr { return tl.Log1p(tl.Abs(x)) }, func(v float64) float64 { return math.Log1p(math.Abs(v)) }},
 		{"expm1", func(x tl.Expr) tl.Expr { return tl.Expm1(x) }, math.Expm1},
+		{"sin", func(x tl.Expr) tl.Expr { return tl.Sin(x) }, math.Sin},
+		{"cos", func(x tl.Expr) tl.Expr { return tl.Cos(x) }, math.Cos},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tl.NewFunc(tc.name)

@@ -93,9 +93,11 @@ const (
 	Erf
 	Log1p // ln(1 + x), exact near 0
 	Expm1 // e^x - 1, exact near 0
+	Sin
+	Cos
 )
 
-var unOpNames = [...]string{"neg", "not", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "tanh", "sigmoid", "erf", "log1p", "expm1"}
+var unOpNames = [...]string{"neg", "not", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "tanh", "sigmoid", "erf", "log1p", "expm1", "sin", "cos"}
 
 func (o UnOp) String() string { return unOpNames[o] }
 

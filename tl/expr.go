@@ -236,6 +236,8 @@ func Tanh(x any) Expr  { return unary(ir.Tanh, x) }
 func Erf(x any) Expr   { return unary(ir.Erf, x) }
 func Log1p(x any) Expr { return unary(ir.Log1p, x) }
 func Expm1(x any) Expr { return unary(ir.Expm1, x) }
+func Sin(x any) Expr   { return unary(ir.Sin, x) }
+func Cos(x any) Expr   { return unary(ir.Cos, x) }
 
 // Sigmoid is 1 / (1 + e^-x), in f32.
 func Sigmoid(x any) Expr { return unary(ir.Sigmoid, x) }

@@ -74,6 +74,10 @@ func (e *emitter) expr(x ir.Expr) string {
 			return "tl::log1p_(" + a + ")"
 		case ir.Expm1:
 			return "tl::expm1_(" + a + ")"
+		case ir.Sin:
+			return "tl::sin_(" + a + ")"
+		case ir.Cos:
+			return "tl::cos_(" + a + ")"
 		}
 	case *ir.Cast:
 		a := e.expr(x.X)

@@ -193,7 +193,7 @@ func TestHIPMath(t *testing.T) {
 int main() {
   float x;
   while (scanf("%a", &x) == 1) {
-    printf("%a %a %a %a %a %a\n", x, tl::tanh_(x), tl::erf_(x), tl::log1p_(x), tl::expm1_(x), tl::sigmoid_(x));
+    printf("%a %a %a %a %a %a %a %a\n", x, tl::tanh_(x), tl::erf_(x), tl::log1p_(x), tl::expm1_(x), tl::sigmoid_(x), tl::sin_(x), tl::cos_(x));
   }
 }
 `
@@ -206,10 +206,15 @@ int main() {
 		t.Fatalf("building the host math: %v\n%s", err, out)
 	}
 	var in strings.Builder
-	for e := -30.0; e <= 2; e += 0.01 {
+	for e := -30.0; e <= 3; e += 0.01 { // to 1000
 		for _, s := range []float64{1, -1} {
 			fmt.Fprintf(&in, "%x\n", float32(s*math.Pow(10, e)))
 		}
+	}
+	nearRoots := 0 // the floats nearest k·π/2, where sin or cos is small and its relative error large
+	for k := 1; k <= 600; k++ {
+		fmt.Fprintf(&in, "%x\n", float32(float64(k)*math.Pi/2))
+		nearRoots++
 	}
 	cmd := exec.Command(bin)
 	cmd.Stdin = strings.NewReader(in.String())
@@ -227,8 +232,11 @@ int main() {
 		{"log1p", math.Log1p, 4},
 		{"expm1", math.Expm1, 4},
 		{"sigmoid", func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }, 4},
+		{"sin", math.Sin, 4},
+		{"cos", math.Cos, 4},
 	}
 	worst, at := make([]float64, len(fns)), make([]float64, len(fns))
+	var trigAbs float64 // sin's and cos's largest absolute error
 	n := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)
@@ -254,6 +262,12 @@ int main() {
 				}
 				continue
 			}
+			if fn.name == "sin" || fn.name == "cos" {
+				trigAbs = math.Max(trigAbs, math.Abs(got-want))
+				if math.Abs(want) < 1e-3 { // near a root: judged by the absolute error below
+					continue
+				}
+			}
 			ulps := math.Abs(got-want) / math.Max(math.Abs(want), 0x1p-126) * 0x1p24
 			if ulps > worst[i] {
 				worst[i], at[i] = ulps, x
@@ -261,8 +275,12 @@ int main() {
 		}
 		n++
 	}
-	if n < 6000 {
+	if n < 6000+nearRoots {
 		t.Fatalf("%d results", n)
+	}
+	t.Logf("sin, cos: at most %.3g absolute error over |x| <= 1000, roots included", trigAbs)
+	if trigAbs > 1e-7 {
+		t.Errorf("sin, cos: absolute error %.3g, over 1e-7", trigAbs)
 	}
 	for i, fn := range fns {
 		t.Logf("%s: at most %.2f ulps over %d inputs (at %g)", fn.name, worst[i], n, at[i])

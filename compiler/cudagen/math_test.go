@@ -17,11 +17,11 @@ func TestMathLowering(t *testing.T) {
 		k.Copy(X, x)
 		k.Parallel(func(i tl.Expr) {
 			v := x.At(i)
-			x.Set(tl.Tanh(v).Add(tl.Erf(v)).Add(tl.Sigmoid(v)).Add(tl.Log1p(tl.Abs(v))).Add(tl.Expm1(v)), i)
+			x.Set(tl.Tanh(v).Add(tl.Erf(v)).Add(tl.Sigmoid(v)).Add(tl.Log1p(tl.Abs(v))).Add(tl.Expm1(v)).Add(tl.Sin(v)).Add(tl.Cos(v)), i)
 		}, 64)
 		k.Copy(x, Y)
 	})
-	names := []string{"tl::tanh_(", "tl::erf_(", "tl::sigmoid_(", "tl::log1p_(", "tl::expm1_("}
+	names := []string{"tl::tanh_(", "tl::erf_(", "tl::sigmoid_(", "tl::log1p_(", "tl::expm1_(", "tl::sin_(", "tl::cos_("}
 	for _, arch := range []string{"sm_80", "sm_90a", "gfx942"} {
 		p := compileFunc(t, f, arch)
 		_, lib := Header(arch)

@@ -100,6 +100,8 @@ __device__ __forceinline__ float tanh_(float x) { return tanhf(x); }
 __device__ __forceinline__ float erf_(float x) { return erff(x); }
 __device__ __forceinline__ float log1p_(float x) { return log1pf(x); }
 __device__ __forceinline__ float expm1_(float x) { return expm1f(x); }
+__device__ __forceinline__ float sin_(float x) { return sinf(x); }
+__device__ __forceinline__ float cos_(float x) { return cosf(x); }
 __device__ __forceinline__ float sigmoid_(float x) { return x < -80.0f ? expf(x) : 1.0f / (1.0f + expf(-x)); }
 
 // ---- shared memory -----------------------------------------------------

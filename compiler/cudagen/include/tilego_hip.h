@@ -228,6 +228,41 @@ __device__ __forceinline__ float erf_(float x) {
 }
 // 1 / (1 + e^-x); e^x itself below -80, where e^-x overflows but the
 // result is still a (subnormal) float.
+// sin and cos: x = k·π/2 + r with |r| <= π/4, π/2 in three parts whose
+// first two have 11 significant bits (so k times them is exact up to
+// k = 2^13, |x| near 12,000), then their Taylor series in r (degree 9 and
+// 10: under 3e-9 on the interval).
+__device__ __forceinline__ void sincos_r(float x, float& r, int& q) {
+  const float k = __builtin_rintf(x * 0.636619772f);
+  r = __builtin_fmaf(k, -1.5703125f, x);
+  r = __builtin_fmaf(k, -4.837512969970703e-4f, r);
+  r = __builtin_fmaf(k, -7.549790126404332e-8f, r);
+  q = int(k) & 3;
+}
+__device__ __forceinline__ float sin_poly(float r) {
+  const float z = r * r;
+  return r + r * z * (-1.0f / 6 + z * (1.0f / 120 + z * (-1.0f / 5040 + z * (1.0f / 362880))));
+}
+__device__ __forceinline__ float cos_poly(float r) {
+  const float z = r * r;
+  return 1.0f + z * (-0.5f + z * (1.0f / 24 + z * (-1.0f / 720 + z * (1.0f / 40320 + z * (-1.0f / 3628800)))));
+}
+__device__ __forceinline__ float sin_(float x) {
+  if (!(__builtin_fabsf(x) < __builtin_inff())) return x - x;  // NaN for infinities, as sin's
+  float r;
+  int q;
+  sincos_r(x, r, q);
+  const float v = (q & 1) ? cos_poly(r) : sin_poly(r);
+  return (q & 2) ? -v : v;
+}
+__device__ __forceinline__ float cos_(float x) {
+  if (!(__builtin_fabsf(x) < __builtin_inff())) return x - x;
+  float r;
+  int q;
+  sincos_r(x, r, q);
+  const float v = (q & 1) ? sin_poly(r) : cos_poly(r);
+  return ((q + 1) & 2) ? -v : v;
+}
 __device__ __forceinline__ float sigmoid_(float x) { return x < -80.0f ? __builtin_expf(x) : 1.0f / (1.0f + __builtin_expf(-x)); }
 
 // Two f32 to a packed pair, lo in the low half.
