@@ -104,6 +104,16 @@ var (
 	}
 )
 
+// interpSeconds estimates how long the interpreter takes for p, repeats
+// times, on this machine's cores.
+func interpSeconds(p kernels.Problem, repeats int) float64 {
+	work := p.FLOPs()
+	if f, ok := kernels.FootprintOf(p); ok {
+		work += elemFLOPs * f.Elems
+	}
+	return work * float64(repeats) / 1e9 / (interpGFLOPS * float64(runtime.NumCPU()))
+}
+
 // checkInterpWork refuses a run whose work over repeats exceeds maxGFLOP
 // (0: no bound) on the interpreter: its FLOPs, and elemFLOPs for each
 // tensor element (moving one costs the interpreter more than its

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/tilego/tilego/backend"
@@ -176,6 +177,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if be.Name() == "cpu" || be.Name() == "hip-emu" { // both run on the host's cores
 		if err := checkInterpWork(p, opt.Repeats, rf.maxGF); err != nil {
 			return err
+		}
+		// A run long enough to wonder about says so first, to a person.
+		if s := interpSeconds(p, opt.Repeats); be.Name() == "cpu" && s > 2 && !rf.json && isTerminal(stderr) {
+			fmt.Fprintf(stderr, "tilego: interpreting %s, about %.0f s on %d cores...\n", p.Kernel(), s, runtime.NumCPU())
 		}
 	}
 	if err := checkMemory(p, be, opt.FlushBytes); err != nil {
