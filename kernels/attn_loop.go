@@ -73,7 +73,7 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 		}
 		maskScores(k, S, s, c, j, diag)
 		keep := s.Dv >= keepMaxCols
-		onlineSoftmax(k, S, m, mOld, l, scale, c.M, c.N, keep)
+		OnlineSoftmax(k, S, m, mOld, l, scale, c.M, c.N, keep)
 		if keep {
 			k.ScaleRows(acc, mOld)
 		} else {
@@ -103,7 +103,7 @@ func finalRows(k *tl.Block, r attnRows, O, LSE *tl.Tensor, s AttnShape, c AttnCo
 		v := r.m.At(i).Mul(r.scale).Add(tl.Log2(r.l.At(i))).Mul(math.Ln2)
 		r.lse.Set(tl.Select(r.l.At(i).Eq(0), tl.NegInf(), v), i)
 	}, c.M)
-	normalizeRows(k, r.acc, r.l, c.M, s.Dv)
+	NormalizeRows(k, r.acc, r.l, c.M, s.Dv)
 	if c.Direct {
 		k.Copy(r.acc, O.Sub(b, h, tl.Tile(bx, c.M), tl.All))
 	} else {
@@ -122,7 +122,7 @@ func partialRows(k *tl.Block, r attnRows, c AttnConfig, dv int, oAt, lAt tl.Regi
 		v := r.m.At(i).Mul(r.scale).Add(tl.Log2(r.l.At(i)))
 		r.lse.Set(tl.Select(r.l.At(i).Eq(0), tl.NegInf(), v), i)
 	}, c.M)
-	normalizeRows(k, r.acc, r.l, c.M, dv)
+	NormalizeRows(k, r.acc, r.l, c.M, dv)
 	k.Copy(r.acc, oAt)
 	k.Copy(r.lse, lAt)
 }

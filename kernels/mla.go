@@ -448,7 +448,7 @@ func (t *mlaBlock) loadQ(req tl.Expr) {
 func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr, zero func()) {
 	k, s, c := t.k, t.s, t.c
 	S, mOld := t.S, t.mOld
-	rescale := k.ScaleRows // the factors are mostly one (onlineSoftmax keeps the maximum)
+	rescale := k.ScaleRows // the factors are mostly one (OnlineSoftmax keeps the maximum)
 	scores := func() {
 		k.Gemm(t.qs, kvs, S, tl.TransB, tl.ClearAccum)
 		k.If(edge, func() {
@@ -458,7 +458,7 @@ func (t *mlaBlock) page(kvs, ps *tl.Tensor, key0, edge, L tl.Expr, zero func()) 
 				S.Set(tl.Select(hide, tl.NegInf(), S.At(i, jj)), i, jj)
 			}, c.M, c.keys(s))
 		})
-		onlineSoftmax(k, S, t.m, mOld, t.l, s.SoftmaxScale()*math.Log2E, c.M, c.keys(s), true)
+		OnlineSoftmax(k, S, t.m, mOld, t.l, s.SoftmaxScale()*math.Log2E, c.M, c.keys(s), true)
 	}
 	factor := mOld // SplitN: S and acc hold the same rows in the same threads (wgmma's layout)
 	switch {

@@ -31,7 +31,7 @@ func maskScores(k *tl.Block, S *tl.Tensor, s AttnShape, c AttnConfig, j, diag tl
 	})
 }
 
-// Keeping the maximum. The maximum onlineSoftmax subtracts need only
+// Keeping the maximum. The maximum OnlineSoftmax subtracts need only
 // bound a row's scores, not equal their maximum: with keep, it takes a
 // new one only when the row's maximum grows by more than maxMargin (base
 // 2, scores times scale), so probabilities reach at most 2^8 (f32 sums and
@@ -51,11 +51,16 @@ const (
 	keepMaxCols = 256
 )
 
-// onlineSoftmax folds a masked rows×cols tile of scores S into the running
+// OnlineSoftmax folds a masked rows×cols tile of scores S into the running
 // row max m and row sum l (base 2, scores times scale): S becomes the tile's
 // probabilities and mOld the factor that rescales what was accumulated
-// before this tile.
-func onlineSoftmax(k *tl.Block, S, m, mOld, l *tl.Tensor, scale float64, rows, cols int, keep bool) {
+// before this tile. m starts at -inf and l at 0; a masked score is -inf. A
+// loop over key tiles calls it on each tile's scores, multiplies its
+// accumulator's rows by mOld, adds P·V, and after the loop divides by l
+// (NormalizeRows). keep lets m lag the row's maximum by up to 2^8 (see
+// above): pass false unless the accumulator is wide. The attention kernels
+// are built from it; ExampleOnlineSoftmax builds a sliding-window one.
+func OnlineSoftmax(k *tl.Block, S, m, mOld, l *tl.Tensor, scale float64, rows, cols int, keep bool) {
 	k.Copy(m, mOld)
 	k.ReduceMax(S, m, 1, tl.Accumulate)
 	if keep { // the old maximum unless the row's grew past the margin
@@ -132,16 +137,16 @@ func mergeSplits(k *tl.Block, n any, R, dv int, odt tl.DType, lseOf, oOf func(i 
 	})
 	lse = frag("lse", R)
 	k.Parallel(func(r tl.Expr) { lse.Set(st.lse(r), r) }, R)
-	normalizeRows(k, acc, st.sum, R, dv)
+	NormalizeRows(k, acc, st.sum, R, dv)
 	return acc, lse
 }
 
-// normalizeRows divides each row of acc by its sum (0 for an empty row),
+// NormalizeRows divides each row of acc by its sum (0 for an empty row),
 // and leaves sum holding the factor it took: 1/sum, 0 for an empty row.
 // A division a row and a multiply an element: a division an element is an
 // IEEE divide each (reciprocal, Newton step, slow-path check), 64-128 a
 // thread in an epilogue that nothing else on the SM hides.
-func normalizeRows(k *tl.Block, acc, sum *tl.Tensor, rows, dv int) {
+func NormalizeRows(k *tl.Block, acc, sum *tl.Tensor, rows, dv int) {
 	k.Parallel(func(i tl.Expr) {
 		sum.Set(tl.Select(sum.At(i).Eq(0), 0, tl.Float(1).Div(sum.At(i))), i)
 	}, rows)

@@ -241,7 +241,7 @@ func (e *emitter) inBounds(r ir.Region, idx []string) string {
 // only if some lane has a factor other than one: x·1 is x, so warps whose
 // factors are all one skip the multiplies. The attention kernels ask for
 // their output accumulator's rescale at wide head dims, where
-// onlineSoftmax keeps the factors at one (128 multiplies a thread at
+// kernels.OnlineSoftmax keeps the factors at one (128 multiplies a thread at
 // head dim 256, between one tile's P·V and the next); SwitchSkipOnes off
 // turns it off. The caller closes the branch when skipOnes returns true.
 func (e *emitter) skipOnes(p *ir.Parallel, drv *ir.Buffer, bases, names []string) bool {
