@@ -7,6 +7,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"github.com/tilego/tilego/internal/cstr"
 	"runtime"
 	"sync"
 )
@@ -81,7 +82,7 @@ func (d *Device) readProps() error {
 	if err := d.api.check("cuDeviceGetName", d.api.cuDeviceGetName(&name[0], int32(len(name)), d.dev)); err != nil {
 		return err
 	}
-	d.Name = string(trimNUL(name))
+	d.Name = string(cstr.TrimNUL(name))
 	if err := d.api.check("cuDeviceTotalMem_v2", d.api.cuDeviceTotalMem(&d.TotalMem, d.dev)); err != nil {
 		return err
 	}

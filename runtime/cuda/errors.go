@@ -7,6 +7,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"github.com/tilego/tilego/internal/cstr"
 	"strings"
 )
 
@@ -111,11 +112,11 @@ func errorName(api *driverAPI, code int32) (name, detail string) {
 	if api != nil {
 		var p *byte
 		if api.cuGetErrorName(code, &p) == resultSuccess && p != nil {
-			name = goString(p)
+			name = cstr.Go(p)
 		}
 		p = nil
 		if api.cuGetErrorString(code, &p) == resultSuccess && p != nil {
-			detail = goString(p)
+			detail = cstr.Go(p)
 		}
 	}
 	if name == "" {

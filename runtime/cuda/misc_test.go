@@ -1,6 +1,10 @@
 package cuda
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tilego/tilego/internal/cstr"
+)
 
 func TestBufferSlice(t *testing.T) {
 	b := Buffer{Ptr: 0x1000, Size: 256}
@@ -25,8 +29,8 @@ func TestBytesAndImages(t *testing.T) {
 	if !isBinary([]byte("\x7fELF\x02")) || !isBinary([]byte{0x50, 0xed, 0x55, 0xba, 1}) || isBinary([]byte(".version 8.0")) {
 		t.Error("isBinary misclassifies")
 	}
-	if got := string(trimNUL([]byte("ab\x00cd"))); got != "ab" {
-		t.Errorf("trimNUL = %q", got)
+	if got := string(cstr.TrimNUL([]byte("ab\x00cd"))); got != "ab" {
+		t.Errorf("TrimNUL = %q", got)
 	}
 	d := &Device{Major: 9, Minor: 0}
 	if d.Arch() != "sm_90" || d.ArchSpecific() != "sm_90a" {

@@ -7,6 +7,7 @@ package cuda
 import (
 	"bytes"
 	"fmt"
+	"github.com/tilego/tilego/internal/cstr"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -57,7 +58,7 @@ func (d *Device) LoadModule(image []byte) (*Module, error) {
 	runtime.KeepAlive(logBuf)
 	if err != nil {
 		if e, ok := err.(*Error); ok {
-			e.Log = string(trimNUL(logBuf))
+			e.Log = string(cstr.TrimNUL(logBuf))
 		}
 		return nil, err
 	}
@@ -87,7 +88,7 @@ type Function struct {
 // Function looks up the kernel called name (its extern "C" or mangled name).
 func (m *Module) Function(name string) (*Function, error) {
 	f := &Function{m: m, name: name}
-	cname := cString(name)
+	cname := cstr.C(name)
 	err := m.d.do(func() error {
 		return m.d.api.checkKernel("cuModuleGetFunction", name,
 			m.d.api.cuModuleGetFunction(&f.h, m.h, &cname[0]))
@@ -106,7 +107,7 @@ func (m *Module) Global(name string) (Buffer, error) {
 	}
 	var p uint64
 	var n uintptr
-	cname := cString(name)
+	cname := cstr.C(name)
 	err := m.d.do(func() error {
 		return m.d.api.check("cuModuleGetGlobal_v2", m.d.api.cuModuleGetGlobal(&p, &n, m.h, &cname[0]))
 	})

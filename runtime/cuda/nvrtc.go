@@ -6,6 +6,7 @@ package cuda
 
 import (
 	"fmt"
+	"github.com/tilego/tilego/internal/cstr"
 	"runtime"
 	"strings"
 	"sync"
@@ -118,7 +119,7 @@ func Compile(source, name string, opts []string) (image []byte, log string, err 
 	}
 	// Our own NUL-terminated copies, pinned until the program is destroyed,
 	// so it does not matter whether NVRTC keeps pointers to them.
-	csrc, cname := cString(source), cString(progName)
+	csrc, cname := cstr.C(source), cstr.C(progName)
 	var pin runtime.Pinner
 	pin.Pin(&csrc[0])
 	pin.Pin(&cname[0])
@@ -173,7 +174,7 @@ func compileWithOptions(a *nvrtcAPI, prog uintptr, opts []string) int32 {
 	cs := make([][]byte, len(opts))
 	ptrs := make([]*byte, len(opts))
 	for i, o := range opts {
-		cs[i] = cString(o)
+		cs[i] = cstr.C(o)
 		ptrs[i] = &cs[i][0]
 		pin.Pin(ptrs[i])
 	}
@@ -192,5 +193,5 @@ func (a *nvrtcAPI) programLog(prog uintptr) string {
 	if a.nvrtcGetProgramLog(prog, &buf[0]) != 0 {
 		return ""
 	}
-	return string(trimNUL(buf))
+	return string(cstr.TrimNUL(buf))
 }

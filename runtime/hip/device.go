@@ -6,6 +6,7 @@ package hip
 
 import (
 	"fmt"
+	"github.com/tilego/tilego/internal/cstr"
 	"runtime"
 	"strings"
 	"sync"
@@ -80,7 +81,7 @@ func (d *Device) readProps() error {
 		if err := d.api.check("hipDeviceGetName", d.api.hipDeviceGetName(&name[0], int32(len(name)), d.dev)); err != nil {
 			return err
 		}
-		d.Name = string(trimNUL(name))
+		d.Name = string(cstr.TrimNUL(name))
 		if err := d.api.check("hipDeviceTotalMem", d.api.hipDeviceTotalMem(&d.TotalMem, d.dev)); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ package hip
 
 import (
 	"fmt"
+	"github.com/tilego/tilego/internal/cstr"
 	"syscall"
 	"unsafe"
 )
@@ -97,7 +98,7 @@ type Function struct {
 func (m *Module) Function(name string) (*Function, error) {
 	d := m.device()
 	f := &Function{m: m, name: name}
-	cname := cString(name)
+	cname := cstr.C(name)
 	err := d.do(func() error {
 		return d.api.checkKernel("hipModuleGetFunction", name,
 			d.api.hipModuleGetFunction(&f.h, m.h, &cname[0]))
@@ -114,7 +115,7 @@ func (m *Module) Global(name string) (Buffer, error) {
 	d := m.device()
 	var p uint64
 	var n uintptr
-	cname := cString(name)
+	cname := cstr.C(name)
 	err := d.do(func() error {
 		if d.api.hipModuleGetGlobal == nil {
 			return missing("hipModuleGetGlobal")

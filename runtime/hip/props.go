@@ -8,6 +8,7 @@ package hip
 
 import (
 	"fmt"
+	"github.com/tilego/tilego/internal/cstr"
 	"strings"
 	"unsafe"
 )
@@ -38,7 +39,7 @@ func archNameAt(buf []byte, off int) (string, error) {
 	if off+propsArchNameLen > len(buf) {
 		return "", fmt.Errorf("hip: properties buffer of %d bytes has no gcnArchName at %d", len(buf), off)
 	}
-	s := string(trimNUL(buf[off : off+propsArchNameLen]))
+	s := string(cstr.TrimNUL(buf[off : off+propsArchNameLen]))
 	if !strings.HasPrefix(s, "gfx") {
 		return "", fmt.Errorf("hip: gcnArchName at byte %d of hipDeviceProp_t reads %q, not a gfx target: "+
 			"the runtime's struct layout is not the one this package knows", off, s)
