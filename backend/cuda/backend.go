@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"fmt"
-	"github.com/tilego/tilego/compiler/cudagen"
 	"os"
 	"runtime"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tilego/tilego/backend"
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/jit"

@@ -1,11 +1,12 @@
 package cuda
 
 import (
-	"github.com/tilego/tilego/compiler/cudagen"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tilego/tilego/compiler/cudagen"
 )
 
 // TestSourceFor: TILEGO_SOURCE replaces only the programs it names, with

@@ -2,10 +2,10 @@ package cuda
 
 import (
 	"fmt"
-	"github.com/tilego/tilego/compiler/cudagen"
 	"slices"
 
 	"github.com/tilego/tilego/backend"
+	"github.com/tilego/tilego/compiler/cudagen"
 	drv "github.com/tilego/tilego/runtime/cuda"
 	"github.com/tilego/tilego/tensor"
 )

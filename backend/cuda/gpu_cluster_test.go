@@ -4,10 +4,10 @@ package cuda
 
 import (
 	"fmt"
-	"github.com/tilego/tilego/compiler/cudagen"
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/ref"

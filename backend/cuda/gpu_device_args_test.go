@@ -4,9 +4,9 @@ package cuda
 
 import (
 	"bytes"
-	"github.com/tilego/tilego/compiler/cudagen"
 	"testing"
 
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 	drv "github.com/tilego/tilego/runtime/cuda"

@@ -4,7 +4,6 @@ package cuda
 
 import (
 	"fmt"
-	"github.com/tilego/tilego/compiler/cudagen"
 	"math"
 	"os"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tilego/tilego/backend"
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/ref"

@@ -3,13 +3,13 @@
 package cuda
 
 import (
-	"github.com/tilego/tilego/compiler/cudagen"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/internal/testprog"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/tensor"

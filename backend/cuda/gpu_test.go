@@ -4,12 +4,12 @@ package cuda
 
 import (
 	"fmt"
-	"github.com/tilego/tilego/compiler/cudagen"
 	"math"
 	"os"
 	"testing"
 
 	"github.com/tilego/tilego/backend"
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/internal/testprog"
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/tilego/tilego/compiler/cudagen"
 	"io"
 	"strings"
 
 	"github.com/tilego/tilego/backend"
 	"github.com/tilego/tilego/backend/cpu"
+	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 )

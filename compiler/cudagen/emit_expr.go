@@ -2,10 +2,10 @@ package cudagen
 
 import (
 	"fmt"
-	"github.com/tilego/tilego/compiler/infer"
 	"math"
 	"strings"
 
+	"github.com/tilego/tilego/compiler/infer"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/layout"
 )

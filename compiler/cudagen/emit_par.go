@@ -2,9 +2,9 @@ package cudagen
 
 import (
 	"fmt"
-	"github.com/tilego/tilego/compiler/infer"
 	"strings"
 
+	"github.com/tilego/tilego/compiler/infer"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/layout"
 )

@@ -7,9 +7,10 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"github.com/tilego/tilego/internal/cstr"
 	"runtime"
 	"sync"
+
+	"github.com/tilego/tilego/internal/cstr"
 )
 
 // Device attribute numbers (CUdevice_attribute) read by Open.

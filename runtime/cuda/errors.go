@@ -7,8 +7,9 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"github.com/tilego/tilego/internal/cstr"
 	"strings"
+
+	"github.com/tilego/tilego/internal/cstr"
 )
 
 // ErrNoDriver is wrapped by errors reporting that the CUDA driver library

@@ -5,88 +5,24 @@ package cuda
 // with a clear message, when CUDA is actually needed.
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 
-	"github.com/ebitengine/purego"
+	"github.com/tilego/tilego/internal/dynlib"
 )
 
-const dlFlags = purego.RTLD_NOW | purego.RTLD_GLOBAL
+// The loading itself is internal/dynlib's, shared with the other runtime.
+type symbol = dynlib.Symbol
 
-// symbol names a C entry point to bind into the Go function pointed to by fn.
-// The first exported name among names wins, so a _v2 entry point can be
-// preferred with the legacy name as fallback.
-type symbol struct {
-	fn       any
-	names    []string
-	optional bool
-}
-
-func sym(fn any, names ...string) symbol { return symbol{fn: fn, names: names} }
-func opt(fn any, names ...string) symbol { return symbol{fn: fn, names: names, optional: true} }
-
-// dlopenFirst opens the first loadable candidate. It returns the handle, the
-// path that worked and, on failure, every dlerror joined for the message.
-func dlopenFirst(cands []string) (uintptr, string, error) {
-	var msgs []string
-	for _, c := range cands {
-		h, err := purego.Dlopen(c, dlFlags)
-		if err == nil && h != 0 {
-			return h, c, nil
-		}
-		if err != nil {
-			msgs = append(msgs, err.Error())
-		}
-	}
-	if len(msgs) == 0 {
-		msgs = append(msgs, "no candidates")
-	}
-	return 0, "", errors.New(strings.Join(msgs, "; "))
-}
-
-// bind resolves every symbol. Using Dlsym + RegisterFunc rather than
-// RegisterLibFunc because the latter panics on a missing symbol, and an old
-// driver lacking one entry point must not crash the program.
-func bind(handle uintptr, lib string, syms []symbol) error {
-	for _, s := range syms {
-		var addr uintptr
-		for _, n := range s.names {
-			if a, err := purego.Dlsym(handle, n); err == nil && a != 0 {
-				addr = a
-				break
-			}
-		}
-		if addr == 0 {
-			if s.optional {
-				continue
-			}
-			return fmt.Errorf("%s does not export %s", lib, s.names[0])
-		}
-		purego.RegisterFunc(s.fn, addr)
-	}
-	return nil
-}
-
-// existing returns the paths dir/name that exist, for each dir and name.
-func existing(dirs, names []string) []string {
-	var out []string
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
-		for _, n := range names {
-			p := filepath.Join(d, n)
-			if st, err := os.Stat(p); err == nil && !st.IsDir() {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
+var (
+	sym, opt     = dynlib.Sym, dynlib.Opt
+	dlopenFirst  = dynlib.OpenFirst
+	bind         = dynlib.Bind
+	existing     = dynlib.Existing
+	multiarchDir = dynlib.MultiarchDir
+)
 
 // targetDir is the CUDA toolkit's per-architecture library folder name.
 func targetDir() string {
@@ -94,14 +30,6 @@ func targetDir() string {
 		return "sbsa-linux"
 	}
 	return "x86_64-linux"
-}
-
-// multiarchDir is the Debian-style system library folder for this GOARCH.
-func multiarchDir() string {
-	if runtime.GOARCH == "arm64" {
-		return "/usr/lib/aarch64-linux-gnu"
-	}
-	return "/usr/lib/x86_64-linux-gnu"
 }
 
 // driverCandidates lists where libcuda may be. $TILEGO_LIBCUDA, when set,
@@ -164,7 +92,7 @@ func preloadBuiltins(nvrtcPath string) {
 	}
 	m, _ := filepath.Glob(filepath.Join(filepath.Dir(nvrtcPath), "libnvrtc-builtins.so*"))
 	for _, p := range m {
-		if _, err := purego.Dlopen(p, dlFlags); err == nil {
+		if err := dynlib.Load(p); err == nil {
 			return
 		}
 	}

@@ -7,10 +7,11 @@ package cuda
 import (
 	"bytes"
 	"fmt"
-	"github.com/tilego/tilego/internal/cstr"
 	"runtime"
 	"sync"
 	"unsafe"
+
+	"github.com/tilego/tilego/internal/cstr"
 )
 
 // CUjit_option numbers used to capture the JIT log.

@@ -6,11 +6,12 @@ package cuda
 
 import (
 	"fmt"
-	"github.com/tilego/tilego/internal/cstr"
 	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/tilego/tilego/internal/cstr"
 )
 
 type nvrtcAPI struct {

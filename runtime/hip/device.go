@@ -6,10 +6,11 @@ package hip
 
 import (
 	"fmt"
-	"github.com/tilego/tilego/internal/cstr"
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/tilego/tilego/internal/cstr"
 )
 
 // hipDeviceAttribute_t numbers read by Open, from enum hipDeviceAttribute_t

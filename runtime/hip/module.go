@@ -4,9 +4,10 @@ package hip
 
 import (
 	"fmt"
-	"github.com/tilego/tilego/internal/cstr"
 	"syscall"
 	"unsafe"
+
+	"github.com/tilego/tilego/internal/cstr"
 )
 
 // Module is a loaded code object.

@@ -8,9 +8,10 @@ package hip
 
 import (
 	"fmt"
-	"github.com/tilego/tilego/internal/cstr"
 	"strings"
 	"unsafe"
+
+	"github.com/tilego/tilego/internal/cstr"
 )
 
 // Offsets and sizes of hipDeviceProp_t on 64-bit hosts, measured with
