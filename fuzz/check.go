@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tilego/tilego/backend/hip/emu"
 	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
@@ -110,6 +111,10 @@ func firstLine(s string) string {
 type Checker struct {
 	Archs []string // code paths to emit (default Archs)
 	GPU   *GPU     // nil: CPU only
+	// Emulate runs the gfx942 programs (Archs holds gfx942) in the
+	// emulator (backend/hip/emu), its waves staggered, as GPU runs the
+	// CUDA ones.
+	Emulate bool
 	// Fault, for tests of the reporting path, fails a built program as an
 	// emit error on sm_80 when it returns a message.
 	Fault func(*ir.Func) string
@@ -184,6 +189,23 @@ func (c *Checker) CheckAll(ps []*Prog, workers int) []Outcome {
 			}
 		}
 		c.GPU.Precompile(progs)
+	}
+	if c.Emulate {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, max(workers, 1))
+		for _, t := range ts {
+			if t.out.Failed() {
+				continue
+			}
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				c.emulate(t)
+			}()
+		}
+		wg.Wait()
 	}
 	out := make([]Outcome, len(ts))
 	for i, t := range ts {
@@ -286,6 +308,30 @@ func (c *Checker) gpu(t *trial) {
 		got := clone(t.args)
 		if kind, msg := c.GPU.run(t.progs[i], got); kind != "" {
 			t.fail(kind, arch, msg)
+			return
+		}
+		if msg := compareOutputs(t.fn, got, t.want, t.p.Tolerance()); msg != "" {
+			t.fail(GPUMismatch, arch, msg)
+			return
+		}
+	}
+}
+
+// emulate runs t's gfx942 program in the emulator and compares it as gpu
+// does; a program the emulator cannot run is counted as skipped.
+func (c *Checker) emulate(t *trial) {
+	for i, arch := range c.archs() {
+		if arch != "gfx942" || t.progs[i] == nil {
+			continue
+		}
+		got := clone(t.args)
+		err := emu.RunWith(t.progs[i], got, emu.Options{Stagger: 100 * time.Microsecond})
+		switch {
+		case emu.IsKind(err, emu.Unsupported):
+			t.out.Skipped = true
+			return
+		case err != nil:
+			t.fail(GPURun, arch, err.Error())
 			return
 		}
 		if msg := compareOutputs(t.fn, got, t.want, t.p.Tolerance()); msg != "" {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tilego/tilego/backend/hip/emu"
 	"github.com/tilego/tilego/fuzz"
 	"github.com/tilego/tilego/ir"
 )
@@ -42,8 +43,8 @@ func newFuzzFlags(stderr io.Writer) *fuzzFlags {
 		fs:            fs,
 		n:             fs.Int("n", 200, "programs to generate"),
 		seed:          fs.Uint64("seed", 1, "seed of the first program; program i has seed S+i"),
-		backend:       fs.String("backend", "cpu", "cpu: interpreter and emitters only; gpu: also run on GPU 0 and compare; auto: gpu where one is usable"),
-		tgt:           fs.String("target", "both", "code paths to emit (and run): sm_80 (mma.sync), sm_90a (wgmma, TMA) or both"),
+		backend:       fs.String("backend", "cpu", "cpu: interpreter and emitters only; gpu: also run on GPU 0 and compare; auto: gpu where one is usable; hip-emu: run gfx942's programs in the CPU emulator and compare"),
+		tgt:           fs.String("target", "both", "code paths to emit (and run): sm_80 (mma.sync), sm_90a (wgmma, TMA), both, gfx942 (AMD, HIP) or all"),
 		out:           fs.String("out", "fuzz-findings", "folder for the findings' reproducers (seed-N.go)"),
 		with:          fs.String("with", "", "comma-separated generator switches to turn on besides the defaults (constructs left out: see fuzz.Switches): "+strings.Join(sortedSwitches(), ", ")),
 		jsonOut:       fs.Bool("json", false, "print the summary as JSON"),
@@ -61,7 +62,7 @@ func sortedSwitches() []string {
 }
 
 func fuzzUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: tilego fuzz [--n N] [--seed S] [--backend cpu|gpu|auto] [--target sm_80|sm_90a|both] [--out DIR] [--json]
+	fmt.Fprint(w, `Usage: tilego fuzz [--n N] [--seed S] [--backend cpu|gpu|auto|hip-emu] [--target sm_80|sm_90a|both|gfx942|all] [--out DIR] [--json]
 
 A differential fuzzer. Generates N random valid tile programs (seeds S, S+1,
 ...: copies between every scope pair with conversions, partial tiles at
@@ -306,14 +307,25 @@ func (ff *fuzzFlags) checker(stderr io.Writer) (*fuzz.Checker, string, string, e
 	switch *ff.tgt {
 	case "both":
 		c.Archs = fuzz.Archs
-	case "sm_80", "sm_90a":
+	case "all":
+		c.Archs = append(slices.Clone(fuzz.Archs), "gfx942")
+	case "sm_80", "sm_90a", "gfx942":
 		c.Archs = []string{*ff.tgt}
 	default:
-		return nil, "", "", usageErr(fmt.Errorf("--target: unknown target %q (want sm_80, sm_90a or both)", *ff.tgt))
+		return nil, "", "", usageErr(fmt.Errorf("--target: unknown target %q (want sm_80, sm_90a, gfx942, both or all)", *ff.tgt))
 	}
 	switch *ff.backend {
 	case "cpu":
 		return c, "cpu", "", nil
+	case "hip-emu":
+		if !slices.Contains(c.Archs, "gfx942") {
+			return nil, "", "", usageErr(fmt.Errorf("--backend hip-emu runs gfx942's programs: --target gfx942 or all"))
+		}
+		if _, err := emu.Open(); err != nil {
+			return nil, "", "", fmt.Errorf("--backend hip-emu: %w", err)
+		}
+		c.Emulate = true
+		return c, "hip-emu", emu.Backend{}.Device(), nil
 	case "gpu", "auto":
 		g, err := fuzz.OpenGPU()
 		if err != nil && *ff.backend == "gpu" {
@@ -326,7 +338,7 @@ func (ff *fuzzFlags) checker(stderr io.Writer) (*fuzz.Checker, string, string, e
 		c.GPU = g
 		return c, "gpu", g.Device(), nil
 	}
-	return nil, "", "", usageErr(fmt.Errorf("--backend: unknown backend %q (want cpu, gpu or auto)", *ff.backend))
+	return nil, "", "", usageErr(fmt.Errorf("--backend: unknown backend %q (want cpu, gpu, auto or hip-emu)", *ff.backend))
 }
 
 // replayFuzz checks the program saved in --replay's file and prints its

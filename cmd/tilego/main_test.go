@@ -103,6 +103,16 @@ func TestEmitStandalone(t *testing.T) {
 	}
 }
 
+// fuzz --backend hip-emu runs gfx942's programs in the emulator and says
+// so; without gfx942 among the targets it is a usage error.
+func TestFuzzHIPEmu(t *testing.T) {
+	out, _ := tilegoOut(t, 0, "fuzz", "--backend", "hip-emu", "--target", "gfx942", "--n", "6", "--seed", "3")
+	if !strings.Contains(out, "backend hip-emu") || !strings.Contains(out, "0 findings") {
+		t.Errorf("output:\n%s", out)
+	}
+	tilegoOut(t, 2, "fuzz", "--backend", "hip-emu", "--target", "both", "--n", "1")
+}
+
 func TestErrors(t *testing.T) {
 	cases := []struct {
 		code int
