@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tilego/tilego/backend/hip/codeobj"
 	"github.com/tilego/tilego/backend/hip/emu"
 	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/compiler/cudagen"
+	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/ref"
@@ -317,5 +319,55 @@ func TestAMDTailSplitEmulated(t *testing.T) {
 				t.Errorf("O: %s; LSE: %s", &do, &dl)
 			}
 		})
+	}
+}
+
+// A Gemm MFMA cannot take (a block of 32 threads: not a whole wave) falls
+// back to dot products a thread on gfx942, and emulated it gives what the
+// interpreter gives, transposes included.
+func TestAMDScalarGemmEmulated(t *testing.T) {
+	for _, s := range []kernels.GemmShape{
+		{M: 40, N: 24, K: 20, DType: tl.BF16, OutDType: tl.F32},
+		{M: 33, N: 17, K: 48, DType: tl.F16, OutDType: tl.F32, TransA: true, TransB: true},
+	} {
+		fn, err := kernels.Gemm(s, kernels.GemmConfig{BM: 16, BN: 16, BK: 16, Stages: 1, Threads: 32}).Build(cudagen.Limits("gfx942"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := cudagen.Compile(fn, cudagen.Options{Arch: "gfx942"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(p.Source, "float dot = ") {
+			t.Fatalf("%+v: not the scalar fallback:\n%s", s, p.Source)
+		}
+		var a, b *tensor.Tensor
+		if s.TransA {
+			a = tensor.New(s.DType, s.K, s.M).Rand(1, 1)
+		} else {
+			a = tensor.New(s.DType, s.M, s.K).Rand(1, 1)
+		}
+		if s.TransB {
+			b = tensor.New(s.DType, s.N, s.K).Rand(2, 1)
+		} else {
+			b = tensor.New(s.DType, s.K, s.N).Rand(2, 1)
+		}
+		want, got := tensor.New(tl.F32, s.M, s.N), tensor.New(tl.F32, s.M, s.N)
+		if err := interp.Run(fn, []*tensor.Tensor{a, b, want}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got.Data {
+			got.Data[i] = math.NaN()
+		}
+		if err := emu.Run(p, []*tensor.Tensor{a, b, got}); err != nil {
+			t.Fatal(err)
+		}
+		var d ref.Diff
+		for i := range want.Data {
+			d.Add(got.Data[i], want.Data[i])
+		}
+		if d.Bad > 0 || d.Rel() > 1e-5 {
+			t.Errorf("%+v: %s", s, &d)
+		}
 	}
 }

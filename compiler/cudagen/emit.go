@@ -326,6 +326,8 @@ func (e *emitter) lower(s ir.Stmt) {
 		switch {
 		case e.c.wgmma[s]:
 			e.wgmma(s)
+		case amd(e.c.opts.Arch) && e.c.mfma[s].scalar:
+			e.scalarGemm(s)
 		case amd(e.c.opts.Arch):
 			e.mfmaGemm(s)
 		case e.role != nil:

@@ -23,6 +23,7 @@ type mfmaPlan struct {
 	inst       layout.MFMAInst
 	waves      layout.Waves
 	transposed bool
+	scalar     bool // no MFMA fits: dot products a thread (scalarGemm)
 }
 
 // chainsGemms: some Gemm's accumulator reaches another Gemm's A operand
@@ -99,8 +100,21 @@ func chooseWaves(p ir.Policy, m, n, waves int, aInRegs bool) (layout.Waves, erro
 	return best, nil
 }
 
-// mfmaLayouts fixes an AMD Gemm's layouts (cudaLayouts.Gemm).
+// mfmaLayouts fixes an AMD Gemm's layouts (cudaLayouts.Gemm). Where MFMA
+// cannot take it (operands not 16-bit, K not a multiple of 16, a block not
+// of whole waves, tiles the waves cannot cut in 16×16 pieces) and A is a
+// shared tile, it falls back to scalarGemm and leaves C's layout free.
 func (c *compilation) mfmaLayouts(g *ir.Gemm, set func(*ir.Buffer, *layout.Fragment) error) error {
+	err := c.mfmaFits(g, set)
+	if err != nil && g.A.Buf.Scope == ir.Shared && g.B.Buf.Scope == ir.Shared && g.C.IsWhole() {
+		c.mfma[g] = mfmaPlan{scalar: true}
+		return nil
+	}
+	return err
+}
+
+// mfmaFits plans g on MFMA, or says why it cannot be.
+func (c *compilation) mfmaFits(g *ir.Gemm, set func(*ir.Buffer, *layout.Fragment) error) error {
 	dt := g.B.Buf.DType
 	if g.A.Buf.DType != dt || (dt != ir.BF16 && dt != ir.F16) {
 		return errAt("gemm", g.P, "MFMA multiplies f16 or bf16 operands of one type, not %s by %s", g.A.Buf.DType, dt)
@@ -137,7 +151,7 @@ func (c *compilation) mfmaLayouts(g *ir.Gemm, set func(*ir.Buffer, *layout.Fragm
 	if err != nil {
 		return errAt("gemm", g.P, "%v", err)
 	}
-	c.mfma[g] = mfmaPlan{inst, w, transposed}
+	c.mfma[g] = mfmaPlan{inst: inst, waves: w, transposed: transposed}
 	if err := set(g.C.Buf, acc); err != nil {
 		return err
 	}
@@ -253,4 +267,41 @@ func fourAligned(r ir.Region) bool {
 	last := len(shape) - 1
 	return ok && r.Buf.Scope == ir.Shared && r.Buf.DType.Bytes() == 2 && r.Keep[last] &&
 		shape[last]*2%16 == 0 && multipleOf(r.Start[last])%4 == 0
+}
+
+// scalarGemm emits C += A·B where MFMA cannot take it: each thread
+// computes the elements of C its registers hold (C's layout, whatever
+// inference gave it) as dot products over K, in f32, from the shared
+// tiles. Slow, but any shape, thread count and float type.
+func (e *emitter) scalarGemm(g *ir.Gemm) {
+	e.syncIfDirty(true)
+	l := e.c.layouts[g.C.Buf]
+	K := g.A.Shape()[1]
+	if g.TransA {
+		K = g.A.Shape()[0]
+	}
+	elem := func(r ir.Region, row, col string) string {
+		return load(r.Buf.DType, e.refStr(r.Buf, e.bufIndex(r, []string{row, col})))
+	}
+	C := g.C.Buf.Name
+	e.open("")
+	i, j := e.fresh("gi"), e.fresh("gj")
+	e.fragLoop(l, []string{i, j})
+	start := C + "[r]"
+	if g.Clear {
+		start = "0.0f"
+	}
+	e.line("float dot = %s;", start)
+	a, b := elem(g.A, i, "kk"), elem(g.B, "kk", j)
+	if g.TransA {
+		a = elem(g.A, "kk", i)
+	}
+	if g.TransB {
+		b = elem(g.B, j, "kk")
+	}
+	e.line("for (int kk = 0; kk < %d; ++kk) dot += %s * %s;", K, a, b)
+	e.line("%s[r] = dot;", C)
+	e.close()
+	e.close()
+	e.read = true
 }
