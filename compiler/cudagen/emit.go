@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tilego/tilego/ir"
@@ -234,8 +233,8 @@ func (e *emitter) kernel() string {
 // gridDeps: the arch has programmatic dependent launch (sm_90 on), which
 // StartEarly and NextEarly lower to.
 func gridDeps(arch string) bool {
-	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(arch, "sm_"), "a"))
-	return err == nil && n >= 90
+	n, ok := smVersion(arch)
+	return ok && n >= 90
 }
 
 // needs64 reports whether offsets into a global tensor may pass 2^31.

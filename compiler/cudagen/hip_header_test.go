@@ -26,11 +26,6 @@ import (
 // random bit patterns, the values either side of every dtype's rounding
 // boundaries, and the special values.
 func TestHIPConversions(t *testing.T) {
-	clang, err := exec.LookPath("clang++-19")
-	if err != nil {
-		t.Fatalf("clang++-19 not found (apt-get install clang-19 lld-19 llvm-19): %v", err)
-	}
-	dir := t.TempDir()
 	prog := `#include "tilego_hip.h"
 #include <cstdio>
 int main() {
@@ -46,27 +41,14 @@ int main() {
   }
 }
 `
-	src := filepath.Join(dir, "conv.cc")
-	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "conv")
-	if out, err := exec.Command(clang, "-O2", "-ffp-model=strict", "-Iinclude", src, "-o", bin).CombinedOutput(); err != nil {
-		t.Fatalf("building the host conversions: %v\n%s", err, out)
-	}
 	var in strings.Builder
 	inputs := conversionInputs()
 	for _, u := range inputs {
 		fmt.Fprintf(&in, "%x\n", u)
 	}
-	cmd := exec.Command(bin)
-	cmd.Stdin = strings.NewReader(in.String())
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := runHost(t, prog, in.String())
 	dts := []ir.DType{ir.F16, ir.BF16, ir.F8E4M3, ir.F8E5M2}
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc := bufio.NewScanner(strings.NewReader(out))
 	n, bad := 0, 0
 	for sc.Scan() {
 		var w [13]uint64
@@ -183,11 +165,6 @@ func roundMode(dt ir.DType, x float32, mode string) (uint64, bool) {
 // units of the f32 result's precision (2^-24 relative) stays under the
 // bound each one documents (docs/language.md).
 func TestHIPMath(t *testing.T) {
-	clang, err := exec.LookPath("clang++-19")
-	if err != nil {
-		t.Fatalf("clang++-19 not found (apt-get install clang-19 lld-19 llvm-19): %v", err)
-	}
-	dir := t.TempDir()
 	prog := `#include "tilego_hip.h"
 #include <cstdio>
 int main() {
@@ -197,14 +174,6 @@ int main() {
   }
 }
 `
-	src := filepath.Join(dir, "math.cc")
-	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "math")
-	if out, err := exec.Command(clang, "-O2", "-ffp-model=strict", "-Iinclude", src, "-o", bin).CombinedOutput(); err != nil {
-		t.Fatalf("building the host math: %v\n%s", err, out)
-	}
 	var in strings.Builder
 	for e := -30.0; e <= 3; e += 0.01 { // to 1000
 		for _, s := range []float64{1, -1} {
@@ -216,12 +185,7 @@ int main() {
 		fmt.Fprintf(&in, "%x\n", float32(float64(k)*math.Pi/2))
 		nearRoots++
 	}
-	cmd := exec.Command(bin)
-	cmd.Stdin = strings.NewReader(in.String())
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := runHost(t, prog, in.String())
 	fns := []struct {
 		name  string
 		ref   func(float64) float64
@@ -238,7 +202,7 @@ int main() {
 	worst, at := make([]float64, len(fns)), make([]float64, len(fns))
 	var trigAbs float64 // sin's and cos's largest absolute error
 	n := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		f := strings.Fields(line)
 		x, _ := strconv.ParseFloat(f[0], 64)
 		for i, fn := range fns {
@@ -288,4 +252,29 @@ int main() {
 			t.Errorf("%s: %.2f ulps, over its bound of %g", fn.name, worst[i], fn.bound)
 		}
 	}
+}
+
+// runHost builds prog, C++ that includes the AMD device library, for the
+// host with clang++-19 and returns what it prints for input on stdin.
+func runHost(t *testing.T, prog, input string) string {
+	t.Helper()
+	clang, err := exec.LookPath("clang++-19")
+	if err != nil {
+		t.Fatalf("clang++-19 not found (apt-get install clang-19 lld-19 llvm-19): %v", err)
+	}
+	dir := t.TempDir()
+	src, bin := filepath.Join(dir, "prog.cc"), filepath.Join(dir, "prog")
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(clang, "-O2", "-ffp-model=strict", "-Iinclude", src, "-o", bin).CombinedOutput(); err != nil {
+		t.Fatalf("building the host program: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin)
+	cmd.Stdin = strings.NewReader(input)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }

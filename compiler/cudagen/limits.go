@@ -25,13 +25,20 @@ func sharedLimit(arch string) int {
 	return ir.DefaultLimits.MaxSharedBytes
 }
 
-// mbarriers: arch has shared-memory mbarriers (NVIDIA's, sm_80 on).
-func mbarriers(arch string) bool {
-	if amd(arch) {
-		return false
+// smVersion is an NVIDIA arch's number (90 for sm_90a); ok is false for
+// any other arch.
+func smVersion(arch string) (n int, ok bool) {
+	if !strings.HasPrefix(arch, "sm_") {
+		return 0, false
 	}
 	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(arch, "sm_"), "a"))
-	return err == nil && n >= 80
+	return n, err == nil
+}
+
+// mbarriers: arch has shared-memory mbarriers (NVIDIA's, sm_80 on).
+func mbarriers(arch string) bool {
+	n, ok := smVersion(arch)
+	return ok && n >= 80
 }
 
 // Limits are arch's resources and rules, for tl's Build: the shared memory

@@ -191,22 +191,6 @@ func RunWith(p *cudagen.Program, args []*tensor.Tensor, opt Options) error {
 	return nil
 }
 
-// LDSBytes is the LDS a workgroup may allocate on gfx942 (CDNA3).
-const LDSBytes = 64 * 1024
-
-// Fits reports why a gfx942 device would refuse to launch p (more LDS or
-// threads than a workgroup may have), or nil. The emulation runs such a
-// program all the same: its LDS is as large as the program asks.
-func Fits(p *cudagen.Program) error {
-	switch {
-	case p.Shared > LDSBytes:
-		return fmt.Errorf("%s: %d bytes of LDS, over gfx942's %d a workgroup", p.Name, p.Shared, LDSBytes)
-	case p.Threads > 1024:
-		return fmt.Errorf("%s: %d threads, over gfx942's 1024 a workgroup", p.Name, p.Threads)
-	}
-	return nil
-}
-
 // supported refuses what the emulation does not model.
 func supported(p *cudagen.Program) error {
 	switch {
