@@ -79,11 +79,14 @@ func estimate(p kernels.Problem, c kernels.Config, arch string) Estimate {
 	if regs != "" {
 		regs += fmt.Sprintf(" (%d threads launched)", e.Cost.Threads)
 	}
-	e.Reject = firstReason(
-		bad(k.WarpSpecialize && !e.Cost.Producer, "ws: the compiler adds no producer warpgroup to this program on %s", arch),
-		bad(k.PingPong && !e.Cost.PingPong, "pingpong: the compiler does not have this program's consumers take turns on %s", arch),
-		regs,
-	)
+	switch {
+	case k.WarpSpecialize && !e.Cost.Producer:
+		e.Reject = fmt.Sprintf("ws: the compiler adds no producer warpgroup to this program on %s", arch)
+	case k.PingPong && !e.Cost.PingPong:
+		e.Reject = fmt.Sprintf("pingpong: the compiler does not have this program's consumers take turns on %s", arch)
+	default:
+		e.Reject = regs
+	}
 	return e
 }
 
@@ -95,22 +98,6 @@ func refusal(err error) string {
 		return strings.ReplaceAll(list.Error(), "\n", "; ")
 	}
 	return strings.ReplaceAll(err.Error(), "\n", " ")
-}
-
-func bad(cond bool, format string, args ...any) string {
-	if !cond {
-		return ""
-	}
-	return fmt.Sprintf(format, args...)
-}
-
-func firstReason(reasons ...string) string {
-	for _, r := range reasons {
-		if r != "" {
-			return r
-		}
-	}
-	return ""
 }
 
 // Reject says why c cannot work for p on arch, "" when it can.

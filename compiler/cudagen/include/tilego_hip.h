@@ -27,25 +27,6 @@ typedef int int32_t;
 #define __launch_bounds__(...) __attribute__((amdgpu_flat_work_group_size(1, TL_FIRST(__VA_ARGS__, 0))))
 #define TL_FIRST(a, ...) a
 
-// CUDA's vector types, as the generated code uses them for 8- and 16-byte
-// loads and stores.
-struct __attribute__((aligned(8))) uint2 {
-  uint32_t x, y;
-};
-struct __attribute__((aligned(16))) uint4 {
-  uint32_t x, y, z, w;
-};
-struct __attribute__((aligned(8))) float2 {
-  float x, y;
-};
-struct __attribute__((aligned(16))) float4 {
-  float x, y, z, w;
-};
-__device__ __forceinline__ uint2 make_uint2(uint32_t x, uint32_t y) { return {x, y}; }
-__device__ __forceinline__ uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w) { return {x, y, z, w}; }
-__device__ __forceinline__ float2 make_float2(float x, float y) { return {x, y}; }
-__device__ __forceinline__ float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
-
 struct tl_dim3 {
   unsigned x, y, z;
 };
@@ -100,6 +81,25 @@ __device__ __forceinline__ float atomicAdd(float* p, float v) {
 #define __device__
 #define __forceinline__ inline
 #endif
+
+// CUDA's vector types, as the generated code uses them for 8- and 16-byte
+// loads and stores.
+struct __attribute__((aligned(8))) uint2 {
+  uint32_t x, y;
+};
+struct __attribute__((aligned(16))) uint4 {
+  uint32_t x, y, z, w;
+};
+struct __attribute__((aligned(8))) float2 {
+  float x, y;
+};
+struct __attribute__((aligned(16))) float4 {
+  float x, y, z, w;
+};
+__device__ __forceinline__ uint2 make_uint2(uint32_t x, uint32_t y) { return {x, y}; }
+__device__ __forceinline__ uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w) { return {x, y, z, w}; }
+__device__ __forceinline__ float2 make_float2(float x, float y) { return {x, y}; }
+__device__ __forceinline__ float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 
 __device__ __forceinline__ float __uint_as_float(uint32_t u) { return __builtin_bit_cast(float, u); }
 __device__ __forceinline__ float __int_as_float(int u) { return __builtin_bit_cast(float, u); }

@@ -11,8 +11,8 @@
 // through per-wave arrays between per-wave barriers, and all the lanes
 // taking part must call them together, as they do on the GPU.
 //
-// The conversions, swz and get_h/set_h are the real header's own (its host
-// section, included here as tilego_hip_device.h). Only C headers: the
+// The vector types, conversions, math, swz and get_h/set_h are the real
+// header's own (its host section, included here as tilego_hip_device.h). Only C headers: the
 // C++ library's would double the time of a build.
 #pragma once
 #include <linux/futex.h>
@@ -42,22 +42,6 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 
-struct __attribute__((aligned(8))) uint2 {
-  uint32_t x, y;
-};
-struct __attribute__((aligned(16))) uint4 {
-  uint32_t x, y, z, w;
-};
-struct __attribute__((aligned(8))) float2 {
-  float x, y;
-};
-struct __attribute__((aligned(16))) float4 {
-  float x, y, z, w;
-};
-inline uint2 make_uint2(uint32_t x, uint32_t y) { return {x, y}; }
-inline uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w) { return {x, y, z, w}; }
-inline float2 make_float2(float x, float y) { return {x, y}; }
-inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 
 extern "C" {
 float expf(float);
