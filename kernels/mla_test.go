@@ -328,6 +328,20 @@ func TestMLACheckConfig(t *testing.T) {
 	if err := (MLAShape{Hq: 16, Sq: 1, DType: ir.BF16, Scale: -0.1}).Check(MLAConfig{M: 16, Stages: 1, Threads: 128}); err == nil || !strings.Contains(err.Error(), "softmax scale -0.1") {
 		t.Errorf("a negative scale: %v", err)
 	}
+	// N: a divisor of the page, without a producer, roles or clusters.
+	for _, tc := range []struct {
+		c  MLAConfig
+		ok bool
+	}{
+		{MLAConfig{M: 16, Stages: 1, Threads: 128, N: 32}, true},
+		{MLAConfig{M: 16, Stages: 1, Threads: 128, N: 24}, false},
+		{MLAConfig{M: 16, Stages: 1, Threads: 128, N: -32}, false},
+		{MLAConfig{M: 16, Stages: 2, Threads: 128, WS: true, N: 32}, false},
+	} {
+		if err := s.Check(tc.c); (err == nil) != tc.ok || err != nil && !strings.Contains(err.Error(), "must divide the page") {
+			t.Errorf("%+v: %v", tc.c, err)
+		}
+	}
 	// V0: a multiple of 64 short of Dv, and only with hand-offs.
 	handoff := MLAConfig{M: 64, Stages: 2, Threads: 256, SplitN: true, WS: true, Roles: true, Handoff: true}
 	hq128 := MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}
