@@ -18,17 +18,18 @@ var Suites = map[string]func(SuiteOptions) ([]Point, error){
 	"mla":      mla,
 	"fa-tail":  faTail,
 	"fa-bwd":   faBwd,
+	"rows":     rows,
 }
 
 // SuiteFlush is how a suite's launches are kept cold unless the run says
-// otherwise: mla on rotated copies of its inputs, the others with an L2 flush
+// otherwise: mla and rows on rotated copies of their inputs, the others with an L2 flush
 // before every launch, as triton's do_bench times their peers. An MLA cache is
 // many times the L2, so a rotated copy is cold; a memset flush would leave the
 // L2 full of dirty lines, whose write-back falls in the timed launch: 6-9% of
 // a 230 µs launch at b64. scripts/peers.py times the mla suite's peers, and
 // the copy bandwidth they are held to, the same way.
 func SuiteFlush(suite string) Flush {
-	if suite == "mla" {
+	if suite == "mla" || suite == "rows" { // memory-bound: the same reason holds
 		return FlushRotate
 	}
 	return FlushL2

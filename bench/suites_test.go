@@ -31,6 +31,7 @@ func TestSuites(t *testing.T) {
 		"fa-sweep": {37, 12}, "fa-short": {6, 6}, "extra": {4, 4}, "gemm": {1, 1},
 		"mla": {40, 8}, "fa-tail": {48, 8}, // a split path and the single program per shape
 		"fa-bwd": {8, 1},
+		"rows":   {30, 6},
 	}
 	if len(want) != len(Suites) {
 		t.Errorf("%d suites, %d tested", len(Suites), len(want))

@@ -327,6 +327,8 @@ func (b *builder) expr(e *Expr, iv []tl.Expr) tl.Expr {
 		return tl.Log1p(tl.Abs(arg(0)))
 	case "expm1": // clamped, as exp2
 		return tl.Expm1(tl.Min(arg(0), 4))
+	case "pow": // of a clamped magnitude: in its domain, bounded
+		return tl.Pow(tl.Min(tl.Abs(arg(0)), 4), 2.5)
 	case "sin":
 		return tl.Sin(arg(0))
 	case "cos":

@@ -47,7 +47,7 @@ func (p *Prog) exact() bool {
 			}
 			walkExpr(o.Expr, func(e *Expr) {
 				switch e.Op {
-				case "add", "sub", "mul", "exp2", "tanh", "erf", "sigmoid", "log1p", "expm1", "sin", "cos": // rounding, contraction into fma, approximate math
+				case "add", "sub", "mul", "exp2", "tanh", "erf", "sigmoid", "log1p", "expm1", "sin", "cos", "pow": // rounding, contraction into fma, approximate math
 					ok = false
 				}
 			})

@@ -131,7 +131,7 @@ func (g *gen) expr(d int, leaf func() *Expr) *Expr {
 	case 6:
 		return &Expr{Op: []string{"neg", "abs"}[g.r.IntN(2)], Args: []*Expr{sub()}}
 	case 7: // exp2 half the time, else another math function
-		return &Expr{Op: []string{"exp2", "exp2", "exp2", "exp2", "tanh", "erf", "sigmoid", "log1p", "expm1", "sin", "cos"}[g.r.IntN(11)], Args: []*Expr{sub()}}
+		return &Expr{Op: []string{"exp2", "exp2", "exp2", "exp2", "tanh", "erf", "sigmoid", "log1p", "expm1", "sin", "cos", "pow"}[g.r.IntN(12)], Args: []*Expr{sub()}}
 	case 8:
 		return &Expr{Op: "cast", DT: g.pick16(), Args: []*Expr{sub()}}
 	default: // compares leaves only: a computed value may round differently on each backend and flip the choice

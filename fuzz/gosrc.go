@@ -341,6 +341,8 @@ func (w *goWriter) expr(e *Expr, iv []string) string {
 		return fmt.Sprintf("tl.%s(%s)", m, arg(0))
 	case "log1p":
 		return fmt.Sprintf("tl.Log1p(tl.Abs(%s))", arg(0))
+	case "pow":
+		return fmt.Sprintf("tl.Pow(tl.Min(tl.Abs(%s), 4), 2.5)", arg(0))
 	case "expm1":
 		return fmt.Sprintf("tl.Expm1(tl.Min(%s, 4))", arg(0))
 	case "cast":

@@ -228,6 +228,8 @@ func (c *compiler) binary(e *ir.Binary) eval {
 		fn = func(a, b float64) float64 { return a * b }
 	case ir.Div:
 		fn = func(a, b float64) float64 { return a / b }
+	case ir.Pow:
+		fn = math.Pow
 	case ir.Min:
 		fn = fmin
 	case ir.Max:

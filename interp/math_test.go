@@ -23,6 +23,9 @@ func TestMathFunctions(t *testing.T) {
 		{"expm1", func(x tl.Expr) tl.Expr { return tl.Expm1(x) }, math.Expm1},
 		{"sin", func(x tl.Expr) tl.Expr { return tl.Sin(x) }, math.Sin},
 		{"cos", func(x tl.Expr) tl.Expr { return tl.Cos(x) }, math.Cos},
+		{"pow", func(x tl.Expr) tl.Expr { return tl.Pow(tl.Abs(x), 2.5) }, func(v float64) float64 { return math.Pow(math.Abs(v), 2.5) }},
+		{"pow_odd", func(x tl.Expr) tl.Expr { return tl.Pow(x, 3) }, func(v float64) float64 { return math.Pow(v, 3) }},
+		{"pow_of_ints", func(x tl.Expr) tl.Expr { return tl.Pow(2, tl.Int(-3)).Mul(x) }, func(v float64) float64 { return v / 8 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tl.NewFunc(tc.name)

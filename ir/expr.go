@@ -56,9 +56,10 @@ const (
 	Ne
 	And
 	Or
+	Pow // x^y in f32, whatever the operands' types
 )
 
-var binOpNames = [...]string{"+", "-", "*", "/", "%", "min", "max", "<", "<=", ">", ">=", "==", "!=", "&&", "||"}
+var binOpNames = [...]string{"+", "-", "*", "/", "%", "min", "max", "<", "<=", ">", ">=", "==", "!=", "&&", "||", "pow"}
 
 func (o BinOp) String() string { return binOpNames[o] }
 

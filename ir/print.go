@@ -250,7 +250,7 @@ func prec(e Expr) int {
 		}
 	case *Binary:
 		switch {
-		case e.Op == Min || e.Op == Max:
+		case e.Op == Min || e.Op == Max || e.Op == Pow:
 		case e.Op == Or:
 			return precOr
 		case e.Op == And:
@@ -304,7 +304,7 @@ func ExprString(e Expr) string {
 	case *Var:
 		return e.Name
 	case *Binary:
-		if e.Op == Min || e.Op == Max {
+		if e.Op == Min || e.Op == Max || e.Op == Pow {
 			return fmt.Sprintf("%s(%s, %s)", e.Op, ExprString(e.X), ExprString(e.Y))
 		}
 		q := prec(e)

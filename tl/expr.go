@@ -116,6 +116,9 @@ func binary(op ir.BinOp, xa, ya any) Expr {
 		if (op == ir.Mod) && t.IsFloat() {
 			return Expr{err: "% needs integers"}
 		}
+		if op == ir.Pow {
+			t = ir.F32
+		}
 	}
 	if c := fold(op, x.e, y.e, t); c != nil {
 		return Expr{e: c}
@@ -191,6 +194,12 @@ func (x Expr) Not() Expr      { return unary(ir.Not, x) }
 
 // Min and Max of two values.
 func Min(a, b any) Expr { return binary(ir.Min, a, b) }
+
+// Pow is x^y in f32 (integer operands convert), C's pow: a negative x
+// only to a whole power. Exact in the interpreter (float64, then rounded);
+// CUDA's powf on NVIDIA; on AMD exp2(y·log2|x|), whose relative error
+// grows with |y·log2 x| (docs/language.md).
+func Pow(x, y any) Expr { return binary(ir.Pow, x, y) }
 func Max(a, b any) Expr { return binary(ir.Max, a, b) }
 
 // CeilDiv is (a + b - 1) / b for integers.

@@ -91,25 +91,27 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 
 // runResult is what --json prints.
 type runResult struct {
-	Kernel  string             `json:"kernel"`
-	Shape   kernels.Fields     `json:"shape"`
-	Backend string             `json:"backend"`
-	Device  string             `json:"device"`
-	Config  kernels.Fields     `json:"config"`
-	From    string             `json:"config_source"`  // "default" or "tuned (cache)"
-	PickMS  float64            `json:"config_pick_ms"` // time to find the config (cache lookup and its check)
-	Errors  map[string]jsonNum `json:"errors,omitempty"`
-	Checked string             `json:"checked"`              // "all", "sampled N rows", "none"
-	Split   string             `json:"split_note,omitempty"` // why a split path asked for runs as one program
-	OK      *bool              `json:"ok,omitempty"`
-	TimeMS  float64            `json:"time_ms"`
-	Repeats int                `json:"repeats"`
-	Flush   string             `json:"flush,omitempty"` // "l2" with --flush-l2 on a GPU
-	GFLOP   float64            `json:"gflop"`
-	TFLOPS  float64            `json:"tflops"`
-	GB      float64            `json:"gb,omitempty"`    // bytes the kernel must move at least once (its global tensors), in GB
-	GBps    float64            `json:"gbps,omitempty"`  // GB over the time: what a memory-bound kernel is judged by
-	Error   string             `json:"error,omitempty"` // why ok is false
+	Kernel   string             `json:"kernel"`
+	Shape    kernels.Fields     `json:"shape"`
+	Backend  string             `json:"backend"`
+	Device   string             `json:"device"`
+	Config   kernels.Fields     `json:"config"`
+	From     string             `json:"config_source"`  // "default" or "tuned (cache)"
+	PickMS   float64            `json:"config_pick_ms"` // time to find the config (cache lookup and its check)
+	Errors   map[string]jsonNum `json:"errors,omitempty"`
+	Checked  string             `json:"checked"`              // "all", "sampled N rows", "none"
+	Split    string             `json:"split_note,omitempty"` // why a split path asked for runs as one program
+	OK       *bool              `json:"ok,omitempty"`
+	TimeMS   float64            `json:"time_ms"`
+	Repeats  int                `json:"repeats"`
+	Flush    string             `json:"flush,omitempty"` // "l2" with --flush-l2 on a GPU
+	GFLOP    float64            `json:"gflop"`
+	TFLOPS   float64            `json:"tflops"`
+	GB       float64            `json:"gb,omitempty"`        // bytes the kernel must move at least once (its global tensors), in GB
+	GBps     float64            `json:"gbps,omitempty"`      // GB over the time: what a memory-bound kernel is judged by
+	CopyGBps float64            `json:"copy_gbps,omitempty"` // on a GPU: a device-to-device copy of as many bytes, timed alike
+	OfCopy   float64            `json:"of_copy,omitempty"`   // gbps / copy_gbps
+	Error    string             `json:"error,omitempty"`     // why ok is false
 }
 
 // jsonNum is a float that encodes ±Inf and NaN as strings, which JSON
@@ -210,6 +212,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if s := res.Time.Seconds(); s > 0 {
 			out.GBps = out.GB / s
 		}
+		if b, ok := be.(*cuda.Backend); ok && out.GBps > 0 {
+			if rate, err := b.CopyRate(int64(tr.Bytes()), opt); err == nil {
+				out.CopyGBps = rate / 1e9
+				out.OfCopy = out.GBps / out.CopyGBps
+			} else {
+				fmt.Fprintf(stderr, "tilego: the copy bandwidth was not measured: %v\n", err)
+			}
+		}
 	}
 	var rep kernels.Report
 	if rf.check {
@@ -259,6 +269,9 @@ func printRun(w io.Writer, r runResult, rep kernels.Report, checked bool) {
 	fmt.Fprintf(w, "  speed    %.3g TFLOP/s (%.4g GFLOP)", r.TFLOPS, r.GFLOP)
 	if r.GB > 0 {
 		fmt.Fprintf(w, ", %.4g GB/s (%.4g GB its global tensors move at least once)", r.GBps, r.GB)
+		if r.CopyGBps > 0 {
+			fmt.Fprintf(w, "\n  memory   %.2f of the copy bandwidth (%.4g GB/s: a device-to-device copy of as many bytes, timed alike)", r.OfCopy, r.CopyGBps)
+		}
 	}
 	fmt.Fprintln(w)
 }

@@ -112,3 +112,21 @@ func TestAMDSharedLimit(t *testing.T) {
 		t.Errorf("sm_90a: %v", err)
 	}
 }
+
+// Pow on gfx942, emulated: a real power of |x| and an odd integer power of
+// x (negative bases keep their sign) give the interpreter's answer within
+// its f32 tolerance.
+func TestAMDPow(t *testing.T) {
+	f := tl.NewFunc("powers")
+	X, Y := f.In("X", tl.F32, 8, 64), f.Out("Y", tl.F32, 8, 64)
+	f.Kernel(tl.Grid(1), 64, func(k *tl.Block) {
+		x := k.Fragment(tl.F32, 8, 64)
+		k.Copy(X, x)
+		k.Parallel(func(i, j tl.Expr) { x.Set(tl.Pow(tl.Abs(x.At(i, j)), 2.5).Add(tl.Pow(x.At(i, j), 3)), i, j) }, 8, 64)
+		k.Copy(x, Y)
+	})
+	src := emulateAgainstInterp(t, f, []*tensor.Tensor{tensor.New(tl.F32, 8, 64).Rand(5, 2), tensor.New(tl.F32, 8, 64)})
+	if !strings.Contains(src, "tl::pow_(") {
+		t.Errorf("no pow in the program:\n%s", src)
+	}
+}

@@ -74,3 +74,25 @@ func checkAMD(c *compilation) error {
 	}
 	return err
 }
+
+// checkRegisters refuses a kernel whose fragments, as laid out, give a
+// thread more than maxThreadBytes: checkTarget counts a fragment spread
+// evenly over the threads, but extents the threads do not divide leave
+// copies in every thread (a 4×4100 tile over 128 threads: every thread
+// holds all 16,400 elements), which NVRTC would take minutes to unroll
+// and the kernel would spill.
+func checkRegisters(c *compilation) error {
+	perThread := 0
+	for _, b := range c.f.Kernel.Allocs {
+		l := c.layouts[b]
+		if b.Scope != ir.Fragment || l == nil {
+			continue
+		}
+		n := l.NumRegs() * max(b.DType.Bytes(), 1)
+		if perThread += n; perThread > maxThreadBytes {
+			s, _ := b.StaticShape()
+			return errAt("alloc", b.Pos, "fragment %s %v: its layout gives each of the %d threads %d elements (%d bytes of fragments a thread so far, over the target's %d): the threads do not divide its extents evenly; give it extents with a larger common factor with the thread count (columns a multiple of it, say), or fewer elements a thread", b.Name, s, c.f.Kernel.Threads, l.NumRegs(), perThread, maxThreadBytes)
+		}
+	}
+	return nil
+}

@@ -48,8 +48,9 @@ type emitter struct {
 // would sit inside a loop over the thread's points, which not every thread
 // enters: a deadlock).
 type parCtx struct {
-	p   *ir.Parallel
-	drv *layout.Fragment // the fragment that drives the loop; nil: threads stride the index space
+	p    *ir.Parallel
+	drv  *layout.Fragment     // the fragment that drives the loop; nil: threads stride the index space
+	vecs map[*ir.Load]vecRead // shared tiles read by vector (par_vec_reads.go)
 }
 
 func emitPass(c *compilation) error {
@@ -451,12 +452,35 @@ func (e *emitter) merge(other syncState) { // control may arrive from either poi
 // loopEndSync puts a barrier at the end of a loop body that touches shared
 // memory, so the next iteration's writes cannot race this one's reads;
 // copies still in flight are waited for first, since the next iteration's
-// code was emitted assuming none were.
+// code was emitted assuming none were. A body that ends on a barrier, with
+// no shared memory touched since, owes none, unless it writes global
+// memory, which the barrier at the end also orders before the next
+// iteration.
 func (e *emitter) loopEndSync(body []ir.Stmt) {
+	if e.role == nil && !e.dirty && !e.read && !e.pending && !writesGlobal(body) {
+		return
+	}
 	if e.readsShared(body) || e.writesShared(body) {
 		e.flushAsync()
 		e.sync()
 	}
+}
+
+// writesGlobal reports whether body may write global memory: a copy, store
+// or atomic add into a global tensor, or a counter.
+func writesGlobal(body []ir.Stmt) bool {
+	found := false
+	ir.Walk(body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Copy:
+			found = found || s.Dst.Buf.Scope == ir.Global
+		case *ir.Store:
+			found = found || s.Buf.Scope == ir.Global
+		case *ir.AtomicAdd, *ir.Ticket, *ir.Signal:
+			found = true
+		}
+	})
+	return found
 }
 
 func (e *emitter) sync() {
@@ -495,9 +519,25 @@ func (e *emitter) syncIfDirty(reads bool) {
 // sm_90a: where some were written since the last barrier and not all are
 // fenced yet (a hand-off that waits after one that fenced them needs none).
 func (e *emitter) proxyFence() {
-	if e.dirty && e.unfenced && e.c.opts.Arch == "sm_90a" {
+	if e.dirty && e.unfenced && e.c.opts.Arch == "sm_90a" && e.c.asyncProxy() {
 		e.fence()
 	}
+}
+
+// asyncProxy reports whether the kernel touches shared memory through the
+// async proxy at all (wgmma operands, TMA loads and stores): without, no
+// plain write needs fencing, and the fence (a MEMBAR that waits for the
+// thread's outstanding loads) would only cost.
+func (c *compilation) asyncProxy() bool {
+	if len(c.tmaSpecs) > 0 || c.ws != nil {
+		return true
+	}
+	for _, on := range c.wgmma {
+		if on {
+			return true
+		}
+	}
+	return false
 }
 
 // fence emits fence.proxy.async: every plain write so far is fenced.

@@ -278,13 +278,21 @@ func (e *emitter) copyFragment(s *ir.Copy, atomic bool) {
 			e.syncIfDirty(true)
 		}
 	}
+	half := e.c.halves != nil && e.c.halves.write == s
 	if other.Buf.Scope == ir.Global && !atomic && s.Cache == ir.CacheNormal && e.copyVectors(frag, other, l, out) {
+		return
+	}
+	if other.Buf.Scope == ir.Shared && !atomic && !half && e.copyVectors(frag, other, l, out) {
+		if out {
+			e.wroteShared()
+		} else {
+			e.read = true
+		}
 		return
 	}
 	if out && other.Buf.Scope == ir.Global && e.copyPairsToGlobal(frag, other, l, s.Cache, atomic) {
 		return
 	}
-	half := e.c.halves != nil && e.c.halves.write == s
 	if out && other.Buf.Scope == ir.Shared && !atomic && e.copyPairsToShared(frag, other, l) {
 		if half {
 			e.halfSync(true)

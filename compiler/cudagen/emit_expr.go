@@ -92,6 +92,11 @@ func (e *emitter) expr(x ir.Expr) string {
 		if x.Buf.Scope == ir.Fragment {
 			return load(x.Buf.DType, fragGet(x.Buf, e.fragIndex(x.Buf, x.Idx)))
 		}
+		if e.par != nil {
+			if r, ok := e.par.vecs[x]; ok {
+				return vecElem(x, r)
+			}
+		}
 		return load(x.Buf.DType, e.ref(x.Buf, x.Idx))
 	}
 	e.failHere("the CUDA target cannot lower an expression %T", x)
@@ -121,6 +126,9 @@ func (e *emitter) intRanges() *ir.IntRanges {
 
 func (e *emitter) binary(x *ir.Binary) string {
 	a, b := e.expr(x.X), e.expr(x.Y)
+	if x.Op == ir.Pow { // f32 whatever the operands
+		return "tl::pow_((float)(" + a + "), (float)(" + b + "))"
+	}
 	isF := x.X.Type().IsFloat() || x.Y.Type().IsFloat()
 	if isF {
 		// Mixed int/float operands compute in f32, as the interpreter does.

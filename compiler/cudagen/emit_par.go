@@ -94,7 +94,10 @@ func (e *emitter) parallel(p *ir.Parallel) {
 		e.par = &parCtx{p: p, drv: e.c.layouts[drv]}
 		bases := e.fragBases(e.par.drv)
 		skip := e.skipOnes(p, drv, bases, names)
+		e.par.vecs = e.planVecReads(p, e.par.drv)
+		e.declareVecReads(e.par.vecs)
 		e.fragLoopFrom(e.par.drv, bases, names)
+		e.loadVecReads(e.par.vecs)
 		e.stmts(p.Body)
 		e.close()
 		if skip {

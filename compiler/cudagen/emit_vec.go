@@ -19,14 +19,16 @@ func vecRun(l *layout.Fragment) int {
 	return c.Reg[0].Size
 }
 
-// copyVectors moves a whole fragment to or from a global region 16 bytes
-// at a time, where the fragment's layout gives each thread runs of
-// adjacent elements along the region's contiguous innermost dim that start
-// on 16-byte boundaries (a seeded layout, seedLayout): one vector load or
-// store per 16 bytes of a run, converting between the element types. The
-// innermost extent being a multiple of a vector, each vector lies wholly
-// inside the tensor or wholly past its edge: loads there read zeros,
-// stores skip it. It returns false where that does not hold.
+// copyVectors moves a whole fragment to or from a global or shared region
+// 16 bytes at a time, where the fragment's layout gives each thread runs
+// of adjacent elements along the region's contiguous innermost dim that
+// start on 16-byte boundaries (a seeded layout, seedLayout): one vector
+// load or store per 16 bytes of a run, converting between the element
+// types. The innermost extent being a multiple of a vector, each vector
+// lies wholly inside the tensor or wholly past its edge: loads there read
+// zeros, stores skip it. A shared tile's 16-byte chunks stay whole under
+// its swizzle (tl::swz permutes chunks) where its panels and rows are whole
+// chunks. It returns false where that does not hold.
 func (e *emitter) copyVectors(frag, g ir.Region, l *layout.Fragment, out bool) bool {
 	gdt, fdt := g.Buf.DType, frag.Buf.DType
 	gb := gdt.Bytes()
@@ -48,6 +50,13 @@ func (e *emitter) copyVectors(frag, g ir.Region, l *layout.Fragment, out bool) b
 			return false
 		}
 	}
+	if g.Buf.Scope == ir.Shared {
+		sb := e.c.smem.bufs[g.Buf]
+		shape, ok := g.Buf.StaticShape()
+		if sb == nil || sb.panelW%16 != 0 || !ok || shape[len(shape)-1]*gb%16 != 0 {
+			return false
+		}
+	}
 	if st := g.Buf.Strides; st != nil {
 		for d, x := range st {
 			if c, ok := ir.ConstInt(x); d == n-1 && (!ok || c != 1) || d < n-1 && multipleOf(x)%int64(v) != 0 {
@@ -63,6 +72,10 @@ func (e *emitter) copyVectors(frag, g ir.Region, l *layout.Fragment, out bool) b
 	}
 	idx := e.bufIndex(g, names)
 	addr, cond := "&"+e.refStr(g.Buf, idx), e.inBounds(g, idx)
+	if g.Buf.Scope == ir.Shared {
+		row, col := sharedRowCol(g.Buf, idx)
+		addr = e.sharedBase(g.Buf) + " + " + e.sharedOffset(g.Buf, row, col)
+	}
 	gt := ctype(gdt)
 	sameHalves := packed(frag.Buf) && fdt == gdt
 	if out {
@@ -93,11 +106,18 @@ func (e *emitter) copyVectors(frag, g ir.Region, l *layout.Fragment, out bool) b
 			ld = fmt.Sprintf("if (%s) %s", cond, ld)
 		}
 		e.line("%s", ld)
-		if sameHalves {
+		switch {
+		case sameHalves:
 			for k := range 4 {
 				e.line("%s[r / 2 + %d] = ((const uint32_t*)&vec)[%d];", frag.Buf.Name, k, k)
 			}
-		} else {
+		case (gdt == ir.BF16 || gdt == ir.F16) && fdt == ir.F32 && !packed(frag.Buf): // a 32-bit word a pair
+			for k := range 4 {
+				for h, half := range []string{"lo", "hi"} {
+					e.line("%s[r + %d] = tl::%s_%s(((const uint32_t*)&vec)[%d]);", frag.Buf.Name, 2*k+h, gdt, half, k)
+				}
+			}
+		default:
 			for j := range v {
 				e.line("%s", fragSet(frag.Buf, fmt.Sprintf("r + %d", j), e.store(fdt, load(gdt, fmt.Sprintf("((const %s*)&vec)[%d]", gt, j)))))
 			}

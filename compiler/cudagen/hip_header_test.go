@@ -278,3 +278,65 @@ func runHost(t *testing.T, prog, input string) string {
 	}
 	return string(out)
 }
+
+// The AMD library's pow, built for the host, against float64: C's special
+// cases exactly, and elsewhere within a few ulps plus the growth of exp2's
+// argument error with |y·log2 x| (2^-24 of it, relative).
+func TestHIPPow(t *testing.T) {
+	prog := `#include "tilego_hip.h"
+#include <cstdio>
+int main() {
+  float x, y;
+  while (scanf("%a %a", &x, &y) == 2) printf("%a %a %a\n", x, y, tl::pow_(x, y));
+}
+`
+	inf, nan := math.Inf(1), math.NaN()
+	special := [][2]float64{{2, 0}, {nan, 0}, {1, nan}, {-1, inf}, {-1, -inf}, {0, -1}, {math.Copysign(0, -1), -1}, {math.Copysign(0, -1), 2},
+		{-2, 3}, {-2, 2}, {-2, 0.5}, {-inf, 3}, {-inf, 0.5}, {-inf, -0.5}, {inf, -2}, {0.5, inf}, {2, -inf}, {nan, 2}}
+	var in strings.Builder
+	for _, p := range special {
+		fmt.Fprintf(&in, "%x %x\n", float32(p[0]), float32(p[1]))
+	}
+	for _, x := range []float64{1e-30, 1e-5, 0.3, 0.999, 1.001, 2, 7.5, 1e3, 1e20, -3, -0.5} {
+		for _, y := range []float64{-7, -2.5, -1, -0.5, 0.25, 0.5, 1, 2, 3, 3.7, 11} {
+			if x < 0 && y != math.Trunc(y) {
+				continue
+			}
+			fmt.Fprintf(&in, "%x %x\n", float32(x), float32(y))
+		}
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(runHost(t, prog, in.String())), "\n") {
+		f := strings.Fields(line)
+		var v [3]float64
+		for i := range v {
+			var err error
+			if v[i], err = strconv.ParseFloat(f[i], 64); err != nil && strings.Contains(f[i], "nan") {
+				v[i], err = math.NaN(), nil
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+		x, y, got := v[0], v[1], v[2]
+		want := float64(float32(math.Pow(x, y)))
+		n++
+		switch {
+		case math.IsNaN(want) || math.IsNaN(got):
+			if math.IsNaN(want) != math.IsNaN(got) {
+				t.Errorf("pow(%g, %g) = %g, want %g", x, y, got, want)
+			}
+		case math.IsInf(want, 0) || want == 0:
+			if got != want || math.Signbit(got) != math.Signbit(want) {
+				t.Errorf("pow(%g, %g) = %g, want %g", x, y, got, want)
+			}
+		default:
+			bound := (4 + math.Abs(y*math.Log2(math.Abs(x)))) * 0x1p-24
+			if rel := math.Abs(got-want) / math.Abs(want); rel > bound {
+				t.Errorf("pow(%g, %g) = %g, want %g: relative error %.3g over %.3g", x, y, got, want, rel, bound)
+			}
+		}
+	}
+	if n < len(special)+100 {
+		t.Fatalf("%d results", n)
+	}
+}

@@ -39,6 +39,12 @@ func TestLimitsBuild(t *testing.T) {
 		{"unbound_size", "sm_80", unboundSize, "limits_test.go", "size N is not a dim of any parameter"},
 		// Each within the verifier's limit, too many together.
 		{"many_fragments", "sm_90a", manyFragments, "limits_test.go", "takes one thread's fragments and locals to 20480 bytes, over the CUDA target's 16384"},
+		// Within the verifier's even count; laid out, every thread holds
+		// the whole tile: 4100 columns share no factor with 128 threads
+		// beyond the vector.
+		{"replicated_fragment", "sm_90a", replicatedRows(4100), "limits_test.go", "its layout gives each of the 128 threads 16400 elements"},
+		{"replicated_fragment", "gfx942", replicatedRows(4100), "limits_test.go", "its layout gives each of the 128 threads 16400 elements"},
+		{"spread_fragment", "sm_90a", replicatedRows(4096), "", ""},
 		{"splitn_64_threads", "sm_90a", func() (*tl.Func, int) {
 			return kernels.MLADecode(kernels.MLAShape{Hq: 64, Sq: 1, DType: ir.BF16}, kernels.MLAConfig{M: 64, Stages: 1, Threads: 64, SplitN: true}), 0
 		}, "", ""},
@@ -100,6 +106,23 @@ func hugeTiles(alloc func(*tl.Block, tl.DType, ...int) *tl.Tensor) func() (*tl.F
 			fr := alloc(k, tl.F32, 1<<17, 1<<17)
 			line = callerLine() - 1
 			k.Copy(X.Sub(tl.Tile(0, 64)), fr.Sub(0, tl.Tile(0, 64)))
+		})
+		return f, line
+	}
+}
+
+// replicatedRows scales a 4×cols f32 fragment over 128 threads.
+func replicatedRows(cols int) func() (*tl.Func, int) {
+	return func() (*tl.Func, int) {
+		f := tl.NewFunc("rows")
+		X, Y := f.In("X", tl.F32, 4, cols), f.Out("Y", tl.F32, 4, cols)
+		var line int
+		f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+			x := k.Fragment(tl.F32, 4, cols)
+			line = callerLine() - 1
+			k.Copy(X, x)
+			k.Parallel(func(i, j tl.Expr) { x.Set(x.At(i, j).Mul(2), i, j) }, 4, cols)
+			k.Copy(x, Y)
 		})
 		return f, line
 	}

@@ -169,3 +169,23 @@ func TestWalkReleaseEarlyWaitsForLastReader(t *testing.T) {
 		t.Errorf("%d arrivals on the empty barrier, want 1:\n%s", n, e.b.String())
 	}
 }
+
+// The first tiles first is a hint: MLA's split kernel asks for it (its
+// emit test, kernels/mla_emit_test.go), FlashAttention's walks, which have
+// the same producer shape without Overlap, do not, and get no such wait;
+// the IR printer names the hint.
+func TestFirstTilesFirstAsked(t *testing.T) {
+	s := kernels.AttnShape{B: 2, H: 16, HKV: 16, Sq: 1024, Skv: 1024, Dqk: 128, Dv: 128, DType: ir.BF16}
+	c := kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true, Persistent: true}
+	if src := compileAttn(t, s, c, "sm_90a").Source; strings.Contains(src, "the first tiles first") {
+		t.Error("a FlashAttention walk that did not ask has the first fill's wait")
+	}
+	mla := kernels.MLAConfig{M: 64, Stages: 2, Threads: 256, WS: true, SplitN: true, Roles: true, Handoff: true}
+	f, err := kernels.MLADecodeSplit(kernels.MLAShape{Hq: 128, Sq: 1, DType: ir.BF16}, mla).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Kernel.FirstTilesFirst || !strings.Contains(f.String(), "first tiles first") {
+		t.Errorf("MLA's split kernel: FirstTilesFirst %v, or its IR does not print it", f.Kernel.FirstTilesFirst)
+	}
+}

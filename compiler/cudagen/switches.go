@@ -19,7 +19,6 @@ const (
 	SwitchLate      Switch = "LATE"      // a dealt walk's short blocks start late (tl's LateStart)
 	SwitchCluster   Switch = "CLUSTER"   // clusters of two multicasting K and V (cluster.go)
 	SwitchHalves    Switch = "HALVES"    // the consumers store their halves apart (warpgroup_epilogue.go)
-	SwitchParts     Switch = "PARTS"     // a ring slot freed by parts (parts.go)
 	SwitchDraw      Switch = "DRAW"      // a walk draws its tiles from a counter (tl's Draw)
 	SwitchCoop      Switch = "COOP"      // a kernel whose blocks wait for each other launches cooperatively
 	SwitchPDL       Switch = "PDL"       // a chain's early steps start beside the one before
@@ -27,7 +26,7 @@ const (
 
 // AllSwitches lists every switch.
 var AllSwitches = []Switch{SwitchTMA, SwitchWS, SwitchPingPong, SwitchWGSplit, SwitchSplitRing, SwitchSkipOnes,
-	SwitchLate, SwitchCluster, SwitchHalves, SwitchParts, SwitchDraw, SwitchCoop, SwitchPDL}
+	SwitchLate, SwitchCluster, SwitchHalves, SwitchDraw, SwitchCoop, SwitchPDL}
 
 // Switches force schedule choices on (true) or off (false); a switch not
 // in the map keeps what the program asks for or the compiler's default.

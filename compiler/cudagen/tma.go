@@ -213,21 +213,16 @@ func (e *emitter) tmaIssue(bars int, tc map[*ir.Copy]*tmaCopy, copies []*ir.Copy
 	}
 	e.line("tl::mbar_arrive_expect_tx(%s, %d);", bar, total)
 	for _, cp := range copies {
-		e.tmaPanels(tc[cp], cp, nil, bar)
+		e.tmaPanels(tc[cp], cp, bar)
 	}
 	e.close()
 }
 
-// tmaPanels issues copy cp's TMA boxes, one a 64-element panel: those of
-// panels, or all when nil, completing on barrier bar.
-func (e *emitter) tmaPanels(tc *tmaCopy, cp *ir.Copy, panels []int, bar string) {
-	if panels == nil {
-		for p := range tc.panels {
-			panels = append(panels, p)
-		}
-	}
+// tmaPanels issues copy cp's TMA boxes, one a 64-element panel,
+// completing on barrier bar.
+func (e *emitter) tmaPanels(tc *tmaCopy, cp *ir.Copy, bar string) {
 	sb := e.c.smem.bufs[cp.Dst.Buf]
-	for _, p := range panels {
+	for p := range tc.panels {
 		dst := fmt.Sprintf("tl::smem_addr(%s) + %d", e.sharedBase(cp.Dst.Buf), p*sb.rows*128)
 		if e.multicast {
 			e.clusterLoad(tc, sb, cp, p, dst, bar)

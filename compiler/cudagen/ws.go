@@ -34,9 +34,6 @@ type wsPlan struct {
 	// hand is the shared offset of the warpgroup blocks' mbarriers
 	// (planHandBars: handBars of them), or -1.
 	hand int
-	// parts, when not nil, frees the ring's slots in parts (parts.go); the
-	// first part's empty barriers are at empty.
-	parts []slotPart
 }
 
 // wsWanted: the program asks (ir.Kernel.WarpSpecialize, a config's WS) or
@@ -171,9 +168,6 @@ func (e *emitter) wsSplit() {
 		freers *= 2
 	}
 	rings := []barRing{{l.bar, S, 1}, {w.empty, S, freers}} // full: the producer's expect_tx
-	if w.parts != nil {
-		rings = append(rings[:1], w.partRings(S)...)
-	}
 	sr := e.c.split[f]
 	if sr != nil {
 		rings = append(rings, barRing{l.lateBar, S, 1}, barRing{w.lateEmpty, S, freers})
@@ -221,14 +215,10 @@ func (e *emitter) wsSplit() {
 		for _, cp := range copies {
 			e.stage[cp.Dst.Buf] = slot
 		}
-		if w.parts != nil { // the one copy, a part at a time (parts.go)
-			e.partsIssue(full, l.copies[copies[0]], copies[0], slot, pos, S)
-		} else {
-			e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, ((%s / %d) & 1) ^ 1);", empty, slot, pos, S)
-			e.multicast = e.c.cluster // the ring's tiles, not the walk's (cluster.go)
-			e.tmaIssue(full, l.copies, copies, slot, "")
-			e.multicast = false
-		}
+		e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * %s, ((%s / %d) & 1) ^ 1);", empty, slot, pos, S)
+		e.multicast = e.c.cluster // the ring's tiles, not the walk's (cluster.go)
+		e.tmaIssue(full, l.copies, copies, slot, "")
+		e.multicast = false
 		for _, cp := range copies {
 			delete(e.stage, cp.Dst.Buf)
 		}
@@ -284,10 +274,6 @@ func (e *emitter) wsRelease(iter string, R int) { e.wsReleaseAt(e.c.ws.empty, it
 func (e *emitter) wsReleaseAt(empty int, iter string, R int) {
 	w := e.c.ws
 	slot := fmt.Sprintf("(%s %% %d)", e.ringPos(e.c.tma[w.loop], iter), R)
-	if w.parts != nil && empty == w.empty {
-		e.partsRelease(slot)
-		return
-	}
 	e.line("__syncwarp();")
 	bar := fmt.Sprintf("tl::smem_addr(smem + %d) + 8 * %s", empty, slot)
 	if e.c.cluster { // the slot is both blocks' (cluster.go)

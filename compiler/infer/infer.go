@@ -153,8 +153,8 @@ func Layouts(k *ir.Kernel, t Target, layouts map[*ir.Buffer]*layout.Fragment) er
 
 // seedLayout is the layout a Parallel loop's driver gets when nothing
 // constrains it: spread over the threads, in 16-byte runs of the narrowest
-// global element that a whole-fragment copy moves to or from a fragment of
-// the loop's shape (so the copies are vector loads and stores),
+// global element (else shared) that a whole-fragment copy moves to or from
+// a fragment of the loop's shape (so the copies are vector loads and stores),
 // and for a rows×cols loop one row a thread where the threads divide so
 // (layout.Rows: the rows' statistics, e.g. a merge's, are then one register).
 func seedLayout(k *ir.Kernel, p *ir.Parallel, threads int) *layout.Fragment {
@@ -164,20 +164,27 @@ func seedLayout(k *ir.Kernel, p *ir.Parallel, threads int) *layout.Fragment {
 			whole[a.Buf] = true
 		}
 	}
-	bytes := 0
+	// The narrowest element of the global tensors the fragment's copies
+	// move, else of the shared tiles: a run of 16 global bytes keeps a
+	// warp's accesses whole sectors.
+	narrowest := map[ir.Scope]int{}
 	ir.Walk(k.Body, func(s ir.Stmt) {
 		cp, ok := s.(*ir.Copy)
 		if !ok {
 			return
 		}
 		for _, r := range [][2]ir.Region{{cp.Src, cp.Dst}, {cp.Dst, cp.Src}} {
-			if whole[r[0].Buf] && r[0].IsWhole() && r[1].Buf.Scope == ir.Global {
-				if b := r[1].Buf.DType.Bytes(); bytes == 0 || b < bytes {
-					bytes = b
+			if sc := r[1].Buf.Scope; whole[r[0].Buf] && r[0].IsWhole() && (sc == ir.Global || sc == ir.Shared) {
+				if b := r[1].Buf.DType.Bytes(); narrowest[sc] == 0 || b < narrowest[sc] {
+					narrowest[sc] = b
 				}
 			}
 		}
 	})
+	bytes := narrowest[ir.Global]
+	if bytes == 0 {
+		bytes = narrowest[ir.Shared]
+	}
 	vec, total := 1, 1
 	for _, n := range p.Extents {
 		total *= n

@@ -57,7 +57,7 @@ func requireNVRTC(t *testing.T) {
 // source path recorded at build time, or from $TILEGO_HEADER.
 func tilegoHeader(t *testing.T) string {
 	t.Helper()
-	rel := filepath.Join("target", "cuda", "include", "tilego.cuh")
+	rel := filepath.Join("compiler", "cudagen", "include", "tilego.cuh")
 	cands := []string{os.Getenv("TILEGO_HEADER"), filepath.Join("..", "..", rel), rel}
 	if _, file, _, ok := runtime.Caller(0); ok {
 		cands = append(cands, filepath.Join(filepath.Dir(file), "..", "..", rel))

@@ -9,8 +9,9 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"strconv"
 	"time"
+
+	"github.com/tilego/tilego/internal/hang"
 )
 
 // Launch queues fn on stream (nil: the default stream) with the given grid
@@ -179,36 +180,16 @@ func Sync(fn *Function, stream *Stream) error {
 // the process dies: the driver has no watchdog on a compute GPU, and a
 // benchmark or test run would sit out its whole time limit saying nothing.
 // TILEGO_HANG_S (seconds) sets it for a process.
-var HangAfter = hangAfterEnv(os.Getenv("TILEGO_HANG_S"), 2*time.Minute)
-
-// hangAfterEnv reads TILEGO_HANG_S: whole seconds, 0 for no limit; the
-// default when unset or not a number.
-func hangAfterEnv(v string, def time.Duration) time.Duration {
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second
-	}
-	return def
-}
+var HangAfter = hang.Limit(os.Getenv("TILEGO_HANG_S"), 2*time.Minute)
 
 // ErrHung is wrapped by Sync's error for a kernel given up as hung.
 var ErrHung = errors.New("kernel still running: hung (a barrier that never completes?); the CUDA context cannot be used again")
 
-// waitWithin runs wait and returns its error, or an *Error wrapping ErrHung
-// once limit has passed (wait is left blocked: nothing can cancel it).
+// waitWithin runs wait, or gives it up as hung after limit (hang.Wait).
 func waitWithin(limit time.Duration, wait func() error) error {
-	if limit <= 0 {
-		return wait()
-	}
-	done := make(chan error, 1)
-	go func() { done <- wait() }()
-	t := time.NewTimer(limit)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
+	return hang.Wait(limit, wait, func() error {
 		return hungError("cuCtxSynchronize", fmt.Sprintf("no completion after %v", limit))
-	}
+	})
 }
 
 // hungError is the error of call when a kernel hung (ErrHung).

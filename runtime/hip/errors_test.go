@@ -137,17 +137,6 @@ func TestWaitWithin(t *testing.T) {
 	}
 }
 
-func TestHangAfterEnv(t *testing.T) {
-	for _, c := range []struct {
-		v    string
-		want time.Duration
-	}{{"", time.Hour}, {"30", 30 * time.Second}, {"0", 0}, {"-1", time.Hour}, {"x", time.Hour}} {
-		if got := hangAfterEnv(c.v, time.Hour); got != c.want {
-			t.Errorf("TILEGO_HANG_S=%q: %v, want %v", c.v, got, c.want)
-		}
-	}
-}
-
 // After a hung kernel, a call on the device fails at once instead of
 // reaching the runtime (where a free or a copy would wait on the kernel).
 func TestHungDeviceFailsFast(t *testing.T) {

@@ -81,6 +81,13 @@ __device__ __forceinline__ uint32_t pack_f16(float lo, float hi) {
   return r;
 }
 
+// A packed pair to two f32, lo from the low half: a shift and a mask for
+// bf16, where taking each half apart first costs a byte permute more.
+__device__ __forceinline__ float bf16_lo(uint32_t w) { return __uint_as_float(w << 16); }
+__device__ __forceinline__ float bf16_hi(uint32_t w) { return __uint_as_float(w & 0xffff0000u); }
+__device__ __forceinline__ float f16_lo(uint32_t w) { return f16_to_f32(uint16_t(w)); }
+__device__ __forceinline__ float f16_hi(uint32_t w) { return f16_to_f32(uint16_t(w >> 16)); }
+
 // ---- math --------------------------------------------------------------
 __device__ __forceinline__ float exp2f_(float x) {
   float y;
@@ -101,6 +108,7 @@ __device__ __forceinline__ float erf_(float x) { return erff(x); }
 __device__ __forceinline__ float log1p_(float x) { return log1pf(x); }
 __device__ __forceinline__ float expm1_(float x) { return expm1f(x); }
 __device__ __forceinline__ float sin_(float x) { return sinf(x); }
+__device__ __forceinline__ float pow_(float x, float y) { return powf(x, y); }
 __device__ __forceinline__ float cos_(float x) { return cosf(x); }
 __device__ __forceinline__ float sigmoid_(float x) { return x < -80.0f ? expf(x) : 1.0f / (1.0f + expf(-x)); }
 

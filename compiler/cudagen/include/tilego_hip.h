@@ -212,6 +212,19 @@ __device__ __forceinline__ float tanh_(float x) {
   const float e = expm1_(-2.0f * a);
   return __builtin_copysignf(-e / (e + 2.0f), x);
 }
+// x^y as exp2(y·log2|x|): relative error about |y·log2 x|·2^-24 beyond
+// exp2's and log2's own; a negative x only to an integer power (an odd one
+// negative), as C's pow.
+__device__ __forceinline__ float pow_(float x, float y) {
+  const float ax = __builtin_fabsf(x);
+  if (y == 0.0f || x == 1.0f || (ax == 1.0f && __builtin_fabsf(y) == __builtin_inff())) return 1.0f;
+  if (x != x || y != y) return x + y;
+  const bool whole = __builtin_truncf(y) == y;
+  const bool odd = whole && __builtin_fabsf(y) < 16777216.0f && (int(y) & 1);
+  if (x < 0.0f && !whole) return ax == __builtin_inff() ? (y > 0.0f ? __builtin_inff() : 0.0f) : __builtin_nanf("");
+  const float r = __builtin_exp2f(y * __builtin_log2f(ax));
+  return odd && __builtin_signbitf(x) ? -r : r;
+}
 // erf: its Taylor series below 0.5 in magnitude, else 1 - erfc with
 // erfc's rational approximation of fractional error under 1.2e-7
 // (Numerical Recipes' erfcc); 1 from 4 on.
@@ -272,6 +285,11 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
 __device__ __forceinline__ uint32_t pack_f16(float lo, float hi) {
   return uint32_t(f32_to_f16(lo)) | (uint32_t(f32_to_f16(hi)) << 16);
 }
+// A packed pair to two f32, lo from the low half.
+__device__ __forceinline__ float bf16_lo(uint32_t w) { return __uint_as_float(w << 16); }
+__device__ __forceinline__ float bf16_hi(uint32_t w) { return __uint_as_float(w & 0xffff0000u); }
+__device__ __forceinline__ float f16_lo(uint32_t w) { return f16_to_f32(uint16_t(w)); }
+__device__ __forceinline__ float f16_hi(uint32_t w) { return f16_to_f32(uint16_t(w >> 16)); }
 
 #if defined(__AMDGCN__)
 // ---- math --------------------------------------------------------------
