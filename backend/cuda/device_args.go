@@ -85,6 +85,12 @@ func deviceHeaders(f *ir.Func, args []DeviceTensor) ([]*tensor.Tensor, []drv.Buf
 		if a.Buf.Ptr == 0 || a.Buf.Size < need {
 			return nil, nil, fmt.Errorf("cuda: device tensor %d (%s %v) needs %d bytes; its buffer has %d at %#x", i, a.DType, a.Shape, need, a.Buf.Size, a.Buf.Ptr)
 		}
+		// The generated code moves 16 bytes at a time wherever a tile's
+		// columns allow, and TMA needs 16-byte aligned tensors: a view that
+		// starts elsewhere would fault (and lose the context) mid-run.
+		if a.Buf.Ptr%16 != 0 {
+			return nil, nil, fmt.Errorf("cuda: device tensor %d (%s %v) starts at %#x, not on 16 bytes; the kernels load and store 16 bytes at a time: pass a 16-byte aligned buffer (allocations are)", i, a.DType, a.Shape, a.Buf.Ptr)
+		}
 		hdrs[i] = &tensor.Tensor{DType: a.DType, Shape: a.Shape, Strides: strides}
 		bufs[i] = a.Buf
 	}

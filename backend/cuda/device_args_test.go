@@ -26,6 +26,8 @@ func TestDeviceHeaders(t *testing.T) {
 		{[]DeviceTensor{ok, {Buf: buf, DType: ir.F16, Shape: []int{2, 2}, Strides: []int{1}}}, "strides [1]"},
 		// Strided: element (1, 2) sits at 1·8 + 2 = 10, so 11 f32s.
 		{[]DeviceTensor{ok, {Buf: buf, DType: ir.F32, Shape: []int{2, 3}, Strides: []int{8, 1}}}, "needs 44 bytes"},
+		// A view 3 bf16 elements into a buffer.
+		{[]DeviceTensor{ok, {Buf: drv.Buffer{Ptr: 0x1006, Size: 64}, DType: ir.BF16, Shape: []int{4}}}, "starts at 0x1006, not on 16 bytes"},
 	}
 	for _, c := range cases {
 		if _, _, err := deviceHeaders(f, c.args); err == nil || !strings.Contains(err.Error(), c.want) {

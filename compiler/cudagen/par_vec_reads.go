@@ -9,11 +9,11 @@ import (
 	"github.com/tilego/tilego/layout"
 )
 
-// Vector reads of shared tiles in Parallel loops. A Parallel loop over a
-// fragment visits each thread's registers in order, and where the layout
-// gives a thread runs of adjacent elements along the innermost dim, a
-// shared tile indexed by that dim's variable is read at adjacent columns on
-// consecutive registers. Element by element that is one shared load (and,
+// Vector reads of shared tiles and global tensors in Parallel loops. A
+// Parallel loop over a fragment visits each thread's registers in order,
+// and where the layout gives a thread runs of adjacent elements along the
+// innermost dim, a shared tile or global tensor indexed by that dim's
+// variable is read at adjacent columns on consecutive registers. Element by element that is one shared load (and,
 // for 16-bit tiles, a byte permute and a shift) per element: RMSNorm's
 // weight read 8 times per 16 bytes. Instead, the loop reads 16 bytes at
 // the start of each run of 16 bytes into a register vector and takes the
@@ -45,6 +45,11 @@ func (e *emitter) planVecReads(p *ir.Parallel, l *layout.Fragment) map[*ir.Load]
 		return nil
 	}
 	written := sharedBufs(p.Body, false)
+	ir.Walk(p.Body, func(s ir.Stmt) { // and global tensors
+		if st, ok := s.(*ir.Store); ok {
+			written[st.Buf] = true
+		}
+	})
 	var out map[*ir.Load]vecRead
 	for _, s := range p.Body {
 		st, ok := s.(*ir.Store)
@@ -67,8 +72,16 @@ func (e *emitter) planVecReads(p *ir.Parallel, l *layout.Fragment) map[*ir.Load]
 
 func (e *emitter) vecReadable(ld *ir.Load, p *ir.Parallel, c *layout.Fragment, dim int, written map[*ir.Buffer]bool) bool {
 	b := ld.Buf
-	sb := e.c.smem.bufs[b]
-	if b.Scope != ir.Shared || written[b] || sb == nil || sb.stages > 1 || sb.panelW%16 != 0 {
+	switch b.Scope {
+	case ir.Shared:
+		if sb := e.c.smem.bufs[b]; written[b] || sb == nil || sb.stages > 1 || sb.panelW%16 != 0 {
+			return false
+		}
+	case ir.Global:
+		if written[b] || !rowMajorOrVectorStrides(b, 16/max(b.DType.Bytes(), 1)) {
+			return false
+		}
+	default:
 		return false
 	}
 	eb := b.DType.Bytes()
@@ -107,6 +120,18 @@ func (e *emitter) vecReadable(ld *ir.Load, p *ir.Parallel, c *layout.Fragment, d
 	return true
 }
 
+// rowMajorOrVectorStrides: b's rows are contiguous and each starts a whole
+// number of v-element vectors from the tensor's start (which Bind keeps on
+// 16 bytes), so a vector at a column that is a multiple of v is aligned.
+func rowMajorOrVectorStrides(b *ir.Buffer, v int) bool {
+	for d, x := range b.Strides {
+		if c, ok := ir.ConstInt(x); d == len(b.Strides)-1 && (!ok || c != 1) || d < len(b.Strides)-1 && multipleOf(x)%int64(v) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // varIndex is v's position among p's variables, or -1.
 func varIndex(p *ir.Parallel, v *ir.Var) int {
 	for i, w := range p.Vars {
@@ -133,8 +158,12 @@ func (e *emitter) loadVecReads(reads map[*ir.Load]vecRead) {
 		for i, x := range ld.Idx {
 			idx[i] = e.expr(x)
 		}
-		row, col := sharedRowCol(ld.Buf, idx)
-		e.line("if (r %% %d == 0) %s = *(const uint4*)(%s + %s);", r.v, r.name, e.sharedBase(ld.Buf), e.sharedOffset(ld.Buf, row, col))
+		addr := "&" + e.refStr(ld.Buf, idx)
+		if ld.Buf.Scope == ir.Shared {
+			row, col := sharedRowCol(ld.Buf, idx)
+			addr = e.sharedBase(ld.Buf) + " + " + e.sharedOffset(ld.Buf, row, col)
+		}
+		e.line("if (r %% %d == 0) %s = *(const uint4*)(%s);", r.v, r.name, addr)
 	}
 }
 

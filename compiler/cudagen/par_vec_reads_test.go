@@ -9,9 +9,10 @@ import (
 	"github.com/tilego/tilego/tl"
 )
 
-// A Parallel loop that scales rows by a per-column vector held in shared
-// memory reads the vector 16 bytes at a time where the index is the loop's
-// run variable; other reads stay element by element. Emulated on gfx942,
+// A Parallel loop that scales rows by a per-column vector, held in shared
+// memory or read from global memory, reads the vector 16 bytes at a time
+// where the index is the loop's run variable; other reads stay element by
+// element. Emulated on gfx942,
 // every variant gives the interpreter's answer.
 func TestParallelVectorReads(t *testing.T) {
 	const rows, cols = 5, 256
@@ -20,12 +21,16 @@ func TestParallelVectorReads(t *testing.T) {
 		dt   tl.DType
 		read func(w *tl.Tensor, i, j tl.Expr) tl.Expr
 		vecs int // vector reads in the CUDA source
+		glob bool
 	}{
-		{"bf16 by column", tl.BF16, func(w *tl.Tensor, i, j tl.Expr) tl.Expr { return w.At(j) }, 1},
-		{"f16 by column", tl.F16, func(w *tl.Tensor, i, j tl.Expr) tl.Expr { return w.At(j) }, 1},
-		{"f32 by column", tl.F32, func(w *tl.Tensor, i, j tl.Expr) tl.Expr { return w.At(j) }, 1},
-		{"shifted column", tl.BF16, func(w *tl.Tensor, i, j tl.Expr) tl.Expr { return w.At(j.Add(1).Mod(cols)) }, 0},
-		{"by row", tl.BF16, func(w *tl.Tensor, i, j tl.Expr) tl.Expr { return w.At(i) }, 0},
+		{"bf16 by column", tl.BF16, func(w *tl.Tensor, i, j tl.Expr) tl.Expr { return w.At(j) }, 1, false},
+		{"f16 by column", tl.F16, func(w *tl.Tensor, i, j tl.Expr) tl.Expr { return w.At(j) }, 1, false},
+		{"f32 by column", tl.F32, func(w *tl.Tensor, i, j tl.Expr) tl.Expr { return w.At(j) }, 1, false},
+		{"shifted column", tl.BF16, func(w *tl.Tensor, i, j tl.Expr) tl.Expr { return w.At(j.Add(1).Mod(cols)) }, 0, false},
+		{"by row", tl.BF16, func(w *tl.Tensor, i, j tl.Expr) tl.Expr { return w.At(i) }, 0, false},
+		{"global bf16 by column", tl.BF16, func(w *tl.Tensor, i, j tl.Expr) tl.Expr { return w.At(j) }, 1, true},
+		{"global f32 by column", tl.F32, func(w *tl.Tensor, i, j tl.Expr) tl.Expr { return w.At(j) }, 1, true},
+		{"global shifted column", tl.F16, func(w *tl.Tensor, i, j tl.Expr) tl.Expr { return w.At(j.Add(1).Mod(cols)) }, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tl.NewFunc("scale_cols")
@@ -34,14 +39,17 @@ func TestParallelVectorReads(t *testing.T) {
 			Y := f.Out("Y", tl.F32, rows, cols)
 			f.Kernel(tl.Grid(1), 64, func(k *tl.Block) {
 				x := k.Fragment(tl.F32, rows, cols)
-				ws := k.Shared(tc.dt, cols)
+				ws := W
+				if !tc.glob {
+					ws = k.Shared(tc.dt, cols)
+					k.Copy(W, ws)
+				}
 				k.Copy(X, x)
-				k.Copy(W, ws)
 				k.Parallel(func(i, j tl.Expr) { x.Set(x.At(i, j).Mul(tc.read(ws, i, j)), i, j) }, rows, cols)
 				k.Copy(x, Y)
 			})
 			p := compileHopper(t, f)
-			if got := strings.Count(p.Source, "= *(const uint4*)((smem"); got != tc.vecs {
+			if got := strings.Count(p.Source, "if (r % "); got != tc.vecs {
 				t.Errorf("%d vector reads, want %d:\n%s", got, tc.vecs, p.Source)
 			}
 			args := []*tensor.Tensor{tensor.New(tc.dt, rows, cols).Rand(1, 1), tensor.New(tc.dt, cols).Rand(2, 1), tensor.New(tl.F32, rows, cols)}
