@@ -71,6 +71,7 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 		if c.Overlap { // tile j-1's P·V computes while tile j's softmax runs
 			k.Defer(func() { pv(j) })
 		}
+		modScores(k, S, s, c, b, h, bx.Mul(c.M), j)
 		maskScores(k, S, s, c, j, diag)
 		keep := s.Dv >= keepMaxCols
 		OnlineSoftmax(k, S, m, mOld, l, scale, c.M, c.N, keep)

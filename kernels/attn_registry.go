@@ -2,7 +2,9 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tilego/tilego/ir"
@@ -35,6 +37,9 @@ var attentionEntry = &Entry{
 	Flags: append(slices.Clip(attnShapeFlags),
 		Flag{Name: "splits", Default: "1", Arg: "N", Help: "KV splits: 1 runs the single program; 0 lets the cost model (kernels.TailSplits) decide for --sms, N >= 2 cuts the keys of the last wave's blocks (of every block, when the grid fills at most one wave) in N; more than one split is two programs (split kernel, then combine), with 128-row tiles: run runs and times them together, emit prints one (--step), tune takes one program"},
 		Flag{Name: "sms", Default: "132", Help: "SM count the split is planned for (--splits other than 1)"},
+		Flag{Name: "window", Default: "", Arg: "L,R", Help: "sliding window: query i sees keys from L before its diagonal to R after it (the diagonal at i + seq-kv - seq-q; -1: unbounded), as FlashAttention's window_size (kernels.SlidingWindow)"},
+		Flag{Name: "softcap", Default: "0", Arg: "X", Help: "soft-capping of the scores, X·tanh(s/X) (kernels.SoftCap); 0: none"},
+		Flag{Name: "alibi", Default: "false", Help: "ALiBi position biases, slope 2^(-8(h+1)/heads) a head (kernels.ALiBi)", Bool: true},
 	),
 	parse: parseAttention,
 }
@@ -52,7 +57,56 @@ func parseAttention(v values) (Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Mods, err = parseAttnMods(v, s); err != nil {
+		return nil, err
+	}
+	if s.Mods != nil && splits != 1 {
+		return nil, fmt.Errorf("--splits %d: --window, --softcap and --alibi run the single program (--splits 1)", splits)
+	}
 	return attnSplits(s, splits, sms), nil
+}
+
+// parseAttnMods reads --window, --softcap and --alibi into modifiers, or
+// nil when none is given.
+func parseAttnMods(v values, s AttnShape) (*AttnMods, error) {
+	var mods []AttnMods
+	if w := v.str("window"); w != "" {
+		l, r, ok := strings.Cut(w, ",")
+		left, err1 := strconv.Atoi(strings.TrimSpace(l))
+		right, err2 := strconv.Atoi(strings.TrimSpace(r))
+		if !ok || err1 != nil || err2 != nil || left < -1 || right < -1 {
+			return nil, fmt.Errorf("--window %q: want L,R, two whole numbers of keys, -1 for unbounded (e.g. 256,0)", w)
+		}
+		if left == -1 && right == -1 {
+			return nil, fmt.Errorf("--window -1,-1 bounds nothing; leave it out")
+		}
+		mods = append(mods, SlidingWindow(left, right, s.Sq, s.Skv))
+	}
+	cap, err := v.float("softcap")
+	if err != nil {
+		return nil, err
+	}
+	if cap < 0 || math.IsInf(cap, 0) {
+		return nil, fmt.Errorf("--softcap %v: want a positive cap, or 0 for none", cap)
+	}
+	if cap > 0 {
+		mods = append(mods, SoftCap(cap))
+	}
+	alibi, err := v.bool("alibi")
+	if err != nil {
+		return nil, err
+	}
+	if alibi {
+		mods = append(mods, ALiBi(s.H, s.Sq, s.Skv))
+	}
+	if len(mods) == 0 {
+		return nil, nil
+	}
+	m := mods[0]
+	for _, n := range mods[1:] {
+		m = m.Then(n)
+	}
+	return &m, nil
 }
 
 // parseAttnShape reads attnShapeFlags.
@@ -118,11 +172,15 @@ func (p *attnProblem) Shape() Fields {
 	if s.BSHD {
 		layout = "bshd"
 	}
-	return Fields{
+	fs := Fields{
 		{"batch", s.B}, {"heads", s.H}, {"heads_kv", s.HKV}, {"seq_q", s.Sq}, {"seq_kv", s.Skv},
 		{"dim", s.Dqk}, {"dim_v", s.Dv}, {"causal", s.Causal}, {"dtype", s.DType.String()},
 		{"layout", layout}, {"scale", s.SoftmaxScale()},
 	}
+	if s.Mods != nil {
+		fs = append(fs, Field{"mods", s.Mods.Name})
+	}
+	return fs
 }
 
 // DefaultConfig: 64×64 tiles (fewer rows for short sequences, rounded up
@@ -235,6 +293,9 @@ func (p *attnProblem) Check(args []*tensor.Tensor, seed uint64) Report {
 	lse := Measure{Name: "lse", Tol: LSETolerance}
 	// As CheckAttentionRows, with the references computed on every core.
 	ra := ref.Attn{Causal: s.Causal, Scale: s.SoftmaxScale()}
+	if m := s.Mods; m != nil {
+		ra.Score, ra.Mask = m.RefScore, m.RefMask
+	}
 	wantO, wantL := make([][]float64, len(rows)), make([]float64, len(rows))
 	parallelFor(len(rows), func(i int) {
 		r := rows[i]

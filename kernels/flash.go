@@ -12,10 +12,11 @@ import (
 // whatever their memory layout.
 type AttnShape struct {
 	B, H, HKV, Sq, Skv, Dqk, Dv int
-	Causal                      bool     // bottom-right aligned, as FlashAttention
-	DType                       tl.DType // f16 or bf16
-	BSHD                        bool     // memory layout [B, S, H, D] instead of [B, H, S, D]
-	Scale                       float64  // softmax scale, positive; 0 means 1/sqrt(Dqk)
+	Causal                      bool      // bottom-right aligned, as FlashAttention
+	DType                       tl.DType  // f16 or bf16
+	BSHD                        bool      // memory layout [B, S, H, D] instead of [B, H, S, D]
+	Scale                       float64   // softmax scale, positive; 0 means 1/sqrt(Dqk)
+	Mods                        *AttnMods // score and mask modifiers of the forward kernel (attn_mods.go), or nil
 }
 
 // AttnConfig is how the kernel tiles the problem.

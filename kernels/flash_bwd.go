@@ -73,6 +73,9 @@ func AttnBwdPrep(s AttnShape, c AttnConfig) *tl.Func {
 // AttnBwd is step 2: dK, dV and dQacc, a block per N keys of a KV head.
 func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
 	f := tl.NewFunc("flash_attention_bwd")
+	if s.Mods != nil {
+		f.Refuse("the backward does not take score or mask modifiers (%s) yet", s.Mods.Name)
+	}
 	Q, K, V := s.qkv(f)
 	dO := s.rows(f.In, "dO", s.H, s.Sq, s.Dv)
 	LSE := f.In("LSE", tl.F32, s.B, s.H, s.Sq)

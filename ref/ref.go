@@ -5,6 +5,7 @@ package ref
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tilego/tilego/tensor"
 )
@@ -48,6 +49,11 @@ func Gemm(a, b *tensor.Tensor, transA, transB bool) (m, n int, c []float64) {
 type Attn struct {
 	Causal bool    // bottom-right aligned: query i sees keys j <= i + Skv - Sq
 	Scale  float64 // applied to Q·Kᵀ
+	// Score, when set, rewrites query i's scaled score s for key j of head
+	// h in batch b before the softmax; Mask, when set, hides key j from
+	// query i where it is false (on top of Causal).
+	Score func(s float64, b, h, i, j int) float64
+	Mask  func(b, h, i, j int) bool
 }
 
 // AttentionRow returns one query row's output (length Dv) and its
@@ -111,6 +117,15 @@ func (p Attn) probs(q, k *tensor.Tensor, b, h, i int) ([]float64, float64) {
 			d += qi[x] * kj[x]
 		}
 		s[j] = d * p.Scale
+		if p.Score != nil {
+			s[j] = p.Score(s[j], b, h, i, j)
+		}
+		if p.Mask != nil && !p.Mask(b, h, i, j) {
+			s[j] = math.Inf(-1)
+		}
+	}
+	if p.Mask != nil && !slices.ContainsFunc(s, func(x float64) bool { return !math.IsInf(x, -1) }) {
+		return make([]float64, len(s)), math.Inf(-1) // every key hidden
 	}
 	return s, Softmax(s)
 }

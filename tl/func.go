@@ -180,6 +180,15 @@ func (f *Func) Sym(name string) Expr {
 	return Expr{e: v}
 }
 
+// Refuse makes Build fail with the message, at the caller's file:line: for
+// a kernel builder given a parameter it cannot honor (a library kernel
+// asked for an option it does not implement), rather than building a
+// program that ignores it.
+func (f *Func) Refuse(format string, args ...any) {
+	f = f.self()
+	f.errorf("refuse", callerPos(), format, args...)
+}
+
 // NumSMs is the number of multiprocessors of the GPU that runs the
 // program, bound at launch from the device (interp.InterpSMs in the
 // interpreter). A grid may use it (a persistent kernel launches a block an

@@ -1,0 +1,132 @@
+package kernels_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/backend/hip/emu"
+	"github.com/tilego/tilego/compiler/cudagen"
+	"github.com/tilego/tilego/interp"
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+	"github.com/tilego/tilego/tl"
+)
+
+// modCases are the modifiers alone and in pairs, through the registry's
+// flags, at lengths that are not multiples of the tiles: GQA, Sq ≠ Skv,
+// both layouts, f16 and bf16.
+var modCases = []map[string]string{
+	{"window": "40,0", "causal": "true", "seq-q": "150", "seq-kv": "190"},
+	{"window": "17,9", "seq-q": "130", "layout": "bshd"},
+	{"softcap": "5", "seq-q": "100", "seq-kv": "77", "dtype": "f16"},
+	{"alibi": "true", "heads": "4", "heads-kv": "2", "seq-q": "90"},
+	{"window": "30,0", "softcap": "3", "causal": "true", "seq-q": "120"},
+	{"alibi": "true", "window": "-1,5", "seq-q": "70", "seq-kv": "140", "layout": "bshd"},
+	{"window": "0,0", "seq-q": "33"}, // each query sees one key, or none past Skv
+}
+
+// Each case on the interpreter against float64 (kernels' Check), and
+// compiled for every target.
+func TestAttnModsInterp(t *testing.T) {
+	e, err := kernels.Lookup("flash-attention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vals := range modCases {
+		vals["dim"], vals["batch"] = "32", "2"
+		p, err := e.Problem(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(p.Shape().String(), func(t *testing.T) {
+			fn, err := kernels.Build(p, p.DefaultConfig(), ir.DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := p.Inputs(3)
+			if err := interp.Run(fn, args); err != nil {
+				t.Fatal(err)
+			}
+			if r := p.Check(args, 3); !r.OK() {
+				t.Errorf("against float64: %s", r)
+			}
+			for _, arch := range []string{"sm_80", "sm_90a", "gfx942"} {
+				c := kernels.GPUConfigFor(p, arch)
+				fn, err := kernels.Build(p, c, cudagen.Limits(arch))
+				if err != nil {
+					t.Fatalf("%s: %v", arch, err)
+				}
+				if _, err := cudagen.Compile(fn, cudagen.Options{Arch: arch}); err != nil {
+					t.Errorf("%s: %v", arch, err)
+				}
+			}
+		})
+	}
+}
+
+// Two cases' gfx942 programs, emulated, against float64.
+func TestAttnModsEmulated(t *testing.T) {
+	e, err := kernels.Lookup("flash-attention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vals := range []map[string]string{
+		{"window": "40,0", "softcap": "4", "causal": "true", "seq-q": "150", "dim": "64"},
+		{"alibi": "true", "heads": "4", "heads-kv": "1", "seq-q": "70", "seq-kv": "100", "dim": "64"},
+	} {
+		p, err := e.Problem(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn, err := kernels.Build(p, kernels.GPUConfigFor(p, "gfx942"), cudagen.Limits("gfx942"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, err := cudagen.Compile(fn, cudagen.Options{Arch: "gfx942"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := p.Inputs(5)
+		for _, o := range args[3:] {
+			for i := range o.Data {
+				o.Data[i] = math.NaN()
+			}
+		}
+		if err := emu.Run(prog, args); err != nil {
+			t.Fatal(err)
+		}
+		if r := p.Check(args, 5); !r.OK() {
+			t.Errorf("%s, gfx942 emulated, against float64: %s", p.Shape(), r)
+		}
+	}
+}
+
+// Without modifiers the kernel is the plain one; the flags' bad values and
+// combinations are one-line errors; the backward refuses modifiers at
+// Build.
+func TestAttnModsRefusals(t *testing.T) {
+	e, err := kernels.Lookup("flash-attention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		vals map[string]string
+		want string
+	}{
+		{map[string]string{"window": "5"}, "want L,R"},
+		{map[string]string{"window": "-1,-1"}, "bounds nothing"},
+		{map[string]string{"window": "-2,3"}, "want L,R"},
+		{map[string]string{"softcap": "-1"}, "want a positive cap"},
+		{map[string]string{"alibi": "true", "splits": "2"}, "run the single program"},
+	} {
+		if _, err := e.Problem(c.vals); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.vals, err, c.want)
+		}
+	}
+	m := kernels.SoftCap(10)
+	s := kernels.AttnShape{B: 1, H: 2, HKV: 2, Sq: 64, Skv: 64, Dqk: 32, Dv: 32, DType: tl.BF16, Mods: &m}
+	if _, err := kernels.AttnBwd(s, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}).Build(); err == nil || !strings.Contains(err.Error(), "does not take score or mask modifiers (softcap=10)") {
+		t.Errorf("backward with modifiers: %v", err)
+	}
+}
