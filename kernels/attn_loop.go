@@ -87,7 +87,9 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 			pv(j)
 		}
 	}
-	if piece == nil {
+	if lo, hi, ok := modKeyTiles(s, c, bx, nKV); ok && piece == nil {
+		k.PipelinedRange(lo, hi, c.Stages, body)
+	} else if piece == nil {
 		k.Pipelined(nKV, c.Stages, body)
 	} else {
 		lo, hi := piece(nKV)

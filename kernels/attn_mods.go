@@ -17,13 +17,19 @@ import (
 // Ref functions are the same in float64, for checking (the registry's
 // flags set both); Name says what they do in a shape's fields.
 //
-// Every key tile is visited and every score modified: a mask does not yet
-// skip the tiles it hides wholly (the causal mask does). Without mods the
+// A mask that knows its shape says so: Keys bounds the keys that queries
+// [q0, q1) may see, [lo, hi), and the kernel visits only the key tiles
+// that range covers (a sliding window's time grows with the window, not
+// the sequence); Whole reports that every query of [q0, q1) sees every key
+// of [k0, k1), and the kernel skips the mask on such a tile. A mask
+// without them is evaluated on every score of every tile. Without mods the
 // kernel is the plain one, byte for byte.
 type AttnMods struct {
 	Name     string
 	Score    func(s, b, h, q, kv tl.Expr) tl.Expr
 	Mask     func(b, h, q, kv tl.Expr) tl.Expr
+	Keys     func(q0, q1 tl.Expr) (lo, hi tl.Expr)
+	Whole    func(q0, q1, k0, k1 tl.Expr) tl.Expr
 	RefScore func(s float64, b, h, q, kv int) float64
 	RefMask  func(b, h, q, kv int) bool
 }
@@ -74,6 +80,27 @@ func SlidingWindow(left, right, sq, skv int) AttnMods {
 			}
 			return d.Le(left).And(d.Ge(-right))
 		},
+		// Query q sees [q + off - left, q + off + right].
+		Keys: func(q0, q1 tl.Expr) (lo, hi tl.Expr) {
+			lo, hi = tl.Int(0), tl.Int(skv)
+			if left >= 0 {
+				lo = q0.Add(off - left)
+			}
+			if right >= 0 {
+				hi = q1.Add(off + right)
+			}
+			return lo, hi
+		},
+		Whole: func(q0, q1, k0, k1 tl.Expr) tl.Expr {
+			in := q0.Eq(q0)
+			if left >= 0 { // the last query's first key is at or before k0
+				in = in.And(k0.Ge(q1.Sub(1).Add(off - left)))
+			}
+			if right >= 0 { // the first query's last key is at or after k1 - 1
+				in = in.And(k1.Sub(1).Le(q0.Add(off + right)))
+			}
+			return in
+		},
 		RefMask: func(_, _, q, kv int) bool {
 			d := q + off - kv
 			return (left < 0 || d <= left) && (right < 0 || d >= -right)
@@ -94,6 +121,27 @@ func (a AttnMods) Then(m AttnMods) AttnMods {
 		out.Mask = a.Mask
 	default:
 		out.Mask = func(b, h, q, kv tl.Expr) tl.Expr { return a.Mask(b, h, q, kv).And(m.Mask(b, h, q, kv)) }
+	}
+	switch { // the keys both masks may show; a mask without a range shows no more than the other's
+	case a.Keys == nil:
+		out.Keys = m.Keys
+	case m.Keys == nil:
+		out.Keys = a.Keys
+	default:
+		out.Keys = func(q0, q1 tl.Expr) (lo, hi tl.Expr) {
+			alo, ahi := a.Keys(q0, q1)
+			mlo, mhi := m.Keys(q0, q1)
+			return tl.Max(alo, mlo), tl.Min(ahi, mhi)
+		}
+	}
+	switch { // wholly visible to both: unknown where a mask cannot say
+	case a.Mask != nil && a.Whole == nil || m.Mask != nil && m.Whole == nil:
+	case a.Whole == nil:
+		out.Whole = m.Whole
+	case m.Whole == nil:
+		out.Whole = a.Whole
+	default:
+		out.Whole = func(q0, q1, k0, k1 tl.Expr) tl.Expr { return a.Whole(q0, q1, k0, k1).And(m.Whole(q0, q1, k0, k1)) }
 	}
 	switch {
 	case a.RefMask == nil:
@@ -143,15 +191,44 @@ func modScores(k *tl.Block, S *tl.Tensor, s AttnShape, c AttnConfig, b, h, q0, j
 		return
 	}
 	sc := s.SoftmaxScale()
-	k.Parallel(func(i, jj tl.Expr) {
-		q, kv := q0.Add(i), j.Mul(c.N).Add(jj)
-		v := S.At(i, jj)
+	scoreAndMask := func(mask bool) {
+		k.Parallel(func(i, jj tl.Expr) {
+			q, kv := q0.Add(i), j.Mul(c.N).Add(jj)
+			v := S.At(i, jj)
+			if m.Score != nil {
+				v = m.Score(v.Mul(sc), b, h, q, kv).Mul(1 / sc)
+			}
+			if mask {
+				v = tl.Select(m.Mask(b, h, q, kv), v, tl.NegInf())
+			}
+			S.Set(v, i, jj)
+		}, c.M, c.N)
+	}
+	switch {
+	case m.Mask == nil:
+		scoreAndMask(false)
+	case m.Whole == nil:
+		scoreAndMask(true)
+	default: // the mask only on tiles it does not show whole
+		whole := m.Whole(q0, q0.Add(c.M), j.Mul(c.N), j.Add(1).Mul(c.N))
 		if m.Score != nil {
-			v = m.Score(v.Mul(sc), b, h, q, kv).Mul(1 / sc)
+			k.If(whole, func() { scoreAndMask(false) }).Else(func() { scoreAndMask(true) })
+		} else {
+			k.If(whole.Not(), func() { scoreAndMask(true) })
 		}
-		if m.Mask != nil {
-			v = tl.Select(m.Mask(b, h, q, kv), v, tl.NegInf())
-		}
-		S.Set(v, i, jj)
-	}, c.M, c.N)
+	}
+}
+
+// modKeyTiles is the key tiles [lo, hi) that query tile bx must visit
+// under s.Mods's key range, within [0, nKV); ok is false when the mods
+// give no range.
+func modKeyTiles(s AttnShape, c AttnConfig, bx, nKV tl.Expr) (lo, hi tl.Expr, ok bool) {
+	if s.Mods == nil || s.Mods.Keys == nil {
+		return tl.Expr{}, tl.Expr{}, false
+	}
+	q0 := bx.Mul(c.M)
+	klo, khi := s.Mods.Keys(q0, q0.Add(c.M))
+	lo = tl.Max(klo, 0).Div(c.N)
+	hi = tl.Max(lo, tl.Min(nKV, tl.CeilDiv(tl.Max(khi, 0), c.N)))
+	return lo, hi, true
 }

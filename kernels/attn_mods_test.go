@@ -130,3 +130,76 @@ func TestAttnModsRefusals(t *testing.T) {
 		t.Errorf("backward with modifiers: %v", err)
 	}
 }
+
+// Hopper's configs at head dim 128 (a persistent walk with a producer
+// warpgroup, ping-pong and the overlap; drawn tiles when causal), with a
+// window whose key range starts past the first tile, on the interpreter
+// against float64: the walk's tiles each visit their own range of keys.
+func TestAttnModsHopperConfigs(t *testing.T) {
+	e, err := kernels.Lookup("flash-attention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vals := range []map[string]string{
+		{"window": "100,0", "causal": "true", "softcap": "20"},
+		{"window": "64,64", "alibi": "true"},
+	} {
+		vals["dim"], vals["seq-q"], vals["heads"] = "128", "400", "2"
+		p, err := e.Problem(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := kernels.GPUConfigFor(p, "sm_90a")
+		fn, err := kernels.Build(p, c, cudagen.Limits("sm_90a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ac, _ := c.(kernels.AttnConfig); !ac.WS || !ac.Persistent {
+			t.Errorf("%s: config %s is not the walk this test is for", p.Shape(), kernels.ConfigFields(c))
+		}
+		args := p.Inputs(7)
+		if err := interp.Run(fn, args); err != nil {
+			t.Fatal(err)
+		}
+		if r := p.Check(args, 7); !r.OK() {
+			t.Errorf("%s (%s): %s", p.Shape(), kernels.ConfigFields(c), r)
+		}
+	}
+}
+
+// A window bounds the key loop (its start depends on the query tile, its
+// trip count on the window, not the sequence); soft-capping alone does not.
+func TestAttnModsKeyRange(t *testing.T) {
+	e, err := kernels.Lookup("flash-attention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		vals    map[string]string
+		bounded bool
+	}{
+		{map[string]string{"window": "128,0", "causal": "true"}, true},
+		{map[string]string{"window": "128,0", "softcap": "10"}, true},
+		{map[string]string{"softcap": "10"}, false},
+	} {
+		c.vals["seq-q"] = "4096"
+		p, err := e.Problem(c.vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn, err := kernels.Build(p, p.DefaultConfig(), ir.DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bounded := false
+		ir.Walk(fn.Kernel.Body, func(s ir.Stmt) {
+			if f, ok := s.(*ir.For); ok && f.Kind == ir.Pipelined {
+				_, constStart := ir.ConstInt(f.Start)
+				bounded = bounded || !constStart
+			}
+		})
+		if bounded != c.bounded {
+			t.Errorf("%v: key loop bounded by the window: %v, want %v", c.vals, bounded, c.bounded)
+		}
+	}
+}
