@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tilego/tilego/tensor"
 	"github.com/tilego/tilego/tl"
 )
 
@@ -24,6 +25,12 @@ import (
 // of [k0, k1), and the kernel skips the mask on such a tile. A mask
 // without them is evaluated on every score of every tile. Without mods the
 // kernel is the plain one, byte for byte.
+//
+// Modifiers that read tensors (a document id a token, a bias table) set
+// Declare: FlashAttention calls it once its own parameters are declared
+// (Q, K, V, O, LSE), it declares the tensors it reads as inputs after them
+// and returns the modifiers that read them; Inputs makes those tensors'
+// host values for a run, in that order.
 type AttnMods struct {
 	Name     string
 	Score    func(s, b, h, q, kv tl.Expr) tl.Expr
@@ -32,6 +39,49 @@ type AttnMods struct {
 	Whole    func(q0, q1, k0, k1 tl.Expr) tl.Expr
 	RefScore func(s float64, b, h, q, kv int) float64
 	RefMask  func(b, h, q, kv int) bool
+	Declare  func(f *tl.Func) AttnMods
+	Inputs   func() []*tensor.Tensor
+}
+
+// declared is m with its tensors declared in f (Declare), or m itself.
+func (m *AttnMods) declared(f *tl.Func) *AttnMods {
+	if m == nil || m.Declare == nil {
+		return m
+	}
+	d := m.Declare(f)
+	d.Declare, d.Inputs = nil, nil
+	return &d
+}
+
+// DocumentMask lets a token see only the tokens of its own document (packed
+// sequences): lens are the documents' lengths, in order, summing to the
+// sequence (queries and keys alike), the same in every batch entry. The
+// kernel reads a document id a token from an i32 input Doc [B, S].
+func DocumentMask(lens []int, batch, seq int) AttnMods {
+	ids := make([]int, 0, seq)
+	for d, n := range lens {
+		for range n {
+			ids = append(ids, d)
+		}
+	}
+	return AttnMods{
+		Name:    fmt.Sprintf("docs=%d", len(lens)),
+		RefMask: func(_, _, q, kv int) bool { return ids[q] == ids[kv] },
+		Declare: func(f *tl.Func) AttnMods {
+			doc := f.In("Doc", tl.I32, batch, seq)
+			id := func(b, i tl.Expr) tl.Expr { return doc.At(b, tl.Min(i, seq-1)) } // a tile's rows past the end read the last
+			return AttnMods{Mask: func(b, _, q, kv tl.Expr) tl.Expr { return id(b, q).Eq(id(b, kv)) }}
+		},
+		Inputs: func() []*tensor.Tensor {
+			t := tensor.New(tl.I32, batch, seq)
+			for b := range batch {
+				for i, d := range ids {
+					t.Data[b*seq+i] = float64(d)
+				}
+			}
+			return []*tensor.Tensor{t}
+		},
+	}
 }
 
 // SoftCap is Gemma-2's soft-capping: cap·tanh(s/cap).
@@ -112,6 +162,18 @@ func SlidingWindow(left, right, sq, skv int) AttnMods {
 // hides.
 func (a AttnMods) Then(m AttnMods) AttnMods {
 	out := AttnMods{Name: joinNames(a.Name, m.Name)}
+	if a.Declare != nil || m.Declare != nil {
+		out.Declare = func(f *tl.Func) AttnMods { return a.declared(f).Then(*m.declared(f)) }
+		out.Inputs = func() []*tensor.Tensor {
+			var ts []*tensor.Tensor
+			for _, x := range []AttnMods{a, m} {
+				if x.Inputs != nil {
+					ts = append(ts, x.Inputs()...)
+				}
+			}
+			return ts
+		}
+	}
 	out.Score = thenScore(a.Score, m.Score)
 	out.RefScore = thenRefScore(a.RefScore, m.RefScore)
 	switch {

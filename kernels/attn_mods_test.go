@@ -24,6 +24,8 @@ var modCases = []map[string]string{
 	{"window": "30,0", "softcap": "3", "causal": "true", "seq-q": "120"},
 	{"alibi": "true", "window": "-1,5", "seq-q": "70", "seq-kv": "140", "layout": "bshd"},
 	{"window": "0,0", "seq-q": "33"}, // each query sees one key, or none past Skv
+	{"doc-lens": "40,1,60,49", "causal": "true", "seq-q": "150"},
+	{"doc-lens": "70,30", "alibi": "true", "heads-kv": "2", "seq-q": "100", "layout": "bshd"},
 }
 
 // Each case on the interpreter against float64 (kernels' Check), and
@@ -74,6 +76,7 @@ func TestAttnModsEmulated(t *testing.T) {
 	for _, vals := range []map[string]string{
 		{"window": "40,0", "softcap": "4", "causal": "true", "seq-q": "150", "dim": "64"},
 		{"alibi": "true", "heads": "4", "heads-kv": "1", "seq-q": "70", "seq-kv": "100", "dim": "64"},
+		{"doc-lens": "33,80,7", "causal": "true", "seq-q": "120", "dim": "64"},
 	} {
 		p, err := e.Problem(vals)
 		if err != nil {
@@ -88,7 +91,7 @@ func TestAttnModsEmulated(t *testing.T) {
 			t.Fatal(err)
 		}
 		args := p.Inputs(5)
-		for _, o := range args[3:] {
+		for _, o := range args[3:5] { // O and LSE
 			for i := range o.Data {
 				o.Data[i] = math.NaN()
 			}
@@ -119,6 +122,9 @@ func TestAttnModsRefusals(t *testing.T) {
 		{map[string]string{"window": "-2,3"}, "want L,R"},
 		{map[string]string{"softcap": "-1"}, "want a positive cap"},
 		{map[string]string{"alibi": "true", "splits": "2"}, "run the single program"},
+		{map[string]string{"doc-lens": "100,100", "seq-q": "256"}, "must sum to --seq-q 256"},
+		{map[string]string{"doc-lens": "100,0,156", "seq-q": "256"}, "want positive whole lengths"},
+		{map[string]string{"doc-lens": "256", "seq-q": "256", "seq-kv": "300"}, "--seq-kv (300) must equal it"},
 	} {
 		if _, err := e.Problem(c.vals); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.vals, err, c.want)
@@ -143,6 +149,7 @@ func TestAttnModsHopperConfigs(t *testing.T) {
 	for _, vals := range []map[string]string{
 		{"window": "100,0", "causal": "true", "softcap": "20"},
 		{"window": "64,64", "alibi": "true"},
+		{"doc-lens": "150,50,200", "causal": "true"},
 	} {
 		vals["dim"], vals["seq-q"], vals["heads"] = "128", "400", "2"
 		p, err := e.Problem(vals)

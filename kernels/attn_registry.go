@@ -40,6 +40,7 @@ var attentionEntry = &Entry{
 		Flag{Name: "window", Default: "", Arg: "L,R", Help: "sliding window: query i sees keys from L before its diagonal to R after it (the diagonal at i + seq-kv - seq-q; -1: unbounded), as FlashAttention's window_size (kernels.SlidingWindow)"},
 		Flag{Name: "softcap", Default: "0", Arg: "X", Help: "soft-capping of the scores, X·tanh(s/X) (kernels.SoftCap); 0: none"},
 		Flag{Name: "alibi", Default: "false", Help: "ALiBi position biases, slope 2^(-8(h+1)/heads) a head (kernels.ALiBi)", Bool: true},
+		Flag{Name: "doc-lens", Default: "", Arg: "LENS", Help: "document masks of packed sequences: the documents' lengths, comma-separated, summing to --seq-q (= --seq-kv); a token sees only its own document's (kernels.DocumentMask)"},
 	),
 	parse: parseAttention,
 }
@@ -98,6 +99,21 @@ func parseAttnMods(v values, s AttnShape) (*AttnMods, error) {
 	}
 	if alibi {
 		mods = append(mods, ALiBi(s.H, s.Sq, s.Skv))
+	}
+	if d := v.str("doc-lens"); d != "" {
+		var lens []int
+		sum := 0
+		for _, x := range strings.Split(d, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(x))
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("--doc-lens %q: want positive whole lengths, comma-separated", d)
+			}
+			lens, sum = append(lens, n), sum+n
+		}
+		if sum != s.Sq || s.Sq != s.Skv {
+			return nil, fmt.Errorf("--doc-lens %q: the lengths sum to %d; they must sum to --seq-q %d, and --seq-kv (%d) must equal it", d, sum, s.Sq, s.Skv)
+		}
+		mods = append(mods, DocumentMask(lens, s.B, s.Sq))
 	}
 	if len(mods) == 0 {
 		return nil, nil
@@ -265,7 +281,14 @@ func (p *attnProblem) Program(c Config) (*tl.Func, error) {
 	return FlashAttention(p.s, cfg), nil
 }
 
-func (p *attnProblem) Inputs(seed uint64) []*tensor.Tensor { return AttentionInputs(p.s, seed) }
+// Inputs are AttentionInputs, then the modifiers' tensors (AttnMods.Inputs).
+func (p *attnProblem) Inputs(seed uint64) []*tensor.Tensor {
+	args := AttentionInputs(p.s, seed)
+	if m := p.s.Mods; m != nil && m.Inputs != nil {
+		args = append(args, m.Inputs()...)
+	}
+	return args
+}
 
 // rowsToCheck is every query row when the problem is small, else a
 // seeded sample costing about sampleMACs.

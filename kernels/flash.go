@@ -112,6 +112,7 @@ func FlashAttention(s AttnShape, c AttnConfig) *tl.Func {
 	Q, K, V := s.qkv(f)
 	O := s.rows(f.Out, "O", s.H, s.Sq, s.Dv)
 	LSE := f.Out("LSE", tl.F32, s.B, s.H, s.Sq)
+	s.Mods = s.Mods.declared(f)
 	nM := (s.Sq + c.M - 1) / c.M
 	tiles := s.B * s.H * nM
 	at := func(id tl.Expr) (b, h, bx tl.Expr) { // the tile of launch-order index id

@@ -29,6 +29,9 @@ import (
 // per = ceil(nKV/splits), nKV the block's tile count (causal included).
 func FlashAttentionSplit(s AttnShape, c AttnConfig, splits int) *tl.Func {
 	f := tl.NewFunc("flash_attention_split")
+	if s.Mods != nil && s.Mods.Declare != nil {
+		f.Refuse("the split kernels do not take modifiers that read tensors (%s) yet", s.Mods.Name)
+	}
 	Q, K, V := s.qkv(f)
 	OP := f.Out("O_partial", tl.F32, splits, s.B, s.H, s.Sq, s.Dv)
 	LP := f.Out("LSE_partial", tl.F32, splits, s.B, s.H, s.Sq)

@@ -60,6 +60,9 @@ func (a attnTail) tile(s AttnShape, t tl.Expr) (b, h, bx tl.Expr) {
 func FlashAttentionTail(s AttnShape, c AttnConfig, sms, splits int) *tl.Func {
 	a := tailOf(s, c, sms)
 	f := tl.NewFunc("flash_attention_tail")
+	if s.Mods != nil && s.Mods.Declare != nil {
+		f.Refuse("the split kernels do not take modifiers that read tensors (%s) yet", s.Mods.Name)
+	}
 	Q, K, V := s.qkv(f)
 	O := s.rows(f.Out, "O", s.H, s.Sq, s.Dv)
 	LSE := f.Out("LSE", tl.F32, s.B, s.H, s.Sq)
