@@ -158,6 +158,22 @@ func SlidingWindow(left, right, sq, skv int) AttnMods {
 	}
 }
 
+// PrefixLM is a prefix language model's mask: every query sees the first
+// prefix keys, and after them the keys up to its diagonal (at q + Skv −
+// Sq, as causal attention aligns it).
+func PrefixLM(prefix, sq, skv int) AttnMods {
+	off := skv - sq
+	return AttnMods{
+		Name:  fmt.Sprintf("prefix=%d", prefix),
+		Mask:  func(_, _, q, kv tl.Expr) tl.Expr { return kv.Lt(prefix).Or(kv.Le(q.Add(off))) },
+		Keys:  func(q0, q1 tl.Expr) (lo, hi tl.Expr) { return tl.Int(0), tl.Max(q1.Add(off), prefix) },
+		Whole: func(q0, q1, k0, k1 tl.Expr) tl.Expr { return k1.Le(prefix).Or(k1.Sub(1).Le(q0.Add(off))) },
+		RefMask: func(_, _, q, kv int) bool {
+			return kv < prefix || kv <= q+off
+		},
+	}
+}
+
 // Then applies m's score modifier after a's and hides what either mask
 // hides.
 func (a AttnMods) Then(m AttnMods) AttnMods {

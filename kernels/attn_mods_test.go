@@ -25,6 +25,8 @@ var modCases = []map[string]string{
 	{"alibi": "true", "window": "-1,5", "seq-q": "70", "seq-kv": "140", "layout": "bshd"},
 	{"window": "0,0", "seq-q": "33"}, // each query sees one key, or none past Skv
 	{"doc-lens": "40,1,60,49", "causal": "true", "seq-q": "150"},
+	{"prefix": "37", "seq-q": "150", "seq-kv": "170"},
+	{"prefix": "64", "softcap": "6", "seq-q": "130", "dtype": "f16"},
 	{"doc-lens": "70,30", "alibi": "true", "heads-kv": "2", "seq-q": "100", "layout": "bshd"},
 }
 
@@ -123,6 +125,7 @@ func TestAttnModsRefusals(t *testing.T) {
 		{map[string]string{"softcap": "-1"}, "want a positive cap"},
 		{map[string]string{"alibi": "true", "splits": "2"}, "run the single program"},
 		{map[string]string{"doc-lens": "100,100", "seq-q": "256"}, "must sum to --seq-q 256"},
+		{map[string]string{"prefix": "10", "causal": "true"}, "leave --causal out"},
 		{map[string]string{"doc-lens": "100,0,156", "seq-q": "256"}, "want positive whole lengths"},
 		{map[string]string{"doc-lens": "256", "seq-q": "256", "seq-kv": "300"}, "--seq-kv (300) must equal it"},
 	} {
@@ -187,6 +190,8 @@ func TestAttnModsKeyRange(t *testing.T) {
 	}{
 		{map[string]string{"window": "128,0", "causal": "true"}, true},
 		{map[string]string{"window": "128,0", "softcap": "10"}, true},
+		{map[string]string{"prefix": "256"}, false}, // from key 0, to the tile's diagonal
+
 		{map[string]string{"softcap": "10"}, false},
 	} {
 		c.vals["seq-q"] = "4096"

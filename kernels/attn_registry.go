@@ -40,6 +40,7 @@ var attentionEntry = &Entry{
 		Flag{Name: "window", Default: "", Arg: "L,R", Help: "sliding window: query i sees keys from L before its diagonal to R after it (the diagonal at i + seq-kv - seq-q; -1: unbounded), as FlashAttention's window_size (kernels.SlidingWindow)"},
 		Flag{Name: "softcap", Default: "0", Arg: "X", Help: "soft-capping of the scores, X·tanh(s/X) (kernels.SoftCap); 0: none"},
 		Flag{Name: "alibi", Default: "false", Help: "ALiBi position biases, slope 2^(-8(h+1)/heads) a head (kernels.ALiBi)", Bool: true},
+		Flag{Name: "prefix", Default: "", Arg: "N", Help: "prefix-LM mask: every query sees the first N keys, then keys up to its diagonal (kernels.PrefixLM)"},
 		Flag{Name: "doc-lens", Default: "", Arg: "LENS", Help: "document masks of packed sequences: the documents' lengths, comma-separated, summing to --seq-q (= --seq-kv); a token sees only its own document's (kernels.DocumentMask)"},
 	),
 	parse: parseAttention,
@@ -99,6 +100,16 @@ func parseAttnMods(v values, s AttnShape) (*AttnMods, error) {
 	}
 	if alibi {
 		mods = append(mods, ALiBi(s.H, s.Sq, s.Skv))
+	}
+	prefix, err := v.int("prefix", 0)
+	if err != nil {
+		return nil, err
+	}
+	if prefix > 0 {
+		if s.Causal {
+			return nil, fmt.Errorf("--prefix %d with --causal: the prefix-LM mask is causal after its prefix already; leave --causal out", prefix)
+		}
+		mods = append(mods, PrefixLM(prefix, s.Sq, s.Skv))
 	}
 	if d := v.str("doc-lens"); d != "" {
 		var lens []int
