@@ -7,9 +7,9 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/tilego/tilego/internal/cstr"
+	"github.com/tilego/tilego/internal/drverr"
 )
 
 // ErrNoDriver is wrapped by errors reporting that the CUDA driver library
@@ -39,27 +39,7 @@ type Error struct {
 func (e *Error) Unwrap() error { return e.wrapped }
 
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("cuda: ")
-	b.WriteString(e.Call)
-	if e.Kernel != "" {
-		fmt.Fprintf(&b, " (kernel %q)", e.Kernel)
-	}
-	b.WriteString(": ")
-	name := e.Name
-	if name == "" {
-		name = "unknown error"
-	}
-	fmt.Fprintf(&b, "%s (%d)", name, e.Code)
-	if e.Detail != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Detail)
-	}
-	if log := strings.TrimSpace(e.Log); log != "" {
-		b.WriteString("\n")
-		b.WriteString(log)
-	}
-	return b.String()
+	return drverr.Message("cuda", e.Call, e.Kernel, e.Name, e.Code, e.Detail, e.Log)
 }
 
 // Is lets errors.Is match an *Error by call and code when the target leaves

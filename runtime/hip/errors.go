@@ -7,7 +7,8 @@ package hip
 import (
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/tilego/tilego/internal/drverr"
 )
 
 // ErrNoRuntime is wrapped by errors reporting that the HIP runtime library
@@ -38,23 +39,7 @@ type Error struct {
 func (e *Error) Unwrap() error { return e.wrapped }
 
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("hip: ")
-	b.WriteString(e.Call)
-	if e.Kernel != "" {
-		fmt.Fprintf(&b, " (kernel %q)", e.Kernel)
-	}
-	b.WriteString(": ")
-	name := e.Name
-	if name == "" {
-		name = "unknown error"
-	}
-	fmt.Fprintf(&b, "%s (%d)", name, e.Code)
-	if e.Detail != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Detail)
-	}
-	return b.String()
+	return drverr.Message("hip", e.Call, e.Kernel, e.Name, e.Code, e.Detail, "")
 }
 
 // Is lets errors.Is match an *Error by call and code when the target leaves
