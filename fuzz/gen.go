@@ -14,14 +14,19 @@ import (
 // loop or a reduction touches one family); a Pipelined loop's ring tiles
 // live inside it.
 type gen struct {
-	r  *rand.Rand
-	sw Switches
-	p  *Prog
+	r *rand.Rand
+	// extra draws what was added to the generator after its corpus of
+	// seeds was chosen (tests pick seeds that reach a feature), so that a
+	// seed's other draws stay as they were.
+	extra *rand.Rand
+	sw    Switches
+	p     *Prog
 
 	frag2, rowF, colF, oneF map[int][]int // fragments by family: [BM,BN], [BM], [BN], [1]
 	sh2, shRow, shCol, loc  []int         // shared [BM,BN], [BM], [BN]; locals [BN]
 	ring                    []int         // shared [BM,BN] tiles of the column loop's ring (when it is pipelined)
 	xs                      []int         // row-indexed inputs
+	inCol                   []int         // global inputs [BN], read by column in Parallel loops
 	i32                     []int         // i32 tiles [BM,BN] (index arithmetic)
 	nfam                    int
 	gemm                    *gemmParts
@@ -33,7 +38,7 @@ type gen struct {
 
 // Generate draws the program of seed.
 func Generate(seed uint64, sw Switches) *Prog {
-	g := &gen{r: rand.New(rand.NewPCG(seed, 0x7f4a7c15)), sw: sw, wide: -1, scalar: -1,
+	g := &gen{r: rand.New(rand.NewPCG(seed, 0x7f4a7c15)), extra: rand.New(rand.NewPCG(seed, 0x2545f491)), sw: sw, wide: -1, scalar: -1,
 		frag2: map[int][]int{}, rowF: map[int][]int{}, colF: map[int][]int{}, oneF: map[int][]int{}}
 	p := &Prog{Seed: seed}
 	g.p = p
@@ -129,6 +134,9 @@ func (g *gen) tiles() {
 	}
 	if p.BN <= 32 && g.coin(2) {
 		g.loc = append(g.loc, g.add(Buf{Scope: Local, DT: g.storeDT(false), Shape: []int{p.BN}}))
+	}
+	if g.extra.IntN(3) == 0 { // a per-column vector read straight from global memory (a norm's weight)
+		g.inCol = append(g.inCol, g.add(Buf{Scope: In, DT: []ir.DType{ir.F32, ir.F16, ir.BF16}[g.extra.IntN(3)], Shape: []int{p.BN}}))
 	}
 	if g.sw.SharedNoDims && g.coin(3) { // filled and read as a scalar
 		g.scalar = g.add(Buf{Scope: Shared, DT: ir.F32})

@@ -41,6 +41,9 @@ func (g *gen) parallel2D() (Op, bool) {
 		for _, b := range append(append([]int(nil), g.shCol...), g.loc...) {
 			cands = append(cands, g.sharedLoad(b, []int{1}, true))
 		}
+		if len(g.inCol) > 0 && g.extra.IntN(4) == 0 { // drawn apart: the other leaves' draws stay
+			return g.sharedLoad(g.inCol[g.extra.IntN(len(g.inCol))], []int{1}, false)
+		}
 		if g.scalar >= 0 {
 			cands = append(cands, &Expr{Op: "load", Buf: g.scalar, Map: []int{}})
 		}
