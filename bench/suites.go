@@ -19,6 +19,7 @@ var Suites = map[string]func(SuiteOptions) ([]Point, error){
 	"fa-tail":  faTail,
 	"fa-bwd":   faBwd,
 	"rows":     rows,
+	"fa-mods":  faMods,
 }
 
 // SuiteFlush is how a suite's launches are kept cold unless the run says
