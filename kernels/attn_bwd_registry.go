@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/tilego/tilego/ref"
 	"github.com/tilego/tilego/tensor"
@@ -15,10 +16,13 @@ var attentionBwdEntry = &Entry{
 	Name: "flash-attention-bwd",
 	Doc: "FlashAttention backward: dQ, dK and dV of O = softmax(scale·Q·Kᵀ)·V for a given dO, from the forward's O and LSE " +
 		"(MHA/GQA/MQA, causal); three programs (Delta, the main loop, dQ), run and timed together",
-	Flags: attnShapeFlags,
+	Flags: append(slices.Clip(attnShapeFlags), modFlags...),
 	parse: func(v values) (Problem, error) {
 		s, err := parseAttnShape(v)
 		if err != nil {
+			return nil, err
+		}
+		if s.Mods, err = parseAttnMods(v, s); err != nil {
 			return nil, err
 		}
 		return &attnBwdProblem{s: s}, nil
@@ -99,7 +103,7 @@ func (p *attnBwdProblem) Check(args []*tensor.Tensor, seed uint64) Report {
 		return p.checkSampled(args, seed)
 	}
 	q, k, v, do, dq, dk, dv := AttnBwdTensors(args)
-	g := ref.Attn{Causal: s.Causal, Scale: s.SoftmaxScale()}.AttentionGrads(q, k, v, do)
+	g := s.refAttn().AttentionGrads(q, k, v, do)
 	ms := p.measures()
 	for i, x := range []struct {
 		t    *tensor.Tensor
@@ -125,7 +129,7 @@ func (p *attnBwdProblem) measures() []Measure {
 func (p *attnBwdProblem) checkSampled(args []*tensor.Tensor, seed uint64) Report {
 	s := p.s
 	q, k, v, do, dq, dk, dv := AttnBwdTensors(args)
-	ra := ref.Attn{Causal: s.Causal, Scale: s.SoftmaxScale()}
+	ra := s.refAttn()
 	width := float64(s.Dqk + s.Dv)
 	r := rand.New(rand.NewPCG(seed, 77))
 	nq := int(min(max(sampleMACs/(2*float64(s.Skv)*width), 16), 1024))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tilego/tilego/ref"
 	"github.com/tilego/tilego/tensor"
 	"github.com/tilego/tilego/tl"
 )
@@ -41,6 +42,20 @@ type AttnMods struct {
 	RefMask  func(b, h, q, kv int) bool
 	Declare  func(f *tl.Func) AttnMods
 	Inputs   func() []*tensor.Tensor
+	// ScoreGrad is Score's derivative at s, which the backward needs (a
+	// score modifier without it is refused there); RefScoreGrad its
+	// float64 twin.
+	ScoreGrad    func(s, b, h, q, kv tl.Expr) tl.Expr
+	RefScoreGrad func(s float64, b, h, q, kv int) float64
+}
+
+// refAttn is s's float64 reference, with its modifiers.
+func (s AttnShape) refAttn() ref.Attn {
+	ra := ref.Attn{Causal: s.Causal, Scale: s.SoftmaxScale()}
+	if m := s.Mods; m != nil {
+		ra.Score, ra.Mask, ra.ScoreGrad = m.RefScore, m.RefMask, m.RefScoreGrad
+	}
+	return ra
 }
 
 // declared is m with its tensors declared in f (Declare), or m itself.
@@ -90,6 +105,11 @@ func SoftCap(cap float64) AttnMods {
 		Name:     fmt.Sprintf("softcap=%g", cap),
 		Score:    func(s, _, _, _, _ tl.Expr) tl.Expr { return tl.Tanh(s.Div(cap)).Mul(cap) },
 		RefScore: func(s float64, _, _, _, _ int) float64 { return cap * math.Tanh(s/cap) },
+		ScoreGrad: func(s, _, _, _, _ tl.Expr) tl.Expr {
+			t := tl.Tanh(s.Div(cap))
+			return tl.Float(1).Sub(t.Mul(t))
+		},
+		RefScoreGrad: func(s float64, _, _, _, _ int) float64 { t := math.Tanh(s / cap); return 1 - t*t },
 	}
 }
 
@@ -108,6 +128,8 @@ func ALiBi(heads, sq, skv int) AttnMods {
 		RefScore: func(s float64, _, h, q, kv int) float64 {
 			return s - math.Exp2(-8*float64(h+1)/float64(heads))*math.Abs(float64(q+off-kv))
 		},
+		ScoreGrad:    func(_, _, _, _, _ tl.Expr) tl.Expr { return tl.Float(1) },
+		RefScoreGrad: func(float64, int, int, int, int) float64 { return 1 },
 	}
 }
 
@@ -192,6 +214,8 @@ func (a AttnMods) Then(m AttnMods) AttnMods {
 	}
 	out.Score = thenScore(a.Score, m.Score)
 	out.RefScore = thenRefScore(a.RefScore, m.RefScore)
+	out.ScoreGrad = thenGrad(a, m)
+	out.RefScoreGrad = thenRefGrad(a, m)
 	switch {
 	case a.Mask == nil:
 		out.Mask = m.Mask
@@ -250,6 +274,41 @@ func thenRefScore(f, g func(s float64, b, h, q, kv int) float64) func(s float64,
 		return f
 	}
 	return func(s float64, b, h, q, kv int) float64 { return g(f(s, b, h, q, kv), b, h, q, kv) }
+}
+
+// thenGrad is the chain rule for m's score modifier after a's: m'(a(s))·a'(s);
+// nil where either has a score modifier without its derivative, or neither
+// has one.
+func thenGrad(a, m AttnMods) func(s, b, h, q, kv tl.Expr) tl.Expr {
+	if a.Score != nil && a.ScoreGrad == nil || m.Score != nil && m.ScoreGrad == nil || a.Score == nil && m.Score == nil {
+		return nil
+	}
+	return func(s, b, h, q, kv tl.Expr) tl.Expr {
+		g, x := tl.Float(1), s
+		if a.Score != nil {
+			g, x = a.ScoreGrad(s, b, h, q, kv), a.Score(s, b, h, q, kv)
+		}
+		if m.Score != nil {
+			g = g.Mul(m.ScoreGrad(x, b, h, q, kv))
+		}
+		return g
+	}
+}
+
+func thenRefGrad(a, m AttnMods) func(s float64, b, h, q, kv int) float64 {
+	if a.RefScore != nil && a.RefScoreGrad == nil || m.RefScore != nil && m.RefScoreGrad == nil || a.RefScore == nil && m.RefScore == nil {
+		return nil
+	}
+	return func(s float64, b, h, q, kv int) float64 {
+		g, x := 1.0, s
+		if a.RefScore != nil {
+			g, x = a.RefScoreGrad(s, b, h, q, kv), a.RefScore(s, b, h, q, kv)
+		}
+		if m.RefScore != nil {
+			g *= m.RefScoreGrad(x, b, h, q, kv)
+		}
+		return g
+	}
 }
 
 func joinNames(a, b string) string {

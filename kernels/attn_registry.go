@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/tilego/tilego/ir"
-	"github.com/tilego/tilego/ref"
 	"github.com/tilego/tilego/tensor"
 	"github.com/tilego/tilego/tl"
 )
@@ -31,16 +30,21 @@ var attnShapeFlags = []Flag{
 	{Name: "scale", Default: "0", Arg: "X", Help: "softmax scale; 0 means 1/sqrt(dim)"},
 }
 
+// modFlags are the score and mask modifiers of the forward and the
+// backward (parseAttnMods); the forward also takes --doc-lens.
+var modFlags = []Flag{
+	{Name: "window", Default: "", Arg: "L,R", Help: "sliding window: query i sees keys from L before its diagonal to R after it (the diagonal at i + seq-kv - seq-q; -1: unbounded), as FlashAttention's window_size (kernels.SlidingWindow)"},
+	{Name: "softcap", Default: "0", Arg: "X", Help: "soft-capping of the scores, X·tanh(s/X) (kernels.SoftCap); 0: none"},
+	{Name: "alibi", Default: "false", Help: "ALiBi position biases, slope 2^(-8(h+1)/heads) a head (kernels.ALiBi)", Bool: true},
+	{Name: "prefix", Default: "", Arg: "N", Help: "prefix-LM mask: every query sees the first N keys, then keys up to its diagonal (kernels.PrefixLM)"},
+}
+
 var attentionEntry = &Entry{
 	Name: "flash-attention",
 	Doc:  "FlashAttention forward: O = softmax(scale·Q·Kᵀ)·V and the LSE of each query row (MHA/GQA/MQA, causal)",
-	Flags: append(slices.Clip(attnShapeFlags),
+	Flags: append(append(slices.Clip(attnShapeFlags), modFlags...),
 		Flag{Name: "splits", Default: "1", Arg: "N", Help: "KV splits: 1 runs the single program; 0 lets the cost model (kernels.TailSplits) decide for --sms, N >= 2 cuts the keys of the last wave's blocks (of every block, when the grid fills at most one wave) in N; more than one split is two programs (split kernel, then combine), with 128-row tiles: run runs and times them together, emit prints one (--step), tune takes one program"},
 		Flag{Name: "sms", Default: "132", Help: "SM count the split is planned for (--splits other than 1)"},
-		Flag{Name: "window", Default: "", Arg: "L,R", Help: "sliding window: query i sees keys from L before its diagonal to R after it (the diagonal at i + seq-kv - seq-q; -1: unbounded), as FlashAttention's window_size (kernels.SlidingWindow)"},
-		Flag{Name: "softcap", Default: "0", Arg: "X", Help: "soft-capping of the scores, X·tanh(s/X) (kernels.SoftCap); 0: none"},
-		Flag{Name: "alibi", Default: "false", Help: "ALiBi position biases, slope 2^(-8(h+1)/heads) a head (kernels.ALiBi)", Bool: true},
-		Flag{Name: "prefix", Default: "", Arg: "N", Help: "prefix-LM mask: every query sees the first N keys, then keys up to its diagonal (kernels.PrefixLM)"},
 		Flag{Name: "doc-lens", Default: "", Arg: "LENS", Help: "document masks of packed sequences: the documents' lengths, comma-separated, summing to --seq-q (= --seq-kv); a token sees only its own document's (kernels.DocumentMask)"},
 	),
 	parse: parseAttention,
@@ -326,10 +330,7 @@ func (p *attnProblem) Check(args []*tensor.Tensor, seed uint64) Report {
 	o := Measure{Name: "o", Tol: Tolerance(s.DType)}
 	lse := Measure{Name: "lse", Tol: LSETolerance}
 	// As CheckAttentionRows, with the references computed on every core.
-	ra := ref.Attn{Causal: s.Causal, Scale: s.SoftmaxScale()}
-	if m := s.Mods; m != nil {
-		ra.Score, ra.Mask = m.RefScore, m.RefMask
-	}
+	ra := s.refAttn()
 	wantO, wantL := make([][]float64, len(rows)), make([]float64, len(rows))
 	parallelFor(len(rows), func(i int) {
 		r := rows[i]

@@ -58,7 +58,7 @@ func SampleRows(s AttnShape, n int, seed uint64) []Row {
 // CheckAttentionRows compares O and LSE of the given rows with float64, on
 // every core: checking every row of a multi-wave grid takes a minute on one.
 func CheckAttentionRows(s AttnShape, args []*tensor.Tensor, rows []Row, o, lse *ref.Diff) {
-	p := ref.Attn{Causal: s.Causal, Scale: s.SoftmaxScale()}
+	p := s.refAttn()
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(rows)/64))
 	part := make([][2]ref.Diff, workers)
 	var wg sync.WaitGroup

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/tilego/tilego/ir"
-	"github.com/tilego/tilego/ref"
 	"github.com/tilego/tilego/tensor"
 	"github.com/tilego/tilego/tl"
 )
@@ -73,8 +72,13 @@ func AttnBwdPrep(s AttnShape, c AttnConfig) *tl.Func {
 // AttnBwd is step 2: dK, dV and dQacc, a block per N keys of a KV head.
 func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
 	f := tl.NewFunc("flash_attention_bwd")
-	if s.Mods != nil {
-		f.Refuse("the backward does not take score or mask modifiers (%s) yet", s.Mods.Name)
+	mods := s.Mods
+	if m := s.Mods; m != nil && m.Declare != nil {
+		f.Refuse("the backward does not take modifiers that read tensors (%s) yet", m.Name)
+		mods = nil // the program is refused; build it without them
+	} else if m != nil && m.Score != nil && m.ScoreGrad == nil {
+		f.Refuse("the score modifier (%s) has no derivative (AttnMods.ScoreGrad), which the backward needs", m.Name)
+		mods = nil
 	}
 	Q, K, V := s.qkv(f)
 	dO := s.rows(f.In, "dO", s.H, s.Sq, s.Dv)
@@ -133,10 +137,28 @@ func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
 						hide = hide.Or(key.Gt(row.Add(s.Skv - s.Sq)))
 					}
 					// exp(scale·S − LSE) in base 2; a row that sees no key
-					// has LSE −inf and every key hidden.
-					p := tl.Select(hide, 0, tl.Exp2(St.At(t, r).Mul(scale*math.Log2E).Sub(lse.At(r).Mul(math.Log2E))))
+					// has LSE −inf and every key hidden. With a score
+					// modifier f, exp(f(scale·S) − LSE), and dS takes f's
+					// derivative (the chain rule; scale comes at the end).
+					x := St.At(t, r).Mul(scale * math.Log2E)
+					var grad tl.Expr
+					if mods != nil {
+						if mods.Mask != nil {
+							hide = hide.Or(mods.Mask(b, h, row, key).Not())
+						}
+						if mods.Score != nil {
+							x0 := St.At(t, r).Mul(scale)
+							x = mods.Score(x0, b, h, row, key).Mul(math.Log2E)
+							grad = mods.ScoreGrad(x0, b, h, row, key)
+						}
+					}
+					p := tl.Select(hide, 0, tl.Exp2(x.Sub(lse.At(r).Mul(math.Log2E))))
 					Pt.Set(p, t, r)
-					dSt.Set(p.Mul(dPt.At(t, r).Sub(delta.At(r))), t, r)
+					ds := p.Mul(dPt.At(t, r).Sub(delta.At(r)))
+					if grad.IR() != nil {
+						ds = ds.Mul(grad)
+					}
+					dSt.Set(ds, t, r)
 				}, c.N, c.M)
 				k.Gemm(Pt, dos, dv, rows)                     // dV += Pᵀ·dO
 				k.Gemm(dSt, qs, dk, rows)                     // dK += dSᵀ·Q (scaled at the end)
@@ -185,7 +207,7 @@ func AttnBwdSteps(s AttnShape, c AttnConfig) []Step {
 func AttnBwdInputs(s AttnShape, seed uint64) []*tensor.Tensor {
 	fwd := AttentionInputs(s, seed)
 	q, k, v, o, lse := fwd[0], fwd[1], fwd[2], fwd[3], fwd[4]
-	p := ref.Attn{Causal: s.Causal, Scale: s.SoftmaxScale()}
+	p := s.refAttn()
 	rows := AllRows(s)
 	parallelFor(len(rows), func(n int) {
 		r := rows[n]

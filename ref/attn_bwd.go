@@ -66,6 +66,17 @@ func (p Attn) rowGrads(q, k, v, do *tensor.Tensor, b, h, i int) (P, dS []float64
 	for j := range dS {
 		dS[j] = P[j] * (dS[j] - delta)
 	}
+	if p.ScoreGrad != nil { // through the score modifier: its derivative at the scaled score
+		qi := Vec(q, b, h, i)
+		for j := range dS {
+			kj := Vec(k, b, hk, j)
+			var x float64
+			for d := range qi {
+				x += qi[d] * kj[d]
+			}
+			dS[j] *= p.ScoreGrad(x*p.Scale, b, h, i, j)
+		}
+	}
 	return P, dS
 }
 
@@ -96,7 +107,7 @@ func (p Attn) GradKVRow(q, k, v, do *tensor.Tensor, lse, delta func(b, h, i int)
 	kj, vj := Vec(k, b, hk, j), Vec(v, b, hk, j)
 	for h := hk * G; h < (hk+1)*G; h++ {
 		for i := range Sq {
-			if p.Causal && j > i+Skv-Sq {
+			if !p.visible(b, h, i, j, Sq, Skv) {
 				continue
 			}
 			qi, doi := Vec(q, b, h, i), Vec(do, b, h, i)
@@ -107,8 +118,16 @@ func (p Attn) GradKVRow(q, k, v, do *tensor.Tensor, lse, delta func(b, h, i int)
 			for x := range Dv {
 				dp += doi[x] * vj[x]
 			}
-			pij := math.Exp(s*p.Scale - lse(b, h, i))
-			ds := pij * (dp - delta(b, h, i)) * p.Scale
+			x := s * p.Scale
+			sx, grad := x, 1.0
+			if p.Score != nil {
+				sx = p.Score(x, b, h, i, j)
+			}
+			if p.ScoreGrad != nil {
+				grad = p.ScoreGrad(x, b, h, i, j)
+			}
+			pij := math.Exp(sx - lse(b, h, i))
+			ds := pij * (dp - delta(b, h, i)) * grad * p.Scale
 			for x := range D {
 				dk[x] += ds * qi[x]
 			}

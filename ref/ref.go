@@ -54,6 +54,14 @@ type Attn struct {
 	// query i where it is false (on top of Causal).
 	Score func(s float64, b, h, i, j int) float64
 	Mask  func(b, h, i, j int) bool
+	// ScoreGrad is Score's derivative at s (the backward's chain rule); nil
+	// is 1.
+	ScoreGrad func(s float64, b, h, i, j int) float64
+}
+
+// visible reports whether query i sees key j (causal, then Mask).
+func (p Attn) visible(b, h, i, j, sq, skv int) bool {
+	return !(p.Causal && j > i+skv-sq) && (p.Mask == nil || p.Mask(b, h, i, j))
 }
 
 // AttentionRow returns one query row's output (length Dv) and its
