@@ -34,6 +34,12 @@ func FootprintOf(p Problem) (f Footprint, ok bool) {
 		f.add(s.DType, false, s.M, s.K)
 		f.add(s.DType, false, s.K, s.N)
 		f.add(s.OutDType, true, s.M, s.N)
+	case *gemmSplitProblem:
+		s := q.s
+		f.add(s.DType, false, s.M, s.K)
+		f.add(s.DType, false, s.K, s.N)
+		f.add(s.OutDType, true, s.M, s.N)
+		f.add(ir.F32, false, q.splits, s.M, s.N) // the partials
 	case *attnProblem:
 		f.attention(q.s)
 	case *attnSplitProblem:

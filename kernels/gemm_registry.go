@@ -22,6 +22,7 @@ var gemmEntry = &Entry{
 		{Name: "trans-b", Default: "false", Help: "B is stored N×K", Bool: true},
 		{Name: "dtype", Default: "bf16", Help: "element type of A and B: bf16, f16, f8e4m3 or f8e5m2"},
 		{Name: "out-dtype", Default: "f32", Help: "element type of C: f32, bf16 or f16"},
+		{Name: "split-k", Default: "1", Arg: "N", Help: "cut K in N parts computed by blocks of their own, then summed (two programs; for small M, as in decoding)"},
 	},
 	parse: parseGemm,
 }
@@ -56,6 +57,13 @@ func parseGemm(v values) (Problem, error) {
 		if _, err := elems("a matrix", t...); err != nil {
 			return nil, err
 		}
+	}
+	splits, err := v.int("split-k", 1)
+	if err != nil {
+		return nil, err
+	}
+	if splits > 1 {
+		return &gemmSplitProblem{gemmProblem{s: s}, splits}, nil
 	}
 	return &gemmProblem{s: s}, nil
 }
