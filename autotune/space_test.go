@@ -103,11 +103,11 @@ func TestRejectKnownBad(t *testing.T) {
 		{"ping-pong on one warpgroup", d128, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128, WS: true, PingPong: true}, "sm_90a", "pingpong", true},
 		{"a producer on sm_80", d128, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true}, "sm_80", "ws: the compiler gives no program a producer warpgroup on sm_80", true},
 		{"f32 C 256×256", g, kernels.GemmConfig{BM: 256, BN: 256, BK: 32, Stages: 2, Threads: 256, Policy: ir.Square}, "sm_90a", "registers", false},
-		{"4 stages of 128×256×64 on an A100", g, kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 4, Threads: 256, Policy: ir.Square}, "sm_80", "gemm.go:50: kernel: shared memory after pipelining is 196608 bytes, over sm_80's", true},
+		{"4 stages of 128×256×64 on an A100", g, kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 4, Threads: 256, Policy: ir.Square}, "sm_80", "gemm.go:52: kernel: shared memory after pipelining is 196608 bytes, over sm_80's", true},
 		{"128×256 over 4 warps", g, kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 3, Threads: 128, Policy: ir.Square}, "sm_90a", "registers", true},
 		{"BM beyond M", gsmall, kernels.GemmConfig{BM: 128, BN: 64, BK: 32, Stages: 1, Threads: 128, Policy: ir.Square}, "sm_90a", "smaller tile covers the 64 rows", true},
 		{"BK off the field's domain", g, kernels.GemmConfig{BM: 64, BN: 64, BK: 24, Stages: 2, Threads: 128, Policy: ir.Square}, "sm_90a", "bk = 24: must be a positive multiple of 16", false},
-		{"f8", f8, kernels.GemmConfig{BM: 64, BN: 64, BK: 32, Stages: 2, Threads: 128, Policy: ir.Square}, "sm_90a", "gemm.go:81: gemm: mma.sync multiplies f16 or bf16, not f8e4m3", false},
+		{"f8", f8, kernels.GemmConfig{BM: 64, BN: 64, BK: 32, Stages: 2, Threads: 128, Policy: ir.Square}, "sm_90a", "gemm.go:83: gemm: mma.sync multiplies f16 or bf16, not f8e4m3", false},
 		{"wrong config type", g, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}, "sm_90a", "want kernels.GemmConfig", false},
 	}
 	for _, tt := range tests {

@@ -34,6 +34,12 @@ func FootprintOf(p Problem) (f Footprint, ok bool) {
 		f.add(s.DType, false, s.M, s.K)
 		f.add(s.DType, false, s.K, s.N)
 		f.add(s.OutDType, true, s.M, s.N)
+		if e := s.Epi; e != nil && e.Bias {
+			f.add(s.DType, false, s.N)
+		}
+		if e := s.Epi; e != nil && e.Residual {
+			f.add(s.OutDType, false, s.M, s.N)
+		}
 	case *gemmSplitProblem:
 		s := q.s
 		f.add(s.DType, false, s.M, s.K)

@@ -10,8 +10,9 @@ import (
 type GemmShape struct {
 	M, N, K        int
 	TransA, TransB bool
-	DType          tl.DType // of A and B: f16 or bf16
-	OutDType       tl.DType // of C
+	DType          tl.DType      // of A and B: f16 or bf16
+	OutDType       tl.DType      // of C
+	Epi            *GemmEpilogue // work on the accumulator before C is stored (gemm_epilogue.go), or nil
 }
 
 // GemmConfig is how the kernel tiles the problem.
@@ -40,6 +41,7 @@ func Gemm(s GemmShape, c GemmConfig) *tl.Func {
 	A := f.In("A", s.DType, aRows, aCols)
 	B := f.In("B", s.DType, bRows, bCols)
 	C := f.Out("C", s.OutDType, s.M, s.N)
+	epi := s.Epi.declare(f, s)
 	opts := []tl.GemmOpt{tl.WithPolicy(c.Policy)}
 	if s.TransA {
 		opts = append(opts, tl.TransA)
@@ -80,6 +82,7 @@ func Gemm(s GemmShape, c GemmConfig) *tl.Func {
 			k.Copy(bTile, bs)
 			k.Gemm(as, bs, acc, opts...)
 		})
+		epi.apply(k, acc, c, by, bx)
 		cs := k.Shared(s.OutDType, c.BM, c.BN).Named("cs") // staged for coalesced stores
 		k.Copy(acc, cs)
 		k.Copy(cs, C.Sub(tl.Tile(by, c.BM), tl.Tile(bx, c.BN)))

@@ -22,6 +22,9 @@ var gemmEntry = &Entry{
 		{Name: "trans-b", Default: "false", Help: "B is stored N×K", Bool: true},
 		{Name: "dtype", Default: "bf16", Help: "element type of A and B: bf16, f16, f8e4m3 or f8e5m2"},
 		{Name: "out-dtype", Default: "f32", Help: "element type of C: f32, bf16 or f16"},
+		{Name: "bias", Default: "false", Help: "epilogue: add a bias vector of N (an input after C)", Bool: true},
+		{Name: "act", Default: "", Arg: "NAME", Help: "epilogue: an activation after the bias: relu, gelu (tanh form) or silu"},
+		{Name: "residual", Default: "false", Help: "epilogue: add a residual M×N of C's type (an input after C and the bias), last", Bool: true},
 		{Name: "split-k", Default: "1", Arg: "N", Help: "cut K in N parts computed by blocks of their own, then summed (two programs; for small M, as in decoding)"},
 	},
 	parse: parseGemm,
@@ -62,6 +65,12 @@ func parseGemm(v values) (Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Epi, err = parseGemmEpilogue(v); err != nil {
+		return nil, err
+	}
+	if s.Epi != nil && splits > 1 {
+		return nil, fmt.Errorf("--split-k %d: the epilogue (--bias, --act, --residual) runs with the single program only", splits)
+	}
 	if splits > 1 {
 		return &gemmSplitProblem{gemmProblem{s: s}, splits}, nil
 	}
@@ -74,8 +83,12 @@ func (p *gemmProblem) Kernel() string { return gemmEntry.Name }
 
 func (p *gemmProblem) Shape() Fields {
 	s := p.s
-	return Fields{{"m", s.M}, {"n", s.N}, {"k", s.K}, {"trans_a", s.TransA}, {"trans_b", s.TransB},
+	fs := Fields{{"m", s.M}, {"n", s.N}, {"k", s.K}, {"trans_a", s.TransA}, {"trans_b", s.TransB},
 		{"dtype", s.DType.String()}, {"out_dtype", s.OutDType.String()}}
+	if s.Epi != nil {
+		fs = append(fs, Field{"epilogue", s.Epi.Name()})
+	}
+	return fs
 }
 
 // DefaultConfig: 64×64×32 tiles (smaller for small matrices, rounded up to
@@ -118,8 +131,11 @@ func (p *gemmProblem) Program(c Config) (*tl.Func, error) {
 	return Gemm(p.s, cfg), nil
 }
 
-// Inputs are A, B (normal, std 1) and C poisoned with NaN.
-func (p *gemmProblem) Inputs(seed uint64) []*tensor.Tensor { return GemmInputs(p.s, seed) }
+// Inputs are A, B (normal, std 1), C poisoned with NaN, then the
+// epilogue's inputs.
+func (p *gemmProblem) Inputs(seed uint64) []*tensor.Tensor {
+	return append(GemmInputs(p.s, seed), p.s.Epi.inputs(p.s, seed)...)
+}
 
 func (p *gemmProblem) Check(args []*tensor.Tensor, seed uint64) Report {
 	s := p.s
@@ -146,8 +162,18 @@ func (p *gemmProblem) Check(args []*tensor.Tensor, seed uint64) Report {
 	want := make([]float64, len(at))
 	parallelFor(len(at), func(x int) { want[x] = dot(at[x][0], at[x][1]) })
 	m := Measure{Name: "c", Tol: Tolerance(s.OutDType)}
+	var bias, residual *tensor.Tensor
+	if e := s.Epi; e != nil {
+		extra := args[3:]
+		if e.Bias {
+			bias, extra = extra[0], extra[1:]
+		}
+		if e.Residual {
+			residual = extra[0]
+		}
+	}
 	for x, ij := range at {
-		m.Diff.Add(c.At(ij[0], ij[1]), want[x])
+		m.Diff.Add(c.At(ij[0], ij[1]), s.Epi.ref(want[x], ij[0], ij[1], bias, residual))
 	}
 	return Report{Measures: []Measure{m}, Checked: checked}
 }

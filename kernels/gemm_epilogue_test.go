@@ -1,0 +1,82 @@
+package kernels_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/backend/hip/emu"
+	"github.com/tilego/tilego/compiler/cudagen"
+	"github.com/tilego/tilego/interp"
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+)
+
+// gemm's epilogue (bias, activation, residual) on the interpreter against
+// float64 at sizes that are not multiples of the tiles, compiled for every
+// target at its GPU config; one case emulated on gfx942. The check applies
+// the epilogue in float64: the tests fail without it in the kernel.
+func TestGemmEpilogue(t *testing.T) {
+	e, err := kernels.Lookup("gemm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, vals := range []map[string]string{
+		{"m": "100", "n": "72", "k": "48", "bias": "true", "act": "gelu", "out-dtype": "bf16"},
+		{"m": "130", "n": "200", "k": "64", "act": "silu", "trans-a": "true"},
+		{"m": "37", "n": "136", "k": "96", "bias": "true", "act": "relu", "residual": "true", "trans-b": "true", "dtype": "f16", "out-dtype": "f16"},
+		{"m": "64", "n": "64", "k": "32", "residual": "true"},
+	} {
+		p, err := e.Problem(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(p.Shape().String(), func(t *testing.T) {
+			fn, err := kernels.Build(p, p.DefaultConfig(), ir.DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := p.Inputs(6)
+			if err := interp.Run(fn, args); err != nil {
+				t.Fatal(err)
+			}
+			if r := p.Check(args, 6); !r.OK() {
+				t.Errorf("against float64: %s", r)
+			}
+			for _, arch := range []string{"sm_80", "sm_90a", "gfx942"} {
+				fn, err := kernels.Build(p, kernels.GPUConfigFor(p, arch), cudagen.Limits(arch))
+				if err != nil {
+					t.Fatalf("%s: %v", arch, err)
+				}
+				prog, err := cudagen.Compile(fn, cudagen.Options{Arch: arch})
+				if err != nil {
+					t.Fatalf("%s: %v", arch, err)
+				}
+				if arch != "gfx942" || i != 0 {
+					continue
+				}
+				args := p.Inputs(7)
+				for j := range args[2].Data {
+					args[2].Data[j] = math.NaN()
+				}
+				if err := emu.Run(prog, args); err != nil {
+					t.Fatal(err)
+				}
+				if r := p.Check(args, 7); !r.OK() {
+					t.Errorf("gfx942 emulated, against float64: %s", r)
+				}
+			}
+		})
+	}
+	for _, c := range []struct {
+		vals map[string]string
+		want string
+	}{
+		{map[string]string{"act": "tanh"}, "want relu, gelu or silu"},
+		{map[string]string{"bias": "true", "split-k": "2"}, "runs with the single program only"},
+	} {
+		if _, err := e.Problem(c.vals); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.vals, err, c.want)
+		}
+	}
+}
