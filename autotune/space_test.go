@@ -88,7 +88,7 @@ func TestRejectKnownBad(t *testing.T) {
 		want     string
 		compiles bool // the compiler accepts it (pruned as pointless or for registers)
 	}{
-		{"64 rows over 2 warpgroups", d64, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 256}, "sm_90a", "attn_loop.go:70: gemm: policy fullrow: 8 warps cannot each own 16-row slices of 64 rows; nor can wgmma", false},
+		{"64 rows over 2 warpgroups", d64, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 256}, "sm_90a", "attn_loop.go:108: gemm: policy fullrow: 8 warps cannot each own 16-row slices of 64 rows; nor can wgmma", false},
 		{"128 rows over 3 warpgroups", d64, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 384}, "sm_90a", "384 threads' warpgroups cannot split M = 128", false},
 		{"192 rows over 8 warps", d128, kernels.AttnConfig{M: 192, N: 64, Stages: 2, Threads: 256}, "sm_80", "8 warps cannot each own 16-row slices of 192 rows", false},
 		{"d128 N256 3 stages", d128, kernels.AttnConfig{M: 128, N: 256, Stages: 3, Threads: 256}, "sm_90a", "flash.go:177: kernel: shared memory after pipelining is 425984 bytes", false},

@@ -20,6 +20,43 @@ type attnRows struct {
 // in a Pipelined loop. prefetch, when not nil, runs once the query tile's
 // copy is issued.
 func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, bx tl.Expr, prefetch func(), piece func(nKV tl.Expr) (lo, hi tl.Expr)) attnRows {
+	return attnLoopFrom(k, attnSrc{Q: Q, K: K, V: V}, s, c, b, h, bx, prefetch, piece)
+}
+
+// attnSrc is where attnLoop's tiles come from: Q, K and V as [B, H, S, D]
+// tensors, or (packed set) a varlen batch's packed [T, H, D] tensors,
+// sequence b's rows starting at q0 and k0, sq and skv long.
+type attnSrc struct {
+	Q, K, V         *tl.Tensor
+	packed          bool
+	q0, k0, sq, skv tl.Expr
+}
+
+// qTile is query tile bx of head h in batch b.
+func (a attnSrc) qTile(b, h, bx tl.Expr, m int) any {
+	if a.packed {
+		return a.Q.Sub(tl.Range(a.q0.Add(bx.Mul(m)), m), h, tl.All)
+	}
+	return a.Q.Sub(b, h, tl.Tile(bx, m), tl.All)
+}
+
+// kvTile is key tile j of t (K or V) of KV head hk in batch b.
+func (a attnSrc) kvTile(t *tl.Tensor, b, hk, j tl.Expr, n int) any {
+	if a.packed {
+		return t.Sub(tl.Range(a.k0.Add(j.Mul(n)), n), hk, tl.All)
+	}
+	return t.Sub(b, hk, tl.Tile(j, n), tl.All)
+}
+
+// lens are the sequence lengths, the static ones unless packed.
+func (a attnSrc) lens(s AttnShape) (sq, skv tl.Expr) {
+	if a.packed {
+		return a.sq, a.skv
+	}
+	return tl.Int(s.Sq), tl.Int(s.Skv)
+}
+
+func attnLoopFrom(k *tl.Block, src attnSrc, s AttnShape, c AttnConfig, b, h, bx tl.Expr, prefetch func(), piece func(nKV tl.Expr) (lo, hi tl.Expr)) attnRows {
 	scale := s.SoftmaxScale() * math.Log2E // softmax in base 2
 	if c.WS {
 		k.WarpSpecialize()
@@ -48,7 +85,7 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 	if c.Persistent {
 		qHint = append(qHint, tl.EvictFirst)
 	}
-	k.Copy(Q.Sub(b, h, tl.Tile(bx, c.M), tl.All), qs, qHint...)
+	k.Copy(src.qTile(b, h, bx, c.M), qs, qHint...)
 	if prefetch != nil {
 		prefetch()
 	}
@@ -56,23 +93,24 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 	k.Clear(l)
 	k.Fill(m, tl.NegInf())
 	// Causal: key j is visible to query i when j <= i + Skv - Sq.
-	diag := bx.Mul(c.M).Add(s.Skv - s.Sq)
-	nKV := tl.CeilDiv(s.Skv, c.N)
+	sq, skv := src.lens(s)
+	diag := bx.Mul(c.M).Add(skv.Sub(sq))
+	nKV := tl.CeilDiv(skv, c.N)
 	if s.Causal {
 		nKV = tl.Max(0, tl.Min(nKV, tl.CeilDiv(diag.Add(c.M), c.N)))
 	}
 	pv := func(j tl.Expr) {
-		k.Copy(V.Sub(b, hk, tl.Tile(j, c.N), tl.All), vs)
+		k.Copy(src.kvTile(src.V, b, hk, j, c.N), vs)
 		k.Gemm(P, vs, acc, tl.WithPolicy(tl.FullRow))
 	}
 	body := func(j tl.Expr) {
-		k.Copy(K.Sub(b, hk, tl.Tile(j, c.N), tl.All), ks)
+		k.Copy(src.kvTile(src.K, b, hk, j, c.N), ks)
 		k.Gemm(qs, ks, S, tl.TransB, tl.ClearAccum, tl.WithPolicy(tl.FullRow))
 		if c.Overlap { // tile j-1's P·V computes while tile j's softmax runs
 			k.Defer(func() { pv(j) })
 		}
 		modScores(k, S, s, c, b, h, bx.Mul(c.M), j)
-		maskScores(k, S, s, c, j, diag)
+		maskScores(k, S, s, c, j, diag, skv)
 		keep := s.Dv >= keepMaxCols
 		OnlineSoftmax(k, S, m, mOld, l, scale, c.M, c.N, keep)
 		if keep {

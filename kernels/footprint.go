@@ -46,6 +46,14 @@ func FootprintOf(p Problem) (f Footprint, ok bool) {
 		f.add(s.DType, false, s.K, s.N)
 		f.add(s.OutDType, true, s.M, s.N)
 		f.add(ir.F32, false, q.splits, s.M, s.N) // the partials
+	case *varlenProblem:
+		s := q.s
+		tq, tk := s.total(s.LensQ), s.total(s.LensK)
+		f.add(s.DType, false, tq, s.H, s.Dqk)
+		f.add(s.DType, false, tk, s.HKV, s.Dqk)
+		f.add(s.DType, false, tk, s.HKV, s.Dv)
+		f.add(s.DType, true, tq, s.H, s.Dv)
+		f.add(ir.F32, true, s.H, tq)
 	case *attnProblem:
 		f.attention(q.s)
 	case *attnSplitProblem:

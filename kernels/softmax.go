@@ -14,15 +14,15 @@ import (
 // maskScores hides, in the tile S of scores for key tile j, the keys past
 // Skv and (causal) the keys after each query's diagonal. Only tiles that
 // touch an edge pay for it.
-func maskScores(k *tl.Block, S *tl.Tensor, s AttnShape, c AttnConfig, j, diag tl.Expr) {
-	edge := j.Add(1).Mul(c.N).Gt(s.Skv)
+func maskScores(k *tl.Block, S *tl.Tensor, s AttnShape, c AttnConfig, j, diag, skv tl.Expr) {
+	edge := j.Add(1).Mul(c.N).Gt(skv)
 	if s.Causal {
 		edge = edge.Or(j.Add(1).Mul(c.N).Sub(1).Gt(diag))
 	}
 	k.If(edge, func() {
 		k.Parallel(func(i, jj tl.Expr) {
 			key := j.Mul(c.N).Add(jj)
-			hide := key.Ge(s.Skv)
+			hide := key.Ge(skv)
 			if s.Causal {
 				hide = hide.Or(key.Gt(diag.Add(i)))
 			}

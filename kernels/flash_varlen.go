@@ -1,0 +1,300 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/tensor"
+	"github.com/tilego/tilego/tl"
+)
+
+// Varlen FlashAttention (FlashAttention's flash_attn_varlen_func): a batch
+// of sequences of different lengths packed one after another, Q as
+// [Tq, H, Dqk] and K, V as [Tk, HKV, D], sequence b's rows starting at
+// CuQ[b] and CuK[b] (cumulative lengths, B+1 of them). O is packed as Q,
+// LSE as [H, Tq]. A block takes one query tile of one head of one
+// sequence; tiles past a sequence's end do nothing, and the rows of a
+// sequence's last tile past its end are not stored (they are the next
+// sequence's).
+
+// VarlenShape is a varlen batch: the query and key lengths of each
+// sequence, the rest as AttnShape (B, Sq and Skv unused; BSHD implied).
+type VarlenShape struct {
+	AttnShape
+	LensQ, LensK []int
+}
+
+func (v VarlenShape) total(lens []int) int {
+	n := 0
+	for _, l := range lens {
+		n += l
+	}
+	return n
+}
+
+// FlashAttentionVarlen is the varlen forward. The config's tiling is
+// FlashAttention's (M, N, Stages, Threads); the Hopper schedules (WS,
+// PingPong, Overlap, Persistent...) are not taken.
+func FlashAttentionVarlen(v VarlenShape, c AttnConfig) *tl.Func {
+	s := v.AttnShape
+	f := tl.NewFunc("flash_attention_varlen")
+	tq, tk := v.total(v.LensQ), v.total(v.LensK)
+	B := len(v.LensQ)
+	Q := f.In("Q", s.DType, tq, s.H, s.Dqk)
+	K := f.In("K", s.DType, tk, s.HKV, s.Dqk)
+	V := f.In("V", s.DType, tk, s.HKV, s.Dv)
+	CuQ := f.In("CuQ", tl.I32, B+1)
+	CuK := f.In("CuK", tl.I32, B+1)
+	O := f.Out("O", s.DType, tq, s.H, s.Dv)
+	LSE := f.Out("LSE", tl.F32, s.H, tq)
+	if c.WS || c.PingPong || c.Overlap || c.Persistent || c.Prefetch || c.Draw || c.Cluster > 1 || c.Direct {
+		f.Refuse("varlen FlashAttention takes M, N, stages and threads (config %s)", ConfigFields(c))
+		c = AttnConfig{M: c.M, N: c.N, Stages: c.Stages, Threads: c.Threads}
+	}
+	if s.Mods != nil {
+		f.Refuse("varlen FlashAttention does not take modifiers (%s) yet", s.Mods.Name)
+		s.Mods = nil
+	}
+	maxQ := slices.Max(v.LensQ)
+	f.Kernel(tl.Grid(tl.CeilDiv(maxQ, c.M), s.H, B), c.Threads, func(k *tl.Block) {
+		bx, h, b := k.Idx()
+		q0, k0 := k.Let(CuQ.At(b)), k.Let(CuK.At(b))
+		sq, skv := k.Let(CuQ.At(b.Add(1)).Sub(q0)), k.Let(CuK.At(b.Add(1)).Sub(k0))
+		k.If(bx.Mul(c.M).Lt(sq), func() {
+			src := attnSrc{Q: Q, K: K, V: V, packed: true, q0: q0, k0: k0, sq: sq, skv: skv}
+			r := attnLoopFrom(k, src, s, c, b, h, bx, nil, nil)
+			k.Parallel(func(i tl.Expr) {
+				lse := r.m.At(i).Mul(r.scale).Add(tl.Log2(r.l.At(i))).Mul(math.Ln2)
+				r.lse.Set(tl.Select(r.l.At(i).Eq(0), tl.NegInf(), lse), i)
+			}, c.M)
+			NormalizeRows(k, r.acc, r.l, c.M, s.Dv)
+			// Row by row: the tile's rows past the sequence's end are the
+			// next sequence's, which another block writes.
+			k.Parallel(func(i, d tl.Expr) {
+				row := bx.Mul(c.M).Add(i)
+				k.If(row.Lt(sq), func() { O.Set(r.acc.At(i, d), q0.Add(row), h, d) })
+			}, c.M, s.Dv)
+			k.Parallel(func(i tl.Expr) {
+				row := bx.Mul(c.M).Add(i)
+				k.If(row.Lt(sq), func() { LSE.Set(r.lse.At(i), h, q0.Add(row)) })
+			}, c.M)
+		})
+	})
+	return f
+}
+
+// ---- flash-attention-varlen ----
+
+var attentionVarlenEntry = &Entry{
+	Name: "flash-attention-varlen",
+	Doc:  "FlashAttention forward over packed sequences of different lengths (cumulative offsets, as flash_attn_varlen_func)",
+	Flags: []Flag{
+		{Name: "lens", Default: "1,17,100,257", Arg: "LENS", Help: "the sequences' query lengths, comma-separated"},
+		{Name: "lens-kv", Default: "", Arg: "LENS", Help: "their key lengths (default: --lens)"},
+		{Name: "heads", Default: "4", Help: "query heads"},
+		{Name: "heads-kv", Help: "key/value heads; must divide --heads (default: --heads)"},
+		{Name: "dim", Default: "64", Help: "head dimension of Q and K"},
+		{Name: "dim-v", Help: "head dimension of V and O (default: --dim)"},
+		{Name: "causal", Default: "false", Help: "causal within each sequence, bottom-right aligned", Bool: true},
+		{Name: "dtype", Default: "bf16", Help: "element type of Q, K, V and O: bf16 or f16"},
+		{Name: "scale", Default: "0", Arg: "X", Help: "softmax scale; 0 means 1/sqrt(dim)"},
+	},
+	parse: parseVarlen,
+}
+
+func parseLens(flag, s string) ([]int, error) {
+	var out []int
+	for _, x := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil || n < 1 || n > maxDim {
+			return nil, fmt.Errorf("--%s %q: want lengths from 1 to %d, comma-separated", flag, s, maxDim)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func parseVarlen(v values) (Problem, error) {
+	var s VarlenShape
+	var err error
+	if s.LensQ, err = parseLens("lens", v.str("lens")); err != nil {
+		return nil, err
+	}
+	s.LensK = s.LensQ
+	if x := v.str("lens-kv"); x != "" {
+		if s.LensK, err = parseLens("lens-kv", x); err != nil {
+			return nil, err
+		}
+		if len(s.LensK) != len(s.LensQ) {
+			return nil, fmt.Errorf("--lens-kv has %d lengths for --lens's %d sequences", len(s.LensK), len(s.LensQ))
+		}
+	}
+	get := func(dst *int, name string, def int) {
+		if err == nil {
+			*dst, err = v.int(name, def)
+		}
+	}
+	get(&s.H, "heads", 0)
+	get(&s.HKV, "heads-kv", s.H)
+	get(&s.Dqk, "dim", 0)
+	get(&s.Dv, "dim-v", s.Dqk)
+	if err != nil {
+		return nil, err
+	}
+	if s.H%s.HKV != 0 {
+		return nil, fmt.Errorf("--heads %d is not a multiple of --heads-kv %d", s.H, s.HKV)
+	}
+	if s.Causal, err = v.bool("causal"); err != nil {
+		return nil, err
+	}
+	if s.DType, err = v.dtype("dtype", ir.BF16, ir.F16); err != nil {
+		return nil, err
+	}
+	if s.Scale, err = v.scale(); err != nil {
+		return nil, err
+	}
+	s.B, s.BSHD = len(s.LensQ), true
+	s.Sq, s.Skv = slices.Max(s.LensQ), slices.Max(s.LensK)
+	for _, t := range [][]int{{s.total(s.LensQ), s.H, max(s.Dqk, s.Dv)}, {s.total(s.LensK), s.HKV, max(s.Dqk, s.Dv)}} {
+		if _, err := elems("a tensor", t...); err != nil {
+			return nil, err
+		}
+	}
+	return &varlenProblem{s: s}, nil
+}
+
+type varlenProblem struct{ s VarlenShape }
+
+func (p *varlenProblem) Kernel() string { return attentionVarlenEntry.Name }
+
+func (p *varlenProblem) Shape() Fields {
+	s := p.s
+	join := func(ls []int) string {
+		parts := make([]string, len(ls))
+		for i, l := range ls {
+			parts[i] = strconv.Itoa(l)
+		}
+		return strings.Join(parts, ",")
+	}
+	return Fields{{"lens", join(s.LensQ)}, {"lens_kv", join(s.LensK)}, {"heads", s.H}, {"heads_kv", s.HKV},
+		{"dim", s.Dqk}, {"dim_v", s.Dv}, {"causal", s.Causal}, {"dtype", s.DType.String()}, {"scale", s.SoftmaxScale()}}
+}
+
+// DefaultConfig: as flash-attention's at the longest sequences.
+func (p *varlenProblem) DefaultConfig() Config {
+	return (&attnProblem{s: p.s.AttnShape}).DefaultConfig()
+}
+
+// GPUConfig: flash-attention's GPU config (128-row tiles over two
+// warpgroups; no producer warpgroup).
+func (p *varlenProblem) GPUConfig() Config { return (&attnProblem{s: p.s.AttnShape}).GPUConfig() }
+
+// GPUConfigFor: on AMD flash-attention's gfx942 config, else GPUConfig.
+func (p *varlenProblem) GPUConfigFor(arch string) Config {
+	if amd(arch) {
+		return (&attnProblem{s: p.s.AttnShape}).GPUConfigFor(arch)
+	}
+	return p.GPUConfig()
+}
+
+func (p *varlenProblem) Program(c Config) (*tl.Func, error) {
+	cfg, ok := c.(AttnConfig)
+	if !ok {
+		return nil, fmt.Errorf("%s: config is %T, want kernels.AttnConfig", p.Kernel(), c)
+	}
+	if cfg.M < 1 || cfg.N < 1 || cfg.Stages < 1 || cfg.Threads < 1 {
+		return nil, fmt.Errorf("%s: bad config %+v", p.Kernel(), cfg)
+	}
+	return FlashAttentionVarlen(p.s, cfg), nil
+}
+
+// Inputs are packed Q, K, V (normal, std 1), the cumulative offsets, and O
+// and LSE poisoned.
+func (p *varlenProblem) Inputs(seed uint64) []*tensor.Tensor {
+	s := p.s
+	tq, tk := s.total(s.LensQ), s.total(s.LensK)
+	cu := func(lens []int) *tensor.Tensor {
+		t := tensor.New(ir.I32, len(lens)+1)
+		for i, l := range lens {
+			t.Data[i+1] = t.Data[i] + float64(l)
+		}
+		return t
+	}
+	return []*tensor.Tensor{
+		tensor.New(s.DType, tq, s.H, s.Dqk).Rand(seed, 1),
+		tensor.New(s.DType, tk, s.HKV, s.Dqk).Rand(seed+1, 1),
+		tensor.New(s.DType, tk, s.HKV, s.Dv).Rand(seed+2, 1),
+		cu(s.LensQ), cu(s.LensK),
+		tensor.New(s.DType, tq, s.H, s.Dv).Fill(nan),
+		tensor.New(ir.F32, s.H, tq).Fill(nan),
+	}
+}
+
+// seqView is sequence b's rows of a packed [T, heads, D] tensor as a
+// [1, heads, len, D] view (ref's layout).
+func seqView(t *tensor.Tensor, start, n int) *tensor.Tensor {
+	heads, d := t.Shape[1], t.Shape[2]
+	return &tensor.Tensor{DType: t.DType, Shape: []int{1, heads, n, d}, Strides: []int{n * heads * d, d, heads * d, 1},
+		Data: t.Data[start*heads*d : (start+n)*heads*d]}
+}
+
+// Check compares every row of every sequence (or a sample of rows when the
+// batch is large) with float64.
+func (p *varlenProblem) Check(args []*tensor.Tensor, seed uint64) Report {
+	s := p.s
+	ra := s.refAttn()
+	o := Measure{Name: "o", Tol: Tolerance(s.DType)}
+	lse := Measure{Name: "lse", Tol: LSETolerance}
+	type row struct{ b, h, i, q0, k0 int }
+	var rows []row
+	q0, k0 := 0, 0
+	for b := range s.LensQ {
+		for h := range s.H {
+			for i := range s.LensQ[b] {
+				rows = append(rows, row{b, h, i, q0, k0})
+			}
+		}
+		q0, k0 = q0+s.LensQ[b], k0+s.LensK[b]
+	}
+	checked := "all"
+	if n := int(min(max(sampleMACs/float64(s.Skv*(s.Dqk+s.Dv)), 64), 4096)); n < len(rows) {
+		step := len(rows) / n
+		var sample []row
+		for i := int(seed % uint64(step)); i < len(rows); i += step {
+			sample = append(sample, rows[i])
+		}
+		rows, checked = sample, fmt.Sprintf("sampled %d rows", len(sample))
+	}
+	wantO, wantL := make([][]float64, len(rows)), make([]float64, len(rows))
+	parallelFor(len(rows), func(x int) {
+		r := rows[x]
+		q := seqView(args[0], r.q0, s.LensQ[r.b])
+		k := seqView(args[1], r.k0, s.LensK[r.b])
+		v := seqView(args[2], r.k0, s.LensK[r.b])
+		wantO[x], wantL[x] = ra.AttentionRow(q, k, v, 0, r.h, r.i)
+	})
+	for x, r := range rows {
+		for d, w := range wantO[x] {
+			o.Diff.Add(args[5].At(r.q0+r.i, r.h, d), w)
+		}
+		lse.Diff.Add(args[6].At(r.h, r.q0+r.i), wantL[x])
+	}
+	return Report{Measures: []Measure{o, lse}, Checked: checked}
+}
+
+// FLOPs counts each sequence's two matrix multiplies, halved when causal.
+func (p *varlenProblem) FLOPs() float64 {
+	s := p.s
+	f := 0.0
+	for b := range s.LensQ {
+		f += 2 * float64(s.H) * float64(s.LensQ[b]) * float64(s.LensK[b]) * float64(s.Dqk+s.Dv)
+	}
+	if s.Causal {
+		f /= 2
+	}
+	return f
+}
