@@ -99,3 +99,18 @@ func TestGPUGemmEpilogueSplitK(t *testing.T) {
 		}
 	}
 }
+
+// Varlen FlashAttention on the GPU, both code paths: lengths 1, 17, 1000
+// and 4097 in one batch, causal and GQA, against float64.
+func TestGPUVarlen(t *testing.T) {
+	b := openGPU(t)
+	for _, vals := range []map[string]string{
+		{"lens": "1,17,1000,4097", "heads": "8", "dim": "128"},
+		{"lens": "1,17,1000,4097", "lens-kv": "5,17,1200,4000", "causal": "true", "heads": "8", "heads-kv": "2", "dim": "64"},
+	} {
+		p := registryProblem(t, "flash-attention-varlen", vals)
+		for _, arch := range archs(b) {
+			t.Run(fmt.Sprintf("%s/%s", arch, p.Shape()), func(t *testing.T) { runProblemGPU(t, b, arch, p) })
+		}
+	}
+}
