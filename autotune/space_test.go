@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tilego/tilego/compiler/cudagen"
+	"github.com/tilego/tilego/internal/srcline"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 )
@@ -88,10 +89,10 @@ func TestRejectKnownBad(t *testing.T) {
 		want     string
 		compiles bool // the compiler accepts it (pruned as pointless or for registers)
 	}{
-		{"64 rows over 2 warpgroups", d64, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 256}, "sm_90a", "attn_loop.go:108: gemm: policy fullrow: 8 warps cannot each own 16-row slices of 64 rows; nor can wgmma", false},
+		{"64 rows over 2 warpgroups", d64, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 256}, "sm_90a", srcline.Find("kernels/attn_loop.go", "k.Gemm(qs, ks, S") + ": gemm: policy fullrow: 8 warps cannot each own 16-row slices of 64 rows; nor can wgmma", false},
 		{"128 rows over 3 warpgroups", d64, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 384}, "sm_90a", "384 threads' warpgroups cannot split M = 128", false},
 		{"192 rows over 8 warps", d128, kernels.AttnConfig{M: 192, N: 64, Stages: 2, Threads: 256}, "sm_80", "8 warps cannot each own 16-row slices of 192 rows", false},
-		{"d128 N256 3 stages", d128, kernels.AttnConfig{M: 128, N: 256, Stages: 3, Threads: 256}, "sm_90a", "flash.go:177: kernel: shared memory after pipelining is 425984 bytes", false},
+		{"d128 N256 3 stages", d128, kernels.AttnConfig{M: 128, N: 256, Stages: 3, Threads: 256}, "sm_90a", srcline.Find("kernels/flash.go", "f.Kernel(tl.Grid(nM, s.H, s.B)") + ": kernel: shared memory after pipelining is 425984 bytes", false},
 		{"d128 M128 N144 on an A100", d128, kernels.AttnConfig{M: 128, N: 144, Stages: 2, Threads: 256}, "sm_80", "shared memory after pipelining is 180224 bytes, over sm_80's 166912", true},
 		{"d256 M192 N256", d256, kernels.AttnConfig{M: 192, N: 256, Stages: 1, Threads: 384}, "sm_90a", "registers", false},
 		{"d128 M128 over one warpgroup", d128, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 128}, "sm_90a", "registers", true},
@@ -103,11 +104,11 @@ func TestRejectKnownBad(t *testing.T) {
 		{"ping-pong on one warpgroup", d128, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128, WS: true, PingPong: true}, "sm_90a", "pingpong", true},
 		{"a producer on sm_80", d128, kernels.AttnConfig{M: 128, N: 128, Stages: 2, Threads: 256, WS: true}, "sm_80", "ws: the compiler gives no program a producer warpgroup on sm_80", true},
 		{"f32 C 256×256", g, kernels.GemmConfig{BM: 256, BN: 256, BK: 32, Stages: 2, Threads: 256, Policy: ir.Square}, "sm_90a", "registers", false},
-		{"4 stages of 128×256×64 on an A100", g, kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 4, Threads: 256, Policy: ir.Square}, "sm_80", "gemm.go:52: kernel: shared memory after pipelining is 196608 bytes, over sm_80's", true},
+		{"4 stages of 128×256×64 on an A100", g, kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 4, Threads: 256, Policy: ir.Square}, "sm_80", srcline.Find("kernels/gemm.go", "f.Kernel(tl.Grid(") + ": kernel: shared memory after pipelining is 196608 bytes, over sm_80's", true},
 		{"128×256 over 4 warps", g, kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 3, Threads: 128, Policy: ir.Square}, "sm_90a", "registers", true},
 		{"BM beyond M", gsmall, kernels.GemmConfig{BM: 128, BN: 64, BK: 32, Stages: 1, Threads: 128, Policy: ir.Square}, "sm_90a", "smaller tile covers the 64 rows", true},
 		{"BK off the field's domain", g, kernels.GemmConfig{BM: 64, BN: 64, BK: 24, Stages: 2, Threads: 128, Policy: ir.Square}, "sm_90a", "bk = 24: must be a positive multiple of 16", false},
-		{"f8", f8, kernels.GemmConfig{BM: 64, BN: 64, BK: 32, Stages: 2, Threads: 128, Policy: ir.Square}, "sm_90a", "gemm.go:83: gemm: mma.sync multiplies f16 or bf16, not f8e4m3", false},
+		{"f8", f8, kernels.GemmConfig{BM: 64, BN: 64, BK: 32, Stages: 2, Threads: 128, Policy: ir.Square}, "sm_90a", srcline.Find("kernels/gemm.go", "k.Gemm(as, bs, acc, opts...)") + ": gemm: mma.sync multiplies f16 or bf16, not f8e4m3", false},
 		{"wrong config type", g, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}, "sm_90a", "want kernels.GemmConfig", false},
 	}
 	for _, tt := range tests {

@@ -25,11 +25,14 @@ func attnLoop(k *tl.Block, Q, K, V *tl.Tensor, s AttnShape, c AttnConfig, b, h, 
 
 // attnSrc is where attnLoop's tiles come from: Q, K and V as [B, H, S, D]
 // tensors, or (packed set) a varlen batch's packed [T, H, D] tensors,
-// sequence b's rows starting at q0 and k0, sq and skv long.
+// sequence b's rows starting at q0 and k0, sq and skv long, or (table set)
+// K and V as a paged cache [pages, N, HKV, D] whose batch entry b's key
+// tile j is page table[b, j], skv keys long.
 type attnSrc struct {
 	Q, K, V         *tl.Tensor
 	packed          bool
 	q0, k0, sq, skv tl.Expr
+	table           *tl.Tensor
 }
 
 // qTile is query tile bx of head h in batch b.
@@ -42,6 +45,9 @@ func (a attnSrc) qTile(b, h, bx tl.Expr, m int) any {
 
 // kvTile is key tile j of t (K or V) of KV head hk in batch b.
 func (a attnSrc) kvTile(t *tl.Tensor, b, hk, j tl.Expr, n int) any {
+	if a.table != nil {
+		return t.Sub(a.table.At(b, j), tl.All, hk, tl.All)
+	}
 	if a.packed {
 		return t.Sub(tl.Range(a.k0.Add(j.Mul(n)), n), hk, tl.All)
 	}
@@ -52,6 +58,9 @@ func (a attnSrc) kvTile(t *tl.Tensor, b, hk, j tl.Expr, n int) any {
 func (a attnSrc) lens(s AttnShape) (sq, skv tl.Expr) {
 	if a.packed {
 		return a.sq, a.skv
+	}
+	if a.table != nil {
+		return tl.Int(s.Sq), a.skv
 	}
 	return tl.Int(s.Sq), tl.Int(s.Skv)
 }

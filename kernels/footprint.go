@@ -46,6 +46,13 @@ func FootprintOf(p Problem) (f Footprint, ok bool) {
 		f.add(s.DType, false, s.K, s.N)
 		f.add(s.OutDType, true, s.M, s.N)
 		f.add(ir.F32, false, q.splits, s.M, s.N) // the partials
+	case *kvCacheProblem:
+		s := q.s
+		f.add(s.DType, false, s.B, s.H, s.Sq, s.Dqk)
+		f.add(s.DType, false, s.Pages, s.Page, s.HKV, s.Dqk)
+		f.add(s.DType, false, s.Pages, s.Page, s.HKV, s.Dv)
+		f.add(s.DType, true, s.B, s.H, s.Sq, s.Dv)
+		f.add(ir.F32, true, s.B, s.H, s.Sq)
 	case *varlenProblem:
 		s := q.s
 		tq, tk := s.total(s.LensQ), s.total(s.LensK)

@@ -114,3 +114,19 @@ func TestGPUVarlen(t *testing.T) {
 		}
 	}
 }
+
+// FlashAttention over a paged cache on the GPU, both code paths: decoding
+// and a causal prefill after a cached prefix with GQA, against float64 on
+// the gathered keys.
+func TestGPUKVCache(t *testing.T) {
+	b := openGPU(t)
+	for _, vals := range []map[string]string{
+		{"batch": "8", "seq-q": "1", "mean-kv": "3000", "heads": "32", "heads-kv": "8", "dim": "128"},
+		{"batch": "4", "seq-q": "200", "causal": "true", "mean-kv": "2000", "heads": "16", "heads-kv": "4", "dim": "128", "page": "128"},
+	} {
+		p := registryProblem(t, "flash-attention-kvcache", vals)
+		for _, arch := range archs(b) {
+			t.Run(fmt.Sprintf("%s/%s", arch, p.Shape()), func(t *testing.T) { runProblemGPU(t, b, arch, p) })
+		}
+	}
+}

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/tilego/tilego/internal/srcline"
 )
 
 // emit --target builds with the target's limits and rules (cudagen.Limits):
@@ -15,7 +17,7 @@ func TestEmitTargetRules(t *testing.T) {
 		args []string
 	}{
 		{2, "config splitn with threads=64", []string{"emit", "mla-decode", "--target", "sm_90a", "--config", "threads=64 splitn=true m=64"}}, // once a divide by zero in the emitter
-		{1, "attn_loop.go:104: gemm: policy fullrow: 100 columns cannot be cut in 8-column pieces; nor can wgmma: N = 100 is not a multiple of 8", []string{"emit", "flash-attention", "--target", "sm_90a", "--dim", "100"}},
+		{1, srcline.Find("kernels/attn_loop.go", "k.Gemm(P, vs, acc") + ": gemm: policy fullrow: 100 columns cannot be cut in 8-column pieces; nor can wgmma: N = 100 is not a multiple of 8", []string{"emit", "flash-attention", "--target", "sm_90a", "--dim", "100"}},
 		{2, "config bk=8: must be a positive multiple of 16", []string{"emit", "gemm", "--target", "sm_90a", "--k", "8", "--config", "bk=8"}}, // the Gemm's K: refused at Build by cudagen.Limits too (TestLimitsBuild)
 		{1, "over sm_80's 166912 per block", []string{"emit", "flash-attention", "--target", "sm_80", "--dim", "256", "--causal", "--config", "n=64"}},
 		{0, "__global__", []string{"emit", "flash-attention", "--target", "sm_80", "--dim", "256", "--causal"}}, // the sm_8x default fits
