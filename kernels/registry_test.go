@@ -150,7 +150,7 @@ func TestBadFlags(t *testing.T) {
 			t.Errorf("%s %v: error %v; want %q", c.kernel, c.vals, err, c.want)
 		}
 	}
-	if _, err := Lookup("flash"); err == nil || !strings.Contains(err.Error(), "have flash-attention, flash-attention-bwd, gemm") {
+	if _, err := Lookup("flash"); err == nil || !strings.Contains(err.Error(), "have flash-attention, flash-attention-bwd, flash-attention-varlen, flash-attention-kvcache, gemm") {
 		t.Errorf("Lookup(flash): %v", err)
 	}
 }
