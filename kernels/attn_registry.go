@@ -41,7 +41,7 @@ var modFlags = []Flag{
 
 var attentionEntry = &Entry{
 	Name: "flash-attention",
-	Doc:  "FlashAttention forward: O = softmax(scale·Q·Kᵀ)·V and the LSE of each query row (MHA/GQA/MQA, causal)",
+	Doc:  "FlashAttention forward: O = softmax(scale·Q·Kᵀ)·V and the LSE of each query row (MHA/GQA/MQA, causal, score and mask modifiers)",
 	Flags: append(append(slices.Clip(attnShapeFlags), modFlags...),
 		Flag{Name: "splits", Default: "1", Arg: "N", Help: "KV splits: 1 runs the single program; 0 lets the cost model (kernels.TailSplits) decide for --sms, N >= 2 cuts the keys of the last wave's blocks (of every block, when the grid fills at most one wave) in N; more than one split is two programs (split kernel, then combine), with 128-row tiles: run runs and times them together, emit prints one (--step), tune takes one program"},
 		Flag{Name: "sms", Default: "132", Help: "SM count the split is planned for (--splits other than 1)"},
