@@ -1026,3 +1026,21 @@ var roleErrCases = []errCase{
 }
 
 func init() { errCases = append(errCases, roleErrCases...) }
+
+// Refuse fails Build with its message at the caller's file:line.
+func TestRefuse(t *testing.T) {
+	f := tl.NewFunc("refused")
+	X := f.In("X", tl.F32, 4)
+	f.Refuse("option %q is not implemented", "x")
+	_, _, line, _ := runtime.Caller(0)
+	line--
+	f.Kernel(tl.Grid(1), 32, func(k *tl.Block) {
+		x := k.Fragment(tl.F32, 4)
+		k.Copy(X, x)
+	})
+	_, err := f.Build()
+	want := fmt.Sprintf("errors_test.go:%d: refuse: option \"x\" is not implemented", line)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Build: %v, want %q", err, want)
+	}
+}
