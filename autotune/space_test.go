@@ -108,7 +108,7 @@ func TestRejectKnownBad(t *testing.T) {
 		{"128×256 over 4 warps", g, kernels.GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 3, Threads: 128, Policy: ir.Square}, "sm_90a", "registers", true},
 		{"BM beyond M", gsmall, kernels.GemmConfig{BM: 128, BN: 64, BK: 32, Stages: 1, Threads: 128, Policy: ir.Square}, "sm_90a", "smaller tile covers the 64 rows", true},
 		{"BK off the field's domain", g, kernels.GemmConfig{BM: 64, BN: 64, BK: 24, Stages: 2, Threads: 128, Policy: ir.Square}, "sm_90a", "bk = 24: must be a positive multiple of 16", false},
-		{"f8", f8, kernels.GemmConfig{BM: 64, BN: 64, BK: 32, Stages: 2, Threads: 128, Policy: ir.Square}, "sm_90a", srcline.Find("kernels/gemm.go", "k.Gemm(as, bs, acc, opts...)") + ": gemm: mma.sync multiplies f16 or bf16, not f8e4m3", false},
+		{"f8", f8, kernels.GemmConfig{BM: 64, BN: 64, BK: 32, Stages: 2, Threads: 128, Policy: ir.Square}, "sm_90a", srcline.Find("kernels/gemm.go", "k.Gemm(as, bs, acc, g.opts...)") + ": gemm: mma.sync multiplies f16 or bf16, not f8e4m3", false},
 		{"wrong config type", g, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}, "sm_90a", "want kernels.GemmConfig", false},
 	}
 	for _, tt := range tests {

@@ -1,11 +1,9 @@
 package kernels_test
 
 import (
-	"math"
 	"strings"
 	"testing"
 
-	"github.com/tilego/tilego/backend/hip/emu"
 	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
@@ -44,27 +42,8 @@ func TestAttnModsInterp(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(p.Shape().String(), func(t *testing.T) {
-			fn, err := kernels.Build(p, p.DefaultConfig(), ir.DefaultLimits)
-			if err != nil {
-				t.Fatal(err)
-			}
-			args := p.Inputs(3)
-			if err := interp.Run(fn, args); err != nil {
-				t.Fatal(err)
-			}
-			if r := p.Check(args, 3); !r.OK() {
-				t.Errorf("against float64: %s", r)
-			}
-			for _, arch := range []string{"sm_80", "sm_90a", "gfx942"} {
-				c := kernels.GPUConfigFor(p, arch)
-				fn, err := kernels.Build(p, c, cudagen.Limits(arch))
-				if err != nil {
-					t.Fatalf("%s: %v", arch, err)
-				}
-				if _, err := cudagen.Compile(fn, cudagen.Options{Arch: arch}); err != nil {
-					t.Errorf("%s: %v", arch, err)
-				}
-			}
+			checkInterp(t, p, 3)
+			compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
 		})
 	}
 }
@@ -84,26 +63,7 @@ func TestAttnModsEmulated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fn, err := kernels.Build(p, kernels.GPUConfigFor(p, "gfx942"), cudagen.Limits("gfx942"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		prog, err := cudagen.Compile(fn, cudagen.Options{Arch: "gfx942"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		args := p.Inputs(5)
-		for _, o := range args[3:5] { // O and LSE
-			for i := range o.Data {
-				o.Data[i] = math.NaN()
-			}
-		}
-		if err := emu.Run(prog, args); err != nil {
-			t.Fatal(err)
-		}
-		if r := p.Check(args, 5); !r.OK() {
-			t.Errorf("%s, gfx942 emulated, against float64: %s", p.Shape(), r)
-		}
+		t.Run(p.Shape().String(), func(t *testing.T) { checkEmulated(t, p, 5) })
 	}
 }
 
@@ -243,33 +203,8 @@ func TestAttnModsBwd(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(p.Shape().String(), func(t *testing.T) {
-			ch := p.(kernels.Chain)
-			steps, err := ch.Steps(p.DefaultConfig())
-			if err != nil {
-				t.Fatal(err)
-			}
-			args := p.Inputs(4)
-			if err := kernels.RunSteps(steps, args, ir.DefaultLimits, interp.Run); err != nil {
-				t.Fatal(err)
-			}
-			if r := p.Check(args, 4); !r.OK() {
-				t.Errorf("against float64: %s", r)
-			}
-			for _, arch := range []string{"sm_80", "sm_90a"} { // gfx942 does not lower the backward yet
-				steps, err := ch.Steps(kernels.GPUConfigFor(p, arch))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, st := range steps {
-					fn, err := st.Func.Build(cudagen.Limits(arch))
-					if err != nil {
-						t.Fatalf("%s: %v", arch, err)
-					}
-					if _, err := cudagen.Compile(fn, cudagen.Options{Arch: arch}); err != nil {
-						t.Errorf("%s: %v", arch, err)
-					}
-				}
-			}
+			checkInterp(t, p, 4)
+			compileTargets(t, p, "sm_80", "sm_90a") // gfx942 does not lower the backward yet
 		})
 	}
 	if _, err := e.Problem(map[string]string{"doc-lens": "100,156"}); err == nil || !strings.Contains(err.Error(), "unknown flag --doc-lens") {

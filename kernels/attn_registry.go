@@ -285,13 +285,23 @@ func (p *attnProblem) GPUConfigFor(arch string) Config {
 	return c
 }
 
-func (p *attnProblem) Program(c Config) (*tl.Func, error) {
+// attnConfigOf is c as an AttnConfig whose sizes are positive, for p's
+// Program.
+func attnConfigOf(p Problem, c Config) (AttnConfig, error) {
 	cfg, ok := c.(AttnConfig)
 	if !ok {
-		return nil, fmt.Errorf("%s: config is %T, want kernels.AttnConfig", p.Kernel(), c)
+		return cfg, fmt.Errorf("%s: config is %T, want kernels.AttnConfig", p.Kernel(), c)
 	}
 	if cfg.M < 1 || cfg.N < 1 || cfg.Stages < 1 || cfg.Threads < 1 {
-		return nil, fmt.Errorf("%s: bad config %+v", p.Kernel(), cfg)
+		return cfg, fmt.Errorf("%s: bad config %+v", p.Kernel(), cfg)
+	}
+	return cfg, nil
+}
+
+func (p *attnProblem) Program(c Config) (*tl.Func, error) {
+	cfg, err := attnConfigOf(p, c)
+	if err != nil {
+		return nil, err
 	}
 	return FlashAttention(p.s, cfg), nil
 }

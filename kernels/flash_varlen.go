@@ -202,12 +202,9 @@ func (p *varlenProblem) GPUConfigFor(arch string) Config {
 }
 
 func (p *varlenProblem) Program(c Config) (*tl.Func, error) {
-	cfg, ok := c.(AttnConfig)
-	if !ok {
-		return nil, fmt.Errorf("%s: config is %T, want kernels.AttnConfig", p.Kernel(), c)
-	}
-	if cfg.M < 1 || cfg.N < 1 || cfg.Stages < 1 || cfg.Threads < 1 {
-		return nil, fmt.Errorf("%s: bad config %+v", p.Kernel(), cfg)
+	cfg, err := attnConfigOf(p, c)
+	if err != nil {
+		return nil, err
 	}
 	return FlashAttentionVarlen(p.s, cfg), nil
 }

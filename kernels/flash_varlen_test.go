@@ -34,35 +34,10 @@ func TestVarlenInterp(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(p.Shape().String(), func(t *testing.T) {
-			fn, err := kernels.Build(p, p.DefaultConfig(), ir.DefaultLimits)
-			if err != nil {
-				t.Fatal(err)
-			}
-			args := p.Inputs(9)
-			if err := interp.Run(fn, args); err != nil {
-				t.Fatal(err)
-			}
-			if r := p.Check(args, 9); !r.OK() {
-				t.Errorf("against float64: %s", r)
-			}
-			for _, arch := range []string{"sm_80", "sm_90a", "gfx942"} {
-				fn, err := kernels.Build(p, kernels.GPUConfigFor(p, arch), cudagen.Limits(arch))
-				if err != nil {
-					t.Fatalf("%s: %v", arch, err)
-				}
-				prog, err := cudagen.Compile(fn, cudagen.Options{Arch: arch})
-				if err != nil {
-					t.Fatalf("%s: %v", arch, err)
-				}
-				if arch == "gfx942" && vals["lens"] == "70,5,129" {
-					args := p.Inputs(10)
-					if err := emu.Run(prog, args); err != nil {
-						t.Fatal(err)
-					}
-					if r := p.Check(args, 10); !r.OK() {
-						t.Errorf("gfx942 emulated, against float64: %s", r)
-					}
-				}
+			checkInterp(t, p, 9)
+			compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
+			if vals["lens"] == "70,5,129" {
+				checkEmulated(t, p, 10)
 			}
 		})
 	}

@@ -27,10 +27,15 @@ type GemmConfig struct {
 	WS bool
 }
 
-// Gemm is a tiled matrix multiply: each block owns a BM×BN tile of C and
-// streams BK-wide slices of A and B through shared memory.
-func Gemm(s GemmShape, c GemmConfig) *tl.Func {
-	f := tl.NewFunc("gemm")
+// gemmIn are a GEMM's operands A and B as declared (stored transposed
+// where the shape says), and the Gemm options that say so.
+type gemmIn struct {
+	A, B *tl.Tensor
+	opts []tl.GemmOpt
+}
+
+// declareGemmIn declares A and B in f.
+func declareGemmIn(f *tl.Func, s GemmShape, c GemmConfig) gemmIn {
 	aRows, aCols, bRows, bCols := s.M, s.K, s.K, s.N // as stored
 	if s.TransA {
 		aRows, aCols = s.K, s.M
@@ -38,17 +43,57 @@ func Gemm(s GemmShape, c GemmConfig) *tl.Func {
 	if s.TransB {
 		bRows, bCols = s.N, s.K
 	}
-	A := f.In("A", s.DType, aRows, aCols)
-	B := f.In("B", s.DType, bRows, bCols)
-	C := f.Out("C", s.OutDType, s.M, s.N)
-	epi := s.Epi.declare(f, s)
-	opts := []tl.GemmOpt{tl.WithPolicy(c.Policy)}
+	g := gemmIn{A: f.In("A", s.DType, aRows, aCols), B: f.In("B", s.DType, bRows, bCols), opts: []tl.GemmOpt{tl.WithPolicy(c.Policy)}}
 	if s.TransA {
-		opts = append(opts, tl.TransA)
+		g.opts = append(g.opts, tl.TransA)
 	}
 	if s.TransB {
-		opts = append(opts, tl.TransB)
+		g.opts = append(g.opts, tl.TransB)
 	}
+	return g
+}
+
+// tiles allocates a block's shared tiles of A and B and its accumulator,
+// cleared.
+func (g gemmIn) tiles(k *tl.Block, s GemmShape, c GemmConfig) (as, bs, acc *tl.Tensor) {
+	sa := [2]int{c.BM, c.BK}
+	if s.TransA {
+		sa = [2]int{c.BK, c.BM}
+	}
+	sb := [2]int{c.BK, c.BN}
+	if s.TransB {
+		sb = [2]int{c.BN, c.BK}
+	}
+	as = k.Shared(s.DType, sa[:]...).Named("as")
+	bs = k.Shared(s.DType, sb[:]...).Named("bs")
+	acc = k.Fragment(tl.F32, c.BM, c.BN).Named("acc")
+	k.Clear(acc)
+	return as, bs, acc
+}
+
+// step loads K tile kk of output tile (by, bx)'s rows of A and columns of
+// B and multiplies them into acc: the body of the K loop.
+func (g gemmIn) step(k *tl.Block, s GemmShape, c GemmConfig, as, bs, acc *tl.Tensor, by, bx, kk tl.Expr) {
+	aTile := g.A.Sub(tl.Tile(by, c.BM), tl.Tile(kk, c.BK))
+	if s.TransA {
+		aTile = g.A.Sub(tl.Tile(kk, c.BK), tl.Tile(by, c.BM))
+	}
+	bTile := g.B.Sub(tl.Tile(kk, c.BK), tl.Tile(bx, c.BN))
+	if s.TransB {
+		bTile = g.B.Sub(tl.Tile(bx, c.BN), tl.Tile(kk, c.BK))
+	}
+	k.Copy(aTile, as)
+	k.Copy(bTile, bs)
+	k.Gemm(as, bs, acc, g.opts...)
+}
+
+// Gemm is a tiled matrix multiply: each block owns a BM×BN tile of C and
+// streams BK-wide slices of A and B through shared memory.
+func Gemm(s GemmShape, c GemmConfig) *tl.Func {
+	f := tl.NewFunc("gemm")
+	in := declareGemmIn(f, s, c)
+	C := f.Out("C", s.OutDType, s.M, s.N)
+	epi := s.Epi.declare(f, s)
 	f.Kernel(tl.Grid(tl.CeilDiv(s.N, c.BN), tl.CeilDiv(s.M, c.BM)), c.Threads, func(k *tl.Block) {
 		bx, by, _ := k.Idx()
 		if c.WS {
@@ -57,31 +102,8 @@ func Gemm(s GemmShape, c GemmConfig) *tl.Func {
 		if c.Raster > 0 {
 			k.Rasterize(c.Raster, false)
 		}
-		sa := [2]int{c.BM, c.BK}
-		if s.TransA {
-			sa = [2]int{c.BK, c.BM}
-		}
-		sb := [2]int{c.BK, c.BN}
-		if s.TransB {
-			sb = [2]int{c.BN, c.BK}
-		}
-		as := k.Shared(s.DType, sa[:]...).Named("as")
-		bs := k.Shared(s.DType, sb[:]...).Named("bs")
-		acc := k.Fragment(tl.F32, c.BM, c.BN).Named("acc")
-		k.Clear(acc)
-		k.Pipelined(tl.CeilDiv(s.K, c.BK), c.Stages, func(kk tl.Expr) {
-			aTile := A.Sub(tl.Tile(by, c.BM), tl.Tile(kk, c.BK))
-			if s.TransA {
-				aTile = A.Sub(tl.Tile(kk, c.BK), tl.Tile(by, c.BM))
-			}
-			bTile := B.Sub(tl.Tile(kk, c.BK), tl.Tile(bx, c.BN))
-			if s.TransB {
-				bTile = B.Sub(tl.Tile(bx, c.BN), tl.Tile(kk, c.BK))
-			}
-			k.Copy(aTile, as)
-			k.Copy(bTile, bs)
-			k.Gemm(as, bs, acc, opts...)
-		})
+		as, bs, acc := in.tiles(k, s, c)
+		k.Pipelined(tl.CeilDiv(s.K, c.BK), c.Stages, func(kk tl.Expr) { in.step(k, s, c, as, bs, acc, by, bx, kk) })
 		epi.apply(k, acc, c, by, bx)
 		cs := k.Shared(s.OutDType, c.BM, c.BN).Named("cs") // staged for coalesced stores
 		k.Copy(acc, cs)

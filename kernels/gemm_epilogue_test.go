@@ -1,14 +1,9 @@
 package kernels_test
 
 import (
-	"math"
 	"strings"
 	"testing"
 
-	"github.com/tilego/tilego/backend/hip/emu"
-	"github.com/tilego/tilego/compiler/cudagen"
-	"github.com/tilego/tilego/interp"
-	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 )
 
@@ -32,39 +27,10 @@ func TestGemmEpilogue(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(p.Shape().String(), func(t *testing.T) {
-			fn, err := kernels.Build(p, p.DefaultConfig(), ir.DefaultLimits)
-			if err != nil {
-				t.Fatal(err)
-			}
-			args := p.Inputs(6)
-			if err := interp.Run(fn, args); err != nil {
-				t.Fatal(err)
-			}
-			if r := p.Check(args, 6); !r.OK() {
-				t.Errorf("against float64: %s", r)
-			}
-			for _, arch := range []string{"sm_80", "sm_90a", "gfx942"} {
-				fn, err := kernels.Build(p, kernels.GPUConfigFor(p, arch), cudagen.Limits(arch))
-				if err != nil {
-					t.Fatalf("%s: %v", arch, err)
-				}
-				prog, err := cudagen.Compile(fn, cudagen.Options{Arch: arch})
-				if err != nil {
-					t.Fatalf("%s: %v", arch, err)
-				}
-				if arch != "gfx942" || i != 0 {
-					continue
-				}
-				args := p.Inputs(7)
-				for j := range args[2].Data {
-					args[2].Data[j] = math.NaN()
-				}
-				if err := emu.Run(prog, args); err != nil {
-					t.Fatal(err)
-				}
-				if r := p.Check(args, 7); !r.OK() {
-					t.Errorf("gfx942 emulated, against float64: %s", r)
-				}
+			checkInterp(t, p, 6)
+			compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
+			if i == 0 {
+				checkEmulated(t, p, 7)
 			}
 		})
 	}

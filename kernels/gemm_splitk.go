@@ -19,52 +19,15 @@ import (
 // z-th of splits slices of K's tiles, a block per (N tile, M tile, z).
 func GemmSplitPartials(s GemmShape, c GemmConfig, splits int) *tl.Func {
 	f := tl.NewFunc("gemm_split_k")
-	aRows, aCols, bRows, bCols := s.M, s.K, s.K, s.N
-	if s.TransA {
-		aRows, aCols = s.K, s.M
-	}
-	if s.TransB {
-		bRows, bCols = s.N, s.K
-	}
-	A := f.In("A", s.DType, aRows, aCols)
-	B := f.In("B", s.DType, bRows, bCols)
+	in := declareGemmIn(f, s, c)
 	Parts := f.Out("Parts", tl.F32, splits, s.M, s.N)
-	opts := []tl.GemmOpt{tl.WithPolicy(c.Policy)}
-	if s.TransA {
-		opts = append(opts, tl.TransA)
-	}
-	if s.TransB {
-		opts = append(opts, tl.TransB)
-	}
 	nK := (s.K + c.BK - 1) / c.BK
 	per := (nK + splits - 1) / splits
 	f.Kernel(tl.Grid(tl.CeilDiv(s.N, c.BN), tl.CeilDiv(s.M, c.BM), splits), c.Threads, func(k *tl.Block) {
 		bx, by, z := k.Idx()
-		sa, sb := []int{c.BM, c.BK}, []int{c.BK, c.BN}
-		if s.TransA {
-			sa = []int{c.BK, c.BM}
-		}
-		if s.TransB {
-			sb = []int{c.BN, c.BK}
-		}
-		as := k.Shared(s.DType, sa...).Named("as")
-		bs := k.Shared(s.DType, sb...).Named("bs")
-		acc := k.Fragment(tl.F32, c.BM, c.BN).Named("acc")
-		k.Clear(acc)
+		as, bs, acc := in.tiles(k, s, c)
 		lo := z.Mul(per)
-		k.PipelinedRange(tl.Min(lo, nK), tl.Min(lo.Add(per), nK), c.Stages, func(kk tl.Expr) {
-			aTile := A.Sub(tl.Tile(by, c.BM), tl.Tile(kk, c.BK))
-			if s.TransA {
-				aTile = A.Sub(tl.Tile(kk, c.BK), tl.Tile(by, c.BM))
-			}
-			bTile := B.Sub(tl.Tile(kk, c.BK), tl.Tile(bx, c.BN))
-			if s.TransB {
-				bTile = B.Sub(tl.Tile(bx, c.BN), tl.Tile(kk, c.BK))
-			}
-			k.Copy(aTile, as)
-			k.Copy(bTile, bs)
-			k.Gemm(as, bs, acc, opts...)
-		})
+		k.PipelinedRange(tl.Min(lo, nK), tl.Min(lo.Add(per), nK), c.Stages, func(kk tl.Expr) { in.step(k, s, c, as, bs, acc, by, bx, kk) })
 		k.Copy(acc, Parts.Sub(z, tl.Tile(by, c.BM), tl.Tile(bx, c.BN)))
 	})
 	return f

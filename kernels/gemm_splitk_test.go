@@ -1,15 +1,9 @@
 package kernels_test
 
 import (
-	"math"
 	"testing"
 
-	"github.com/tilego/tilego/backend/hip/emu"
-	"github.com/tilego/tilego/compiler/cudagen"
-	"github.com/tilego/tilego/interp"
-	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
-	"github.com/tilego/tilego/tensor"
 )
 
 // gemm --split-k: the partials and their sum on the interpreter against
@@ -31,58 +25,10 @@ func TestGemmSplitK(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(p.Shape().String(), func(t *testing.T) {
-			ch := p.(kernels.Chain)
-			steps, err := ch.Steps(p.DefaultConfig())
-			if err != nil {
-				t.Fatal(err)
-			}
-			args := p.Inputs(2)
-			if err := kernels.RunSteps(steps, args, ir.DefaultLimits, interp.Run); err != nil {
-				t.Fatal(err)
-			}
-			if r := p.Check(args, 2); !r.OK() {
-				t.Errorf("against float64: %s", r)
-			}
-			for _, arch := range []string{"sm_80", "sm_90a", "gfx942"} {
-				steps, err := ch.Steps(kernels.GPUConfigFor(p, arch))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, st := range steps {
-					fn, err := st.Func.Build(cudagen.Limits(arch))
-					if err != nil {
-						t.Fatalf("%s: %v", arch, err)
-					}
-					if _, err := cudagen.Compile(fn, cudagen.Options{Arch: arch}); err != nil {
-						t.Errorf("%s: %v", arch, err)
-					}
-				}
-			}
-			if i != 0 {
-				return
-			}
-			args = p.Inputs(3)
-			steps, err = ch.Steps(kernels.GPUConfigFor(p, "gfx942"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, x := range args[2:] {
-				for j := range x.Data {
-					x.Data[j] = math.NaN()
-				}
-			}
-			err = kernels.RunSteps(steps, args, cudagen.Limits("gfx942"), func(fn *ir.Func, ts []*tensor.Tensor) error {
-				prog, err := cudagen.Compile(fn, cudagen.Options{Arch: "gfx942"})
-				if err != nil {
-					return err
-				}
-				return emu.Run(prog, ts)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r := p.Check(args, 3); !r.OK() {
-				t.Errorf("gfx942 emulated, against float64: %s", r)
+			checkInterp(t, p, 2)
+			compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
+			if i == 0 {
+				checkEmulated(t, p, 3)
 			}
 		})
 	}
