@@ -52,6 +52,14 @@ func TestParallelVectorReads(t *testing.T) {
 			if got := strings.Count(p.Source, "if (r % "); got != tc.vecs {
 				t.Errorf("%d vector reads, want %d:\n%s", got, tc.vecs, p.Source)
 			}
+			// No TMA and no wgmma: no plain write needs a proxy fence.
+			if strings.Contains(p.Source, "fence_proxy_async") {
+				t.Errorf("a proxy fence in a kernel without TMA or wgmma:\n%s", p.Source)
+			}
+			// X's 16-byte loads unpack each 32-bit pair by a shift and a mask.
+			if want := "tl::" + tc.dt.String() + "_lo(((const uint32_t*)&vec)"; tc.dt != tl.F32 && !strings.Contains(p.Source, want) {
+				t.Errorf("X's vector loads do not unpack pairs (%s):\n%s", want, p.Source)
+			}
 			args := []*tensor.Tensor{tensor.New(tc.dt, rows, cols).Rand(1, 1), tensor.New(tc.dt, cols).Rand(2, 1), tensor.New(tl.F32, rows, cols)}
 			emulateAgainstInterp(t, f, args)
 		})
