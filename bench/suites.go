@@ -20,6 +20,7 @@ var Suites = map[string]func(SuiteOptions) ([]Point, error){
 	"fa-bwd":   faBwd,
 	"rows":     rows,
 	"fa-mods":  faMods,
+	"gemm-llm": gemmLLM,
 }
 
 // SuiteFlush is how a suite's launches are kept cold unless the run says

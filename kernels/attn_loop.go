@@ -134,7 +134,7 @@ func attnLoopFrom(k *tl.Block, src attnSrc, s AttnShape, c AttnConfig, b, h, bx 
 			pv(j)
 		}
 	}
-	if lo, hi, ok := modKeyTiles(s, c, bx, nKV); ok && piece == nil {
+	if lo, hi, ok := modKeyTiles(s, c, b, bx, nKV); ok && piece == nil {
 		k.PipelinedRange(lo, hi, c.Stages, body)
 	} else if piece == nil {
 		k.Pipelined(nKV, c.Stages, body)

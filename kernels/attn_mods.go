@@ -20,10 +20,11 @@ import (
 // flags set both); Name says what they do in a shape's fields.
 //
 // A mask that knows its shape says so: Keys bounds the keys that queries
-// [q0, q1) may see, [lo, hi), and the kernel visits only the key tiles
-// that range covers (a sliding window's time grows with the window, not
-// the sequence); Whole reports that every query of [q0, q1) sees every key
-// of [k0, k1), and the kernel skips the mask on such a tile. A mask
+// [q0, q1) of batch entry b may see, [lo, hi), and the kernel visits only
+// the key tiles that range covers (a sliding window's time grows with the
+// window, not the sequence); Whole reports that every query of [q0, q1)
+// sees every key of [k0, k1), and the kernel skips the mask on such a
+// tile. Both may read the modifiers' tensors (a document's bounds). A mask
 // without them is evaluated on every score of every tile. Without mods the
 // kernel is the plain one, byte for byte.
 //
@@ -36,8 +37,8 @@ type AttnMods struct {
 	Name     string
 	Score    func(s, b, h, q, kv tl.Expr) tl.Expr
 	Mask     func(b, h, q, kv tl.Expr) tl.Expr
-	Keys     func(q0, q1 tl.Expr) (lo, hi tl.Expr)
-	Whole    func(q0, q1, k0, k1 tl.Expr) tl.Expr
+	Keys     func(b, q0, q1 tl.Expr) (lo, hi tl.Expr)
+	Whole    func(b, q0, q1, k0, k1 tl.Expr) tl.Expr
 	RefScore func(s float64, b, h, q, kv int) float64
 	RefMask  func(b, h, q, kv int) bool
 	Declare  func(f *tl.Func) AttnMods
@@ -71,30 +72,45 @@ func (m *AttnMods) declared(f *tl.Func) *AttnMods {
 // DocumentMask lets a token see only the tokens of its own document (packed
 // sequences): lens are the documents' lengths, in order, summing to the
 // sequence (queries and keys alike), the same in every batch entry. The
-// kernel reads a document id a token from an i32 input Doc [B, S].
+// kernel reads where each token's document starts and ends from i32 inputs
+// DocStart and DocEnd [B, S]: two tokens share a document when they share
+// its start, a query tile visits only the key tiles from its first
+// token's document start to its last token's document end, and a tile
+// inside one document skips the mask.
 func DocumentMask(lens []int, batch, seq int) AttnMods {
-	ids := make([]int, 0, seq)
-	for d, n := range lens {
+	start, end := make([]int, 0, seq), make([]int, 0, seq)
+	at := 0
+	for _, n := range lens {
 		for range n {
-			ids = append(ids, d)
+			start, end = append(start, at), append(end, at+n)
 		}
+		at += n
 	}
 	return AttnMods{
 		Name:    fmt.Sprintf("docs=%d", len(lens)),
-		RefMask: func(_, _, q, kv int) bool { return ids[q] == ids[kv] },
+		RefMask: func(_, _, q, kv int) bool { return start[q] == start[kv] },
 		Declare: func(f *tl.Func) AttnMods {
-			doc := f.In("Doc", tl.I32, batch, seq)
-			id := func(b, i tl.Expr) tl.Expr { return doc.At(b, tl.Min(i, seq-1)) } // a tile's rows past the end read the last
-			return AttnMods{Mask: func(b, _, q, kv tl.Expr) tl.Expr { return id(b, q).Eq(id(b, kv)) }}
+			ds, de := f.In("DocStart", tl.I32, batch, seq), f.In("DocEnd", tl.I32, batch, seq)
+			// A tile's rows past the end read the last token's.
+			first := func(b, i tl.Expr) tl.Expr { return ds.At(b, tl.Min(i, seq-1)) }
+			last := func(b, i tl.Expr) tl.Expr { return de.At(b, tl.Min(i, seq-1)) }
+			return AttnMods{
+				Mask: func(b, _, q, kv tl.Expr) tl.Expr { return first(b, q).Eq(first(b, kv)) },
+				Keys: func(b, q0, q1 tl.Expr) (lo, hi tl.Expr) { return first(b, q0), last(b, q1.Sub(1)) },
+				Whole: func(b, q0, q1, k0, k1 tl.Expr) tl.Expr {
+					s0 := first(b, q0)
+					return s0.Eq(first(b, q1.Sub(1))).And(k0.Ge(s0)).And(k1.Le(last(b, q0)))
+				},
+			}
 		},
 		Inputs: func() []*tensor.Tensor {
-			t := tensor.New(tl.I32, batch, seq)
+			ts, te := tensor.New(tl.I32, batch, seq), tensor.New(tl.I32, batch, seq)
 			for b := range batch {
-				for i, d := range ids {
-					t.Data[b*seq+i] = float64(d)
+				for i := range seq {
+					ts.Data[b*seq+i], te.Data[b*seq+i] = float64(start[i]), float64(end[i])
 				}
 			}
-			return []*tensor.Tensor{t}
+			return []*tensor.Tensor{ts, te}
 		},
 	}
 }
@@ -153,7 +169,7 @@ func SlidingWindow(left, right, sq, skv int) AttnMods {
 			return d.Le(left).And(d.Ge(-right))
 		},
 		// Query q sees [q + off - left, q + off + right].
-		Keys: func(q0, q1 tl.Expr) (lo, hi tl.Expr) {
+		Keys: func(_, q0, q1 tl.Expr) (lo, hi tl.Expr) {
 			lo, hi = tl.Int(0), tl.Int(skv)
 			if left >= 0 {
 				lo = q0.Add(off - left)
@@ -163,7 +179,7 @@ func SlidingWindow(left, right, sq, skv int) AttnMods {
 			}
 			return lo, hi
 		},
-		Whole: func(q0, q1, k0, k1 tl.Expr) tl.Expr {
+		Whole: func(_, q0, q1, k0, k1 tl.Expr) tl.Expr {
 			in := q0.Eq(q0)
 			if left >= 0 { // the last query's first key is at or before k0
 				in = in.And(k0.Ge(q1.Sub(1).Add(off - left)))
@@ -188,8 +204,8 @@ func PrefixLM(prefix, sq, skv int) AttnMods {
 	return AttnMods{
 		Name:  fmt.Sprintf("prefix=%d", prefix),
 		Mask:  func(_, _, q, kv tl.Expr) tl.Expr { return kv.Lt(prefix).Or(kv.Le(q.Add(off))) },
-		Keys:  func(q0, q1 tl.Expr) (lo, hi tl.Expr) { return tl.Int(0), tl.Max(q1.Add(off), prefix) },
-		Whole: func(q0, q1, k0, k1 tl.Expr) tl.Expr { return k1.Le(prefix).Or(k1.Sub(1).Le(q0.Add(off))) },
+		Keys:  func(_, q0, q1 tl.Expr) (lo, hi tl.Expr) { return tl.Int(0), tl.Max(q1.Add(off), prefix) },
+		Whole: func(_, q0, q1, k0, k1 tl.Expr) tl.Expr { return k1.Le(prefix).Or(k1.Sub(1).Le(q0.Add(off))) },
 		RefMask: func(_, _, q, kv int) bool {
 			return kv < prefix || kv <= q+off
 		},
@@ -230,9 +246,9 @@ func (a AttnMods) Then(m AttnMods) AttnMods {
 	case m.Keys == nil:
 		out.Keys = a.Keys
 	default:
-		out.Keys = func(q0, q1 tl.Expr) (lo, hi tl.Expr) {
-			alo, ahi := a.Keys(q0, q1)
-			mlo, mhi := m.Keys(q0, q1)
+		out.Keys = func(b, q0, q1 tl.Expr) (lo, hi tl.Expr) {
+			alo, ahi := a.Keys(b, q0, q1)
+			mlo, mhi := m.Keys(b, q0, q1)
 			return tl.Max(alo, mlo), tl.Min(ahi, mhi)
 		}
 	}
@@ -243,7 +259,9 @@ func (a AttnMods) Then(m AttnMods) AttnMods {
 	case m.Whole == nil:
 		out.Whole = a.Whole
 	default:
-		out.Whole = func(q0, q1, k0, k1 tl.Expr) tl.Expr { return a.Whole(q0, q1, k0, k1).And(m.Whole(q0, q1, k0, k1)) }
+		out.Whole = func(b, q0, q1, k0, k1 tl.Expr) tl.Expr {
+			return a.Whole(b, q0, q1, k0, k1).And(m.Whole(b, q0, q1, k0, k1))
+		}
 	}
 	switch {
 	case a.RefMask == nil:
@@ -347,7 +365,7 @@ func modScores(k *tl.Block, S *tl.Tensor, s AttnShape, c AttnConfig, b, h, q0, j
 	case m.Whole == nil:
 		scoreAndMask(true)
 	default: // the mask only on tiles it does not show whole
-		whole := m.Whole(q0, q0.Add(c.M), j.Mul(c.N), j.Add(1).Mul(c.N))
+		whole := m.Whole(b, q0, q0.Add(c.M), j.Mul(c.N), j.Add(1).Mul(c.N))
 		if m.Score != nil {
 			k.If(whole, func() { scoreAndMask(false) }).Else(func() { scoreAndMask(true) })
 		} else {
@@ -359,13 +377,35 @@ func modScores(k *tl.Block, S *tl.Tensor, s AttnShape, c AttnConfig, b, h, q0, j
 // modKeyTiles is the key tiles [lo, hi) that query tile bx must visit
 // under s.Mods's key range, within [0, nKV); ok is false when the mods
 // give no range.
-func modKeyTiles(s AttnShape, c AttnConfig, bx, nKV tl.Expr) (lo, hi tl.Expr, ok bool) {
+func modKeyTiles(s AttnShape, c AttnConfig, b, bx, nKV tl.Expr) (lo, hi tl.Expr, ok bool) {
 	if s.Mods == nil || s.Mods.Keys == nil {
 		return tl.Expr{}, tl.Expr{}, false
 	}
 	q0 := bx.Mul(c.M)
-	klo, khi := s.Mods.Keys(q0, q0.Add(c.M))
+	klo, khi := s.Mods.Keys(b, q0, q0.Add(c.M))
 	lo = tl.Max(klo, 0).Div(c.N)
 	hi = tl.Max(lo, tl.Min(nKV, tl.CeilDiv(tl.Max(khi, 0), c.N)))
 	return lo, hi, true
+}
+
+// visiblePairs counts the (query, key) pairs of every batch entry that
+// causality and the modifiers' mask leave visible, at head 0 (the masks
+// here do not vary by head): what FLOPs counts for a masked problem, as
+// FlexAttention counts a block mask's work, and not half the square.
+func (s AttnShape) visiblePairs() float64 {
+	off, n := s.Skv-s.Sq, 0
+	for b := range s.B {
+		for q := range s.Sq {
+			last := s.Skv
+			if s.Causal {
+				last = min(s.Skv, max(0, q+off+1))
+			}
+			for kv := range last {
+				if s.Mods.RefMask(b, 0, q, kv) {
+					n++
+				}
+			}
+		}
+	}
+	return float64(n)
 }

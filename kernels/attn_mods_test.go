@@ -157,8 +157,8 @@ func TestAttnModsKeyRange(t *testing.T) {
 	}{
 		{map[string]string{"window": "128,0", "causal": "true"}, true},
 		{map[string]string{"window": "128,0", "softcap": "10"}, true},
-		{map[string]string{"prefix": "256"}, false}, // from key 0, to the tile's diagonal
-
+		{map[string]string{"prefix": "256"}, false},                          // from key 0, to the tile's diagonal
+		{map[string]string{"doc-lens": "1000,3096", "causal": "true"}, true}, // from the document's start
 		{map[string]string{"softcap": "10"}, false},
 	} {
 		c.vals["seq-q"] = "4096"
@@ -178,7 +178,7 @@ func TestAttnModsKeyRange(t *testing.T) {
 			}
 		})
 		if bounded != c.bounded {
-			t.Errorf("%v: key loop bounded by the window: %v, want %v", c.vals, bounded, c.bounded)
+			t.Errorf("%v: key loop bounded by the mask: %v, want %v", c.vals, bounded, c.bounded)
 		}
 	}
 }
@@ -209,5 +209,21 @@ func TestAttnModsBwd(t *testing.T) {
 	}
 	if _, err := e.Problem(map[string]string{"doc-lens": "100,156"}); err == nil || !strings.Contains(err.Error(), "unknown flag --doc-lens") {
 		t.Errorf("the backward with --doc-lens: %v", err)
+	}
+}
+
+// A masked problem's FLOPs count the pairs the mask leaves: a causal window
+// of 2 keys before the diagonal over 8 queries leaves 1+2+3·6 = 21 a head.
+func TestAttnModsFLOPs(t *testing.T) {
+	e, err := kernels.Lookup("flash-attention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.Problem(map[string]string{"window": "2,0", "causal": "true", "seq-q": "8", "batch": "3", "heads": "2", "dim": "32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.FLOPs(), 2.0*2*3*21*(32+32); got != want {
+		t.Errorf("FLOPs %g, want %g", got, want)
 	}
 }

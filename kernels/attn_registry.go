@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/tensor"
@@ -189,6 +190,9 @@ func parseAttnShape(v values) (AttnShape, error) {
 type attnProblem struct {
 	s    AttnShape
 	note string // why --splits 0 runs the single program
+	// visible counts the (query, key) pairs a mask leaves, once.
+	pairs   sync.Once
+	visible float64
 }
 
 // SplitNote says why --splits 0 left the single program running; ""
@@ -360,6 +364,10 @@ func (p *attnProblem) Check(args []*tensor.Tensor, seed uint64) Report {
 // even when Sq ≠ Skv.
 func (p *attnProblem) FLOPs() float64 {
 	s := p.s
+	if s.Mods != nil && s.Mods.RefMask != nil {
+		p.pairs.Do(func() { p.visible = s.visiblePairs() })
+		return 2 * float64(s.H) * p.visible * float64(s.Dqk+s.Dv)
+	}
 	f := 2 * float64(s.B) * float64(s.H) * float64(s.Sq) * float64(s.Skv) * float64(s.Dqk+s.Dv)
 	if s.Causal {
 		f /= 2

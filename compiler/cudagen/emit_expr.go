@@ -145,6 +145,9 @@ func (e *emitter) binary(x *ir.Binary) string {
 			return fmt.Sprintf("((%s)((%s)(%s) %s (%s)(%s)))", ctype(x.T), u, a, x.Op, u, b)
 		}
 	}
+	if r, ok := reciprocal(x); ok {
+		return "(" + a + " * " + e.expr(&ir.Const{T: ir.F32, F: r}) + ")"
+	}
 	switch x.Op {
 	case ir.Min:
 		if isF {
@@ -349,4 +352,25 @@ func (e *emitter) storeStmt(s *ir.Store) {
 	if s.Buf.Scope == ir.Shared && e.par == nil {
 		e.written()
 	}
+}
+
+// reciprocal is 1/c rounded to f32 when x divides a float by a constant c
+// whose reciprocal is a normal f32: the division becomes a multiply, within
+// 1.5 ulps of the quotient. C must keep x / c an IEEE division, a dozen
+// instructions and a reciprocal on the MUFU pipe (a soft cap's s/cap on
+// every score cost FlashAttention 40% of its time).
+func reciprocal(x *ir.Binary) (float64, bool) {
+	c, ok := x.Y.(*ir.Const)
+	if x.Op != ir.Div || !ok || !(x.X.Type().IsFloat() || c.T.IsFloat()) {
+		return 0, false
+	}
+	v := c.F
+	if !c.T.IsFloat() {
+		v = float64(c.I)
+	}
+	r := float64(float32(1 / float64(float32(v))))
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) || math.Abs(r) < 0x1p-126 || math.IsInf(r, 0) || math.Abs(r) > math.MaxFloat32 {
+		return 0, false
+	}
+	return r, true
 }

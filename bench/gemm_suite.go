@@ -1,0 +1,53 @@
+package bench
+
+import (
+	"fmt"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+)
+
+// GemmLLMPoints are the gemm-llm suite's points (issue 55's), bf16 in and
+// out, as gemm's flag values: 8192³, a feed-forward up projection
+// (4096×14336×4096) and down projection (14336×4096×4096), each also with B
+// stored N×K (a Linear layer's weight), and the fused bias + tanh-GELU
+// epilogue at 2048³ and at the up projection. scripts/gemm_peers.py times
+// cuBLAS and torch.compile on the same list.
+var GemmLLMPoints = []map[string]string{
+	{"m": "8192", "n": "8192", "k": "8192"},
+	{"m": "4096", "n": "14336", "k": "4096"},
+	{"m": "4096", "n": "14336", "k": "4096", "trans-b": "true"},
+	{"m": "14336", "n": "4096", "k": "4096"},
+	{"m": "14336", "n": "4096", "k": "4096", "trans-b": "true"},
+	{"m": "2048", "n": "2048", "k": "2048", "bias": "true", "act": "gelu"},
+	{"m": "4096", "n": "14336", "k": "4096", "bias": "true", "act": "gelu"},
+}
+
+// gemmLLM: GemmLLMPoints (--quick: the first and the last), each over the
+// Hopper tilings worth trying: 128×256 and 256×128 with a producer
+// warpgroup, and 128×128 for grids that would not fill the GPU.
+func gemmLLM(o SuiteOptions) ([]Point, error) {
+	pts := GemmLLMPoints
+	if o.Quick {
+		pts = []map[string]string{pts[0], pts[len(pts)-1]}
+	}
+	e, err := kernels.Lookup("gemm")
+	if err != nil {
+		return nil, err
+	}
+	cfgs := append(GemmConfigs()[:3:3],
+		kernels.GemmConfig{BM: 128, BN: 128, BK: 64, Stages: 4, Threads: 256, Policy: ir.Square, Raster: 8, WS: true})
+	var ps []Point
+	for _, v := range pts {
+		vals := map[string]string{"dtype": "bf16", "out-dtype": "bf16"}
+		for k, x := range v {
+			vals[k] = x
+		}
+		p, err := e.Problem(vals)
+		if err != nil {
+			return nil, fmt.Errorf("gemm-llm %v: %w", v, err)
+		}
+		ps = append(ps, Point{Suite: "gemm-llm", Problem: p, Configs: cfgs})
+	}
+	return ps, nil
+}
