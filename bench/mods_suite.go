@@ -41,26 +41,51 @@ func docLens(n, k int) string {
 // faMods: ModsPoints (--quick: the window and the plain kernel), each over
 // the configs the sweep tries at its length.
 func faMods(o SuiteOptions) ([]Point, error) {
+	return modsPoints(o, "fa-mods", "flash-attention", func(p kernels.Problem, vals map[string]string) ([]kernels.Config, error) {
+		sq, _ := strconv.Atoi(vals["seq-q"])
+		return AttnConfigsFor(128, vals["causal"] == "true", sq), nil
+	})
+}
+
+// faModsBwd: the backward at ModsPoints but the document masks (which the
+// backward does not take), over the fa-bwd suite's configs.
+func faModsBwd(o SuiteOptions) ([]Point, error) {
+	return modsPoints(o, "fa-mods-bwd", "flash-attention-bwd", func(p kernels.Problem, _ map[string]string) ([]kernels.Config, error) {
+		c, ok := p.GPUConfig().(kernels.AttnConfig)
+		if !ok {
+			return nil, fmt.Errorf("fa-mods-bwd: %s's GPU config is %T, want kernels.AttnConfig", p.Kernel(), p.GPUConfig())
+		}
+		return attnBwdConfigs(c), nil
+	})
+}
+
+func modsPoints(o SuiteOptions, suite, kernel string, configs func(kernels.Problem, map[string]string) ([]kernels.Config, error)) ([]Point, error) {
 	pts := ModsPoints
 	if o.Quick {
 		pts = []map[string]string{ModsPoints[0], ModsPoints[len(ModsPoints)-1]}
 	}
-	e, err := kernels.Lookup("flash-attention")
+	e, err := kernels.Lookup(kernel)
 	if err != nil {
 		return nil, err
 	}
 	var ps []Point
 	for _, v := range pts {
+		if v["doc-lens"] != "" && kernel == "flash-attention-bwd" {
+			continue
+		}
 		vals := map[string]string{"heads": "16", "dim": "128", "layout": "bshd", "dtype": "bf16"}
 		for k, x := range v {
 			vals[k] = x
 		}
 		p, err := e.Problem(vals)
 		if err != nil {
-			return nil, fmt.Errorf("fa-mods %v: %w", v, err)
+			return nil, fmt.Errorf("%s %v: %w", suite, v, err)
 		}
-		sq, _ := strconv.Atoi(vals["seq-q"])
-		ps = append(ps, Point{Suite: "fa-mods", Problem: p, Configs: AttnConfigsFor(128, vals["causal"] == "true", sq)})
+		cs, err := configs(p, vals)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, Point{Suite: suite, Problem: p, Configs: cs})
 	}
 	return ps, nil
 }

@@ -11,16 +11,17 @@ import (
 
 // Suites lists the benchmark suites by name.
 var Suites = map[string]func(SuiteOptions) ([]Point, error){
-	"fa-sweep": faSweep,
-	"fa-short": faShort,
-	"extra":    extra,
-	"gemm":     gemm,
-	"mla":      mla,
-	"fa-tail":  faTail,
-	"fa-bwd":   faBwd,
-	"rows":     rows,
-	"fa-mods":  faMods,
-	"gemm-llm": gemmLLM,
+	"fa-sweep":    faSweep,
+	"fa-short":    faShort,
+	"extra":       extra,
+	"gemm":        gemm,
+	"mla":         mla,
+	"fa-tail":     faTail,
+	"fa-bwd":      faBwd,
+	"rows":        rows,
+	"fa-mods":     faMods,
+	"gemm-llm":    gemmLLM,
+	"fa-mods-bwd": faModsBwd,
 }
 
 // SuiteFlush is how a suite's launches are kept cold unless the run says

@@ -30,10 +30,11 @@ func TestSuites(t *testing.T) {
 	want := map[string]struct{ full, quick int }{
 		"fa-sweep": {37, 12}, "fa-short": {6, 6}, "extra": {4, 4}, "gemm": {1, 1},
 		"mla": {40, 8}, "fa-tail": {48, 8}, // a split path and the single program per shape
-		"fa-bwd":   {8, 1},
-		"rows":     {30, 6},
-		"fa-mods":  {6, 2},
-		"gemm-llm": {7, 2},
+		"fa-bwd":      {8, 1},
+		"rows":        {30, 6},
+		"fa-mods":     {6, 2},
+		"gemm-llm":    {7, 2},
+		"fa-mods-bwd": {5, 2},
 	}
 	if len(want) != len(Suites) {
 		t.Errorf("%d suites, %d tested", len(Suites), len(want))

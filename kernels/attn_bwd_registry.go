@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"github.com/tilego/tilego/ref"
 	"github.com/tilego/tilego/tensor"
@@ -31,7 +32,12 @@ var attentionBwdEntry = &Entry{
 
 // attnBwdProblem is FlashAttention's backward at s as a Chain
 // (AttnBwdSteps over AttnBwdInputs' tensors).
-type attnBwdProblem struct{ s AttnShape }
+type attnBwdProblem struct {
+	s AttnShape
+	// visible counts the (query, key) pairs a mask leaves, once.
+	pairs   sync.Once
+	visible float64
+}
 
 func (p *attnBwdProblem) Kernel() string { return attentionBwdEntry.Name }
 
@@ -176,10 +182,15 @@ func (p *attnBwdProblem) checkSampled(args []*tensor.Tensor, seed uint64) Report
 }
 
 // FLOPs counts the five matrix multiplies, Q·Kᵀ again, dP, dV, dK and dQ:
-// 2·B·H·Sq·Skv·(3·Dqk + 2·Dv), halved when causal; 2.5 times the
-// forward's when Dqk = Dv, as FlashAttention counts its backward.
+// 2·B·H·Sq·Skv·(3·Dqk + 2·Dv), halved when causal (with a mask, over the
+// pairs it leaves, as the forward counts them); 2.5 times the forward's
+// when Dqk = Dv, as FlashAttention counts its backward.
 func (p *attnBwdProblem) FLOPs() float64 {
 	s := p.s
+	if s.Mods != nil && s.Mods.RefMask != nil {
+		p.pairs.Do(func() { p.visible = s.visiblePairs() })
+		return 2 * float64(s.H) * p.visible * float64(3*s.Dqk+2*s.Dv)
+	}
 	f := 2 * float64(s.B) * float64(s.H) * float64(s.Sq) * float64(s.Skv) * float64(3*s.Dqk+2*s.Dv)
 	if s.Causal {
 		f /= 2

@@ -72,6 +72,9 @@ func (p Attn) AttentionRow(q, k, v *tensor.Tensor, b, h, i int) ([]float64, floa
 	out := make([]float64, v.Shape[3])
 	s, lse := p.probs(q, k, b, h, i)
 	for j, w := range s {
+		if w == 0 { // a hidden key's weight
+			continue
+		}
 		vj := Vec(v, b, hkv, j)
 		for x := range out {
 			out[x] += w * vj[x]
@@ -119,6 +122,10 @@ func (p Attn) probs(q, k *tensor.Tensor, b, h, i int) ([]float64, float64) {
 	s := make([]float64, last+1)
 	qi := Vec(q, b, h, i)
 	for j := range s {
+		if p.Mask != nil && !p.Mask(b, h, i, j) { // hidden: no need of the score
+			s[j] = math.Inf(-1)
+			continue
+		}
 		kj := Vec(k, b, hkv, j)
 		var d float64
 		for x := range D {
@@ -127,9 +134,6 @@ func (p Attn) probs(q, k *tensor.Tensor, b, h, i int) ([]float64, float64) {
 		s[j] = d * p.Scale
 		if p.Score != nil {
 			s[j] = p.Score(s[j], b, h, i, j)
-		}
-		if p.Mask != nil && !p.Mask(b, h, i, j) {
-			s[j] = math.Inf(-1)
 		}
 	}
 	if p.Mask != nil && !slices.ContainsFunc(s, func(x float64) bool { return !math.IsInf(x, -1) }) {

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Peers of tilego bench's fa-mods suite (bench/mods_suite.go):
-FlexAttention (torch.compile'd flex_attention with create_block_mask) with
-the same score and mask modifiers, forward, bf16, 16 heads of 128, timed
+"""Peers of tilego bench's fa-mods and fa-mods-bwd suites
+(bench/mods_suite.go): FlexAttention (torch.compile'd flex_attention with
+create_block_mask) with the same score and mask modifiers, forward or
+(--bwd) backward, bf16, 16 heads of 128, timed
 with triton's do_bench (an L2 flush before every launch) as tilego bench
 times the suite; the plain causal point also with SDPA's flash and cuDNN
 backends.
 
     python3 scripts/mods_peers.py > peers.jsonl
     python3 scripts/mods_peers.py --table tilego.jsonl peers.jsonl
+    python3 scripts/mods_peers.py --bwd > peers-bwd.jsonl    # and --bwd --table
 
 stdout: one JSON object per line (or the table); progress on stderr.
 """
@@ -44,7 +46,11 @@ def log(*a):
     print(*a, file=sys.stderr, flush=True)
 
 
-def peers():
+def peers(bwd):
+    """Times each point's peers, forward or (bwd) backward only: the
+    gradients of Q, K and V from a forward run once, as tilego's
+    flash-attention-bwd takes O and LSE; the backward skips the document
+    masks, which tilego's backward does not take."""
     import torch
     import triton.testing
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
@@ -52,8 +58,11 @@ def peers():
     F = torch.nn.functional
     flex = torch.compile(flex_attention, dynamic=False)
     bench = lambda fn: float(triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"))
+    suite = "fa-mods-bwd" if bwd else "fa-mods"
     for batch, seq, causal, mods in POINTS:
-        q, k, v = (torch.randn(batch, HEADS, seq, DIM, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+        if bwd and mods.startswith("docs="):
+            continue
+        q, k, v = (torch.randn(batch, HEADS, seq, DIM, device="cuda", dtype=torch.bfloat16, requires_grad=bwd) for _ in range(3))
         slopes = torch.exp2(-8.0 * (torch.arange(HEADS, device="cuda") + 1) / HEADS)
         docs = torch.cat([torch.full((n,), i, device="cuda", dtype=torch.int32) for i, n in enumerate(doc_lens(seq, 8))])
         score_mod, mask = None, None
@@ -81,15 +90,17 @@ def peers():
             bm = create_block_mask(mask, None, None, seq, seq, device="cuda") if mask else None
             impls["flex"] = lambda: flex(q, k, v, score_mod=score_mod, block_mask=bm)
         except Exception as e:
-            print(json.dumps({"suite": "fa-mods", "impl": "flex", "shape": shape, "error": "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200])}), flush=True)
+            print(json.dumps({"suite": suite, "impl": "flex", "shape": shape, "error": "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200])}), flush=True)
         if not mods:
             for name, be in (("sdpa-flash", SDPBackend.FLASH_ATTENTION), ("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION)):
                 def run(be=be):
                     with sdpa_kernel(be):
                         return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
                 impls[name] = run
+        if bwd:
+            impls = {name: backward(torch, fn, (q, k, v)) for name, fn in impls.items()}
         for impl, fn in impls.items():
-            rec = {"suite": "fa-mods", "kernel": "flash-attention", "impl": impl, "shape": shape}
+            rec = {"suite": suite, "kernel": "flash-attention-bwd" if bwd else "flash-attention", "impl": impl, "shape": shape}
             try:
                 fn()
                 torch.cuda.synchronize()
@@ -101,7 +112,20 @@ def peers():
         del q, k, v
 
 
-def table(paths):
+def backward(torch, fwd, ins):
+    """A function that runs only the backward of fwd's output (made once,
+    on the first call) to ins, for a fixed random gradient."""
+    state = {}
+
+    def run():
+        if not state:
+            state["out"] = fwd()
+            state["do"] = torch.randn_like(state["out"])
+        return torch.autograd.grad(state["out"], ins, state["do"], retain_graph=True)
+    return run
+
+
+def table(paths, suite):
     recs = []
     for p in paths:
         with open(p) as f:
@@ -109,12 +133,14 @@ def table(paths):
     key = lambda s: (s["batch"], s["seq_q"], bool(s["causal"]), s.get("mods", ""))
     by = {}
     for r in recs:
-        if r.get("suite") == "fa-mods":
+        if r.get("suite") == suite:
             by.setdefault(key(r["shape"]), {})[r["impl"]] = r
     print("| batch×seq | causal | mods | tilego ms | config | FlexAttention ms | ×Flex | SDPA flash | cuDNN |")
     print("|---|---|---|--:|---|--:|--:|--:|--:|")
     for b, s, c, m in [(p[0], p[1], p[2], p[3]) for p in POINTS]:
-        d = by.get((b, s, c, m), {})
+        if (b, s, c, m) not in by:
+            continue
+        d = by[(b, s, c, m)]
         ms = lambda i: d.get(i, {}).get("ms")
         t, fl = ms("tilego"), ms("flex")
         cfg = " ".join("%s=%s" % kv for kv in (d.get("tilego", {}).get("config") or {}).items())
@@ -126,8 +152,9 @@ def table(paths):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--table", nargs="+", metavar="JSONL")
+    ap.add_argument("--bwd", action="store_true", help="the backward (suite fa-mods-bwd)")
     a = ap.parse_args()
     if a.table:
-        table(a.table)
+        table(a.table, "fa-mods-bwd" if a.bwd else "fa-mods")
     else:
-        peers()
+        peers(a.bwd)
