@@ -37,8 +37,10 @@ func (v VarlenShape) total(lens []int) int {
 }
 
 // FlashAttentionVarlen is the varlen forward. The config's tiling is
-// FlashAttention's (M, N, Stages, Threads); the Hopper schedules (WS,
-// PingPong, Overlap, Persistent...) are not taken.
+// FlashAttention's (M, N, Stages, Threads), with a producer warpgroup
+// (WS), the consumers' ping-pong and the deferred P·V (Overlap) on
+// Hopper; the walks (Persistent, Draw), Prefetch, Cluster and Direct are
+// not taken.
 func FlashAttentionVarlen(v VarlenShape, c AttnConfig) *tl.Func {
 	s := v.AttnShape
 	f := tl.NewFunc("flash_attention_varlen")
@@ -51,9 +53,9 @@ func FlashAttentionVarlen(v VarlenShape, c AttnConfig) *tl.Func {
 	CuK := f.In("CuK", tl.I32, B+1)
 	O := f.Out("O", s.DType, tq, s.H, s.Dv)
 	LSE := f.Out("LSE", tl.F32, s.H, tq)
-	if c.WS || c.PingPong || c.Overlap || c.Persistent || c.Prefetch || c.Draw || c.Cluster > 1 || c.Direct {
-		f.Refuse("varlen FlashAttention takes M, N, stages and threads (config %s)", ConfigFields(c))
-		c = AttnConfig{M: c.M, N: c.N, Stages: c.Stages, Threads: c.Threads}
+	if c.Persistent || c.Prefetch || c.Draw || c.Cluster > 1 || c.Direct {
+		f.Refuse("varlen FlashAttention takes M, N, stages, threads, ws, pingpong and overlap (config %s)", ConfigFields(c))
+		c = varlenConfig(c)
 	}
 	if s.Mods != nil {
 		f.Refuse("varlen FlashAttention does not take modifiers (%s) yet", s.Mods.Name)
@@ -64,25 +66,29 @@ func FlashAttentionVarlen(v VarlenShape, c AttnConfig) *tl.Func {
 		bx, h, b := k.Idx()
 		q0, k0 := k.Let(CuQ.At(b)), k.Let(CuK.At(b))
 		sq, skv := k.Let(CuQ.At(b.Add(1)).Sub(q0)), k.Let(CuK.At(b.Add(1)).Sub(k0))
-		k.If(bx.Mul(c.M).Lt(sq), func() {
-			src := attnSrc{Q: Q, K: K, V: V, packed: true, q0: q0, k0: k0, sq: sq, skv: skv}
-			r := attnLoopFrom(k, src, s, c, b, h, bx, nil, nil)
-			k.Parallel(func(i tl.Expr) {
-				lse := r.m.At(i).Mul(r.scale).Add(tl.Log2(r.l.At(i))).Mul(math.Ln2)
-				r.lse.Set(tl.Select(r.l.At(i).Eq(0), tl.NegInf(), lse), i)
-			}, c.M)
-			NormalizeRows(k, r.acc, r.l, c.M, s.Dv)
-			// Row by row: the tile's rows past the sequence's end are the
-			// next sequence's, which another block writes.
-			k.Parallel(func(i, d tl.Expr) {
-				row := bx.Mul(c.M).Add(i)
-				k.If(row.Lt(sq), func() { O.Set(r.acc.At(i, d), q0.Add(row), h, d) })
-			}, c.M, s.Dv)
-			k.Parallel(func(i tl.Expr) {
-				row := bx.Mul(c.M).Add(i)
-				k.If(row.Lt(sq), func() { LSE.Set(r.lse.At(i), h, q0.Add(row)) })
-			}, c.M)
+		// A query tile past its sequence's end visits no key tile and
+		// stores nothing; the key loop stays a statement of the kernel's
+		// body, where a producer warpgroup can take it.
+		live := bx.Mul(c.M).Lt(sq)
+		src := attnSrc{Q: Q, K: K, V: V, packed: true, q0: q0, k0: k0, sq: sq, skv: skv}
+		r := attnLoopFrom(k, src, s, c, b, h, bx, nil, func(nKV tl.Expr) (lo, hi tl.Expr) {
+			return tl.Int(0), tl.Select(live, nKV, tl.Int(0))
 		})
+		k.Parallel(func(i tl.Expr) {
+			lse := r.m.At(i).Mul(r.scale).Add(tl.Log2(r.l.At(i))).Mul(math.Ln2)
+			r.lse.Set(tl.Select(r.l.At(i).Eq(0), tl.NegInf(), lse), i)
+		}, c.M)
+		NormalizeRows(k, r.acc, r.l, c.M, s.Dv)
+		// Row by row: the tile's rows past the sequence's end are the
+		// next sequence's, which another block writes.
+		k.Parallel(func(i, d tl.Expr) {
+			row := bx.Mul(c.M).Add(i)
+			k.If(row.Lt(sq), func() { O.Set(r.acc.At(i, d), q0.Add(row), h, d) })
+		}, c.M, s.Dv)
+		k.Parallel(func(i tl.Expr) {
+			row := bx.Mul(c.M).Add(i)
+			k.If(row.Lt(sq), func() { LSE.Set(r.lse.At(i), h, q0.Add(row)) })
+		}, c.M)
 	})
 	return f
 }
@@ -189,16 +195,29 @@ func (p *varlenProblem) DefaultConfig() Config {
 	return (&attnProblem{s: p.s.AttnShape}).DefaultConfig()
 }
 
-// GPUConfig: flash-attention's GPU config (128-row tiles over two
-// warpgroups; no producer warpgroup).
-func (p *varlenProblem) GPUConfig() Config { return (&attnProblem{s: p.s.AttnShape}).GPUConfig() }
-
-// GPUConfigFor: on AMD flash-attention's gfx942 config, else GPUConfig.
-func (p *varlenProblem) GPUConfigFor(arch string) Config {
-	if amd(arch) {
-		return (&attnProblem{s: p.s.AttnShape}).GPUConfigFor(arch)
+// GPUConfig: flash-attention's GPU config at the longest sequences, less
+// what varlen does not take.
+func (p *varlenProblem) GPUConfig() Config {
+	c := (&attnProblem{s: p.s.AttnShape}).GPUConfig()
+	if a, ok := c.(AttnConfig); ok {
+		return varlenConfig(a)
 	}
-	return p.GPUConfig()
+	return c
+}
+
+// varlenConfig is c less what varlen does not take.
+func varlenConfig(c AttnConfig) AttnConfig {
+	return AttnConfig{M: c.M, N: c.N, Stages: c.Stages, Threads: c.Threads, WS: c.WS, PingPong: c.PingPong, Overlap: c.Overlap}
+}
+
+// GPUConfigFor: flash-attention's config for arch at the longest
+// sequences, less what varlen does not take.
+func (p *varlenProblem) GPUConfigFor(arch string) Config {
+	c := (&attnProblem{s: p.s.AttnShape}).GPUConfigFor(arch)
+	if a, ok := c.(AttnConfig); ok {
+		return varlenConfig(a)
+	}
+	return c
 }
 
 func (p *varlenProblem) Program(c Config) (*tl.Func, error) {

@@ -67,7 +67,7 @@ func planCluster(c *compilation) {
 		}
 	}
 	for _, tc := range l.copies {
-		c.tmaSpecs[tc.spec].Box[1] /= 2
+		c.tmaSpecs[tc.spec].Box[tc.row] /= 2
 	}
 	c.cluster = true
 }

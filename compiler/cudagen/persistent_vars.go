@@ -1,6 +1,10 @@
 package cudagen
 
-import "github.com/tilego/tilego/ir"
+import (
+	"slices"
+
+	"github.com/tilego/tilego/ir"
+)
 
 // Walk variables. A persistent walk (a serial loop around the kernel's
 // pipelined loop) computes each iteration's tile from its loop variable;
@@ -10,17 +14,21 @@ import "github.com/tilego/tilego/ir"
 // set at the top of the walk's body from values any thread can compute
 // holds it once an iteration. The consumers set it as the program says;
 // the producer sets it too, at the top of its own walk iteration, so its
-// copies may address the walk's tiles through it (pureExpr).
+// copies may address the walk's tiles through it (pureExpr). Without a
+// walk, such variables set in the kernel's body before its pipelined loop
+// (a varlen sequence's offsets) are set by the producer before its loop
+// (walkSets with no walk).
 
 // walkVars are the walk's variables, in the order they are set, or none.
 type walkVars struct {
-	outer *ir.For     // the walk
+	outer *ir.For     // the walk; nil for variables set before a top-level loop
 	sets  []*ir.Store // the statements the producer runs again
 	vars  map[*ir.Buffer]bool
 }
 
 // walkVars finds them once: the kernel's one pipelined loop is a statement
-// of a top-level serial loop, and before it that loop's body sets a
+// of a top-level serial loop (or of the kernel's body), and before it that
+// loop's body (or the kernel's) sets a
 // one-element local buffer, written nowhere else, from an expression that
 // reads only globals that are not outputs and earlier walk variables.
 func (c *compilation) walkVars() *walkVars {
@@ -40,11 +48,14 @@ func (c *compilation) walkVars() *walkVars {
 	}
 	outer, _ := loopNesting(body)
 	o := outer[pipelined[0]]
-	if o == nil {
+	scan := body
+	if o != nil {
+		scan = o.Body
+	} else if !slices.Contains(body, ir.Stmt(pipelined[0])) {
 		return c.wv
 	}
 	writes := writeCounts(body)
-	for _, st := range o.Body {
+	for _, st := range scan {
 		if st == ir.Stmt(pipelined[0]) {
 			break
 		}
@@ -108,5 +119,39 @@ func (e *emitter) walkSets(o *ir.For) {
 		for _, s := range wv.sets {
 			e.storeStmt(s)
 		}
+	}
+}
+
+// producerSets emits, before the producer's loop f (no walk), the kernel
+// variables its bounds and copies read, and those they are set from.
+func (e *emitter) producerSets(f *ir.For, l *tmaLoop) {
+	wv := e.c.walkVars()
+	if wv.outer != nil || len(wv.sets) == 0 {
+		return
+	}
+	need := map[*ir.Buffer]bool{}
+	note := func(x ir.Expr) {
+		ir.WalkExpr(x, func(x ir.Expr) {
+			if ld, ok := x.(*ir.Load); ok && wv.vars[ld.Buf] {
+				need[ld.Buf] = true
+			}
+		})
+	}
+	note(f.Start)
+	note(f.Stop)
+	for cp := range l.copies {
+		for _, x := range cp.Src.Start {
+			note(x)
+		}
+	}
+	var sets []*ir.Store
+	for i := len(wv.sets) - 1; i >= 0; i-- { // later variables are set from earlier ones
+		if s := wv.sets[i]; need[s.Buf] {
+			note(s.Value)
+			sets = append(sets, s)
+		}
+	}
+	for i := len(sets) - 1; i >= 0; i-- {
+		e.storeStmt(sets[i])
 	}
 }

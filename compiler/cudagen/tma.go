@@ -27,6 +27,7 @@ type tmaCopy struct {
 	rank   int
 	panels int // 64-element panels of the tile's rows
 	bytes  int // the whole tile
+	row    int // the box dim (innermost first) of the tile's rows
 }
 
 // tmaLoop is a pipelined loop whose prefetches are all TMA loads.
@@ -92,10 +93,12 @@ func (c *compilation) tmaCopy(cp *ir.Copy) (*tmaCopy, TMASpec, bool) {
 // tmaBox says how the global region g and the shared tile sb move as TMA
 // boxes, if they can: a 16-bit tensor of the tile's type (a box moves
 // bits, it does not convert) whose last dim is contiguous and
-// whose rows step in multiples of 16 bytes, a region keeping exactly its
-// last two dims, rank 2-4, and a whole tile of ≤ 256 rows in 128-byte
-// panels with the 128B swizzle (TMA's own layout for such a box), each
-// panel on a period of the pattern (hardwareSwizzled).
+// whose rows step in multiples of 16 bytes, a region keeping its last dim
+// and one other (the rows: the one before it, or one further out, as a
+// sequence's rows in a packed [tokens, heads, dim] tensor, the dims
+// between them a box of 1), rank 2-4, and a whole tile of ≤ 256 rows in
+// 128-byte panels with the 128B swizzle (TMA's own layout for such a box),
+// each panel on a period of the pattern (hardwareSwizzled).
 func (c *compilation) tmaBox(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool) {
 	p := g.Buf
 	n := len(p.Shape)
@@ -107,10 +110,9 @@ func (c *compilation) tmaBox(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool)
 			return nil, TMASpec{}, false
 		}
 	}
-	for d := range n {
-		if g.Keep[d] != (d >= n-2) {
-			return nil, TMASpec{}, false
-		}
+	r := tmaRowDim(g)
+	if r < 0 {
+		return nil, TMASpec{}, false
 	}
 	// A tensor whose rows are not a multiple of 16 bytes (77 bf16 columns,
 	// say) stays on cp.async.
@@ -126,15 +128,34 @@ func (c *compilation) tmaBox(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool)
 	if sb.swizzleMode() != 1 || !sb.hardwareSwizzled() || sb.rows > 256 || sb.cols*sb.eb%128 != 0 || sb.eb != 2 {
 		return nil, TMASpec{}, false
 	}
-	if g.Extent[n-2] != sb.rows || g.Extent[n-1] != sb.cols {
+	if g.Extent[r] != sb.rows || g.Extent[n-1] != sb.cols {
 		return nil, TMASpec{}, false
 	}
 	box := make([]uint32, n) // innermost first: one panel of 64 columns, the tile's rows, 1s
-	box[0], box[1] = 64, uint32(sb.rows)
-	for d := 2; d < n; d++ {
+	for d := range box {
 		box[d] = 1
 	}
-	return &tmaCopy{rank: n, panels: sb.cols / 64, bytes: sb.rows * sb.cols * sb.eb}, TMASpec{Param: c.paramIndex(p), Box: box}, true
+	box[0], box[n-1-r] = 64, uint32(sb.rows)
+	return &tmaCopy{rank: n, panels: sb.cols / 64, bytes: sb.rows * sb.cols * sb.eb, row: n - 1 - r},
+		TMASpec{Param: c.paramIndex(p), Box: box}, true
+}
+
+// tmaRowDim is the dim of g's rows: the last dim and one other must be
+// kept, and that other is the rows; -1 if g keeps others.
+func tmaRowDim(g ir.Region) int {
+	n, r := len(g.Keep), -1
+	if n < 2 || !g.Keep[n-1] {
+		return -1
+	}
+	for d := range n - 1 {
+		if g.Keep[d] {
+			if r >= 0 {
+				return -1
+			}
+			r = d
+		}
+	}
+	return r
 }
 
 // tmaCoords are panel p's box coordinates in region g, innermost first.
@@ -142,10 +163,10 @@ func (e *emitter) tmaCoords(g ir.Region, p int) string { return e.tmaCoordsAt(g,
 
 // tmaCoordsAt is tmaCoords with rowOff (C++, "" for none) added to the row.
 func (e *emitter) tmaCoordsAt(g ir.Region, p int, rowOff string) string {
-	n := len(g.Start)
+	n, r := len(g.Start), tmaRowDim(g)
 	coords := []string{fmt.Sprintf("%s + %d", e.expr(g.Start[n-1]), 64*p)}
 	for d := n - 2; d >= 0; d-- {
-		if d == n-2 {
+		if d == r {
 			coords = append(coords, e.expr(g.Start[d])+rowOff)
 		} else {
 			coords = append(coords, e.expr(g.Start[d]))

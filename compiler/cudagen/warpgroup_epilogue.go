@@ -85,7 +85,8 @@ func planWarpgroupEpilogue(c *compilation) {
 	case h.store == nil || !c.halvesApart(h) || !c.halvesRows(h):
 		return
 	default:
-		c.tmaSpecs[c.tmaStores[h.store].spec].Box[1] = uint32(h.rows)
+		tc := c.tmaStores[h.store]
+		c.tmaSpecs[tc.spec].Box[tc.row] = uint32(h.rows)
 	}
 	c.halves = h
 }

@@ -204,6 +204,9 @@ func (e *emitter) wsSplit() {
 			}
 		}
 	}
+	if l.outer == nil {
+		e.producerSets(f, l)
+	}
 	e.line("const int lo = %s, hi = %s;", e.expr(f.Start), e.expr(f.Stop))
 	e.ringBase(l)
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
