@@ -22,6 +22,7 @@ var Suites = map[string]func(SuiteOptions) ([]Point, error){
 	"fa-mods":     faMods,
 	"gemm-llm":    gemmLLM,
 	"fa-mods-bwd": faModsBwd,
+	"fa-varlen":   faVarlen,
 }
 
 // SuiteFlush is how a suite's launches are kept cold unless the run says

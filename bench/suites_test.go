@@ -35,6 +35,7 @@ func TestSuites(t *testing.T) {
 		"fa-mods":     {6, 2},
 		"gemm-llm":    {7, 2},
 		"fa-mods-bwd": {5, 2},
+		"fa-varlen":   {8, 2},
 	}
 	if len(want) != len(Suites) {
 		t.Errorf("%d suites, %d tested", len(Suites), len(want))

@@ -1,0 +1,59 @@
+package bench
+
+import (
+	"fmt"
+
+	"github.com/tilego/tilego/kernels"
+)
+
+// VarlenLens are the fa-varlen suite's packed batches, 16384 tokens each:
+// four equal sequences (the padded batch's), four of unequal lengths, and
+// six from 1 to 6269 tokens.
+var VarlenLens = []string{"4096,4096,4096,4096", "1024,3072,5120,7168", "1,17,1000,4097,5000,6269"}
+
+// faVarlen: varlen FlashAttention (16 heads of 128, bf16) at VarlenLens,
+// causal and not, beside the padded batch of 4×4096 it is held to
+// (--quick: the unequal lengths and the padded batch, not causal). Each
+// point tries the configs the sweep tries at 4096 tokens that varlen
+// takes.
+func faVarlen(o SuiteOptions) ([]Point, error) {
+	var ps []Point
+	for _, causal := range []bool{false, true} {
+		if o.Quick && causal {
+			break
+		}
+		cs := AttnConfigsFor(128, causal, 4096)
+		pad, err := problem("flash-attention", map[string]string{"batch": "4", "seq-q": "4096", "heads": "16", "dim": "128",
+			"layout": "bshd", "dtype": "bf16", "causal": fmt.Sprint(causal)})
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, Point{Suite: "fa-varlen", Problem: pad, Configs: cs})
+		var vcs []kernels.Config
+		for _, c := range cs {
+			if a := c.(kernels.AttnConfig); !a.Persistent && !a.Prefetch && !a.Draw && a.Cluster <= 1 && !a.Direct {
+				vcs = append(vcs, c)
+			}
+		}
+		for i, lens := range VarlenLens {
+			if o.Quick && i != 1 {
+				continue
+			}
+			p, err := problem("flash-attention-varlen", map[string]string{"lens": lens, "heads": "16", "dim": "128", "causal": fmt.Sprint(causal)})
+			if err != nil {
+				return nil, err
+			}
+			ps = append(ps, Point{Suite: "fa-varlen", Problem: p, Configs: vcs})
+		}
+	}
+	return ps, nil
+}
+
+// problem is a registry kernel's problem at the flag values.
+func problem(kernel string, vals map[string]string) (kernels.Problem, error) {
+	e, err := kernels.Lookup(kernel)
+	if err != nil {
+		return nil, err
+	}
+	return e.Problem(vals)
+}
