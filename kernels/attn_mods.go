@@ -24,7 +24,10 @@ import (
 // the key tiles that range covers (a sliding window's time grows with the
 // window, not the sequence); Whole reports that every query of [q0, q1)
 // sees every key of [k0, k1), and the kernel skips the mask on such a
-// tile. Both may read the modifiers' tensors (a document's bounds). A mask
+// tile. Queries bounds the other way the queries that may see keys [k0,
+// k1), [lo, hi): the backward, a block per key tile, visits only those
+// query tiles. All three may read the modifiers' tensors (a document's
+// bounds). A mask
 // without them is evaluated on every score of every tile. Without mods the
 // kernel is the plain one, byte for byte.
 //
@@ -39,6 +42,7 @@ type AttnMods struct {
 	Mask     func(b, h, q, kv tl.Expr) tl.Expr
 	Keys     func(b, q0, q1 tl.Expr) (lo, hi tl.Expr)
 	Whole    func(b, q0, q1, k0, k1 tl.Expr) tl.Expr
+	Queries  func(b, k0, k1 tl.Expr) (lo, hi tl.Expr)
 	RefScore func(s float64, b, h, q, kv int) float64
 	RefMask  func(b, h, q, kv int) bool
 	Declare  func(f *tl.Func) AttnMods
@@ -95,8 +99,9 @@ func DocumentMask(lens []int, batch, seq int) AttnMods {
 			first := func(b, i tl.Expr) tl.Expr { return ds.At(b, tl.Min(i, seq-1)) }
 			last := func(b, i tl.Expr) tl.Expr { return de.At(b, tl.Min(i, seq-1)) }
 			return AttnMods{
-				Mask: func(b, _, q, kv tl.Expr) tl.Expr { return first(b, q).Eq(first(b, kv)) },
-				Keys: func(b, q0, q1 tl.Expr) (lo, hi tl.Expr) { return first(b, q0), last(b, q1.Sub(1)) },
+				Mask:    func(b, _, q, kv tl.Expr) tl.Expr { return first(b, q).Eq(first(b, kv)) },
+				Keys:    func(b, q0, q1 tl.Expr) (lo, hi tl.Expr) { return first(b, q0), last(b, q1.Sub(1)) },
+				Queries: func(b, k0, k1 tl.Expr) (lo, hi tl.Expr) { return first(b, k0), last(b, k1.Sub(1)) },
 				Whole: func(b, q0, q1, k0, k1 tl.Expr) tl.Expr {
 					s0 := first(b, q0)
 					return s0.Eq(first(b, q1.Sub(1))).And(k0.Ge(s0)).And(k1.Le(last(b, q0)))
@@ -179,6 +184,17 @@ func SlidingWindow(left, right, sq, skv int) AttnMods {
 			}
 			return lo, hi
 		},
+		// Key k is seen by [k - off - right, k - off + left].
+		Queries: func(_, k0, k1 tl.Expr) (lo, hi tl.Expr) {
+			lo, hi = tl.Int(0), tl.Int(sq)
+			if right >= 0 {
+				lo = k0.Sub(off + right)
+			}
+			if left >= 0 {
+				hi = k1.Add(left - off)
+			}
+			return lo, hi
+		},
 		Whole: func(_, q0, q1, k0, k1 tl.Expr) tl.Expr {
 			in := q0.Eq(q0)
 			if left >= 0 { // the last query's first key is at or before k0
@@ -206,6 +222,9 @@ func PrefixLM(prefix, sq, skv int) AttnMods {
 		Mask:  func(_, _, q, kv tl.Expr) tl.Expr { return kv.Lt(prefix).Or(kv.Le(q.Add(off))) },
 		Keys:  func(_, q0, q1 tl.Expr) (lo, hi tl.Expr) { return tl.Int(0), tl.Max(q1.Add(off), prefix) },
 		Whole: func(_, q0, q1, k0, k1 tl.Expr) tl.Expr { return k1.Le(prefix).Or(k1.Sub(1).Le(q0.Add(off))) },
+		Queries: func(_, k0, k1 tl.Expr) (lo, hi tl.Expr) {
+			return tl.Select(k0.Lt(prefix), tl.Int(0), k0.Sub(off)), tl.Int(sq)
+		},
 		RefMask: func(_, _, q, kv int) bool {
 			return kv < prefix || kv <= q+off
 		},
@@ -249,6 +268,18 @@ func (a AttnMods) Then(m AttnMods) AttnMods {
 		out.Keys = func(b, q0, q1 tl.Expr) (lo, hi tl.Expr) {
 			alo, ahi := a.Keys(b, q0, q1)
 			mlo, mhi := m.Keys(b, q0, q1)
+			return tl.Max(alo, mlo), tl.Min(ahi, mhi)
+		}
+	}
+	switch { // the queries both masks may show keys to
+	case a.Queries == nil:
+		out.Queries = m.Queries
+	case m.Queries == nil:
+		out.Queries = a.Queries
+	default:
+		out.Queries = func(b, k0, k1 tl.Expr) (lo, hi tl.Expr) {
+			alo, ahi := a.Queries(b, k0, k1)
+			mlo, mhi := m.Queries(b, k0, k1)
 			return tl.Max(alo, mlo), tl.Min(ahi, mhi)
 		}
 	}

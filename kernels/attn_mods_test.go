@@ -196,6 +196,11 @@ func TestAttnModsBwd(t *testing.T) {
 		{"window": "30,0", "softcap": "5", "causal": "true", "seq-q": "100", "seq-kv": "130"},
 		{"alibi": "true", "prefix": "20", "heads": "4", "heads-kv": "2", "seq-q": "90"},
 		{"softcap": "3", "window": "9,9", "seq-q": "70", "layout": "bshd", "dtype": "f16"},
+		// Sq and Skv 4 apart put a key tile's first and last queries a
+		// few rows inside a query tile: a query range off by a few rows
+		// skips a tile the key tile must visit.
+		{"prefix": "30", "seq-q": "150", "seq-kv": "154"},
+		{"window": "10,2", "seq-q": "150", "seq-kv": "154"},
 	} {
 		vals["dim"], vals["batch"] = "32", "2"
 		p, err := e.Problem(vals)
@@ -225,5 +230,34 @@ func TestAttnModsFLOPs(t *testing.T) {
 	}
 	if got, want := p.FLOPs(), 2.0*2*3*21*(32+32); got != want {
 		t.Errorf("FLOPs %g, want %g", got, want)
+	}
+}
+
+// The backward's key tiles visit only the query tiles a mask with a query
+// range shows them to: a window's loop runs from and to bounds that
+// depend on the key tile; without modifiers it runs to the last tile.
+func TestAttnModsBwdQueryRange(t *testing.T) {
+	for _, tc := range []struct {
+		mods    *kernels.AttnMods
+		bounded bool
+	}{
+		{func() *kernels.AttnMods { m := kernels.SlidingWindow(128, 0, 4096, 4096); return &m }(), true},
+		{nil, false},
+	} {
+		s := kernels.AttnShape{B: 1, H: 2, HKV: 2, Sq: 4096, Skv: 4096, Dqk: 64, Dv: 64, Causal: true, DType: ir.BF16, Mods: tc.mods}
+		fn, err := kernels.AttnBwd(s, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}).Build(ir.DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bounded := false
+		ir.Walk(fn.Kernel.Body, func(s ir.Stmt) {
+			if f, ok := s.(*ir.For); ok && f.Kind == ir.Pipelined {
+				_, constStop := ir.ConstInt(f.Stop)
+				bounded = bounded || !constStop
+			}
+		})
+		if bounded != tc.bounded {
+			t.Errorf("mods %v: query loop bounded: %v, want %v", tc.mods != nil, bounded, tc.bounded)
+		}
 	}
 }

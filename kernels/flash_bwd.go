@@ -117,13 +117,18 @@ func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
 		k.Clear(dv)
 		// Causal: key t is visible to query i when t <= i + Skv - Sq, so
 		// the tile's first key is first seen by query j·N - (Skv - Sq).
-		first := tl.Int(0)
+		first, last := tl.Int(0), tl.Int(nM)
 		if s.Causal {
 			first = tl.Max(0, j.Mul(c.N).Sub(s.Skv-s.Sq)).Div(c.M)
 		}
+		if mods != nil && mods.Queries != nil { // only the query tiles the mask shows this key tile to
+			qlo, qhi := mods.Queries(b, j.Mul(c.N), j.Add(1).Mul(c.N))
+			first = tl.Max(first, tl.Max(qlo, 0).Div(c.M))
+			last = tl.Max(first, tl.Min(last, tl.CeilDiv(tl.Max(qhi, 0), c.M)))
+		}
 		k.Serial(group, func(g tl.Expr) {
 			h := hk.Mul(group).Add(g)
-			k.PipelinedRange(first, nM, c.Stages, func(i tl.Expr) {
+			k.PipelinedRange(first, last, c.Stages, func(i tl.Expr) {
 				k.Copy(Q.Sub(b, h, tl.Tile(i, c.M), tl.All), qs)
 				k.Copy(dO.Sub(b, h, tl.Tile(i, c.M), tl.All), dos)
 				k.Copy(LSE.Sub(b, h, tl.Tile(i, c.M)), lse)
