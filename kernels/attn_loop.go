@@ -37,8 +37,8 @@ type attnSrc struct {
 
 // qTile is query tile bx of head h in batch b.
 func (a attnSrc) qTile(b, h, bx tl.Expr, m int) any {
-	if a.packed {
-		return a.Q.Sub(tl.Range(a.q0.Add(bx.Mul(m)), m), h, tl.All)
+	if a.packed { // a tile past the sequence's end (it stores nothing) reads its last rows
+		return a.Q.Sub(tl.Range(a.q0.Add(tl.Min(bx.Mul(m), a.sq.Sub(1))), m), h, tl.All)
 	}
 	return a.Q.Sub(b, h, tl.Tile(bx, m), tl.All)
 }

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"slices"
 
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/tensor"
@@ -70,8 +71,35 @@ func AttnBwdPrep(s AttnShape, c AttnConfig) *tl.Func {
 }
 
 // AttnBwd is step 2: dK, dV and dQacc, a block per N keys of a KV head.
-func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
-	f := tl.NewFunc("flash_attention_bwd")
+func AttnBwd(s AttnShape, c AttnConfig) *tl.Func { return attnBwdMain(s, c, nil) }
+
+// bwdSeq is where a block's sequence lies in the tensors: batch entry b
+// of [B, H, S, D] tensors, or (varlen) sequence b's rows from q0 and k0,
+// sq and skv long, of packed tensors viewed as one batch entry.
+type bwdSeq struct {
+	b, q0, k0, sq, skv tl.Expr
+	packed             bool
+}
+
+// rows is the tile of n rows from row t·n of a sequence that starts at
+// row start, l rows long; packed, a tile past the end (which stores
+// nothing) reads the sequence's last rows.
+func (q bwdSeq) rows(start, t tl.Expr, n int, l tl.Expr) any {
+	if q.packed {
+		return tl.Range(start.Add(tl.Min(t.Mul(n), l.Sub(1))), n)
+	}
+	return tl.Tile(t, n)
+}
+
+// attnBwdMain is AttnBwd, or (v set) its varlen twin over s, the packed
+// tensors viewed as one BSHD batch entry of v's total lengths, with the
+// cumulative offsets CuQ and CuK as inputs after dV.
+func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
+	name := "flash_attention_bwd"
+	if v != nil {
+		name = "flash_attention_varlen_bwd"
+	}
+	f := tl.NewFunc(name)
 	mods := s.Mods
 	if m := s.Mods; m != nil && m.Declare != nil {
 		f.Refuse("the backward does not take modifiers that read tensors (%s) yet", m.Name)
@@ -87,14 +115,30 @@ func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
 	dQAcc := f.Out("dQacc", tl.F32, s.B, s.H, s.Sq, s.Dqk)
 	dK := s.rows(f.Out, "dK", s.HKV, s.Skv, s.Dqk)
 	dV := s.rows(f.Out, "dV", s.HKV, s.Skv, s.Dv)
+	var CuQ, CuK *tl.Tensor
+	grid := tl.Grid(tl.CeilDiv(s.Skv, c.N), s.HKV, s.B)
+	if v != nil {
+		CuQ, CuK = f.In("CuQ", tl.I32, len(v.LensQ)+1), f.In("CuK", tl.I32, len(v.LensQ)+1)
+		grid = tl.Grid(tl.CeilDiv(slices.Max(v.LensK), c.N), s.HKV, len(v.LensQ))
+	}
 	scale := s.SoftmaxScale()
 	nM, group := (s.Sq+c.M-1)/c.M, s.H/s.HKV
 	// A warp owns whole rows of Sᵀ and dPᵀ, so that P and dS, made from
 	// them element by element, are already laid out as the A operands of
 	// dV's and dK's GEMMs (as the forward's S and P).
 	rows := tl.WithPolicy(tl.FullRow)
-	f.Kernel(tl.Grid(tl.CeilDiv(s.Skv, c.N), s.HKV, s.B), c.Threads, func(k *tl.Block) {
+	f.Kernel(grid, c.Threads, func(k *tl.Block) {
 		j, hk, b := k.Idx()
+		sq := bwdSeq{b: b, q0: tl.Int(0), k0: tl.Int(0), sq: tl.Int(s.Sq), skv: tl.Int(s.Skv)}
+		last := tl.Int(nM)
+		if v != nil {
+			q0, k0 := k.Let(CuQ.At(b)), k.Let(CuK.At(b))
+			sq = bwdSeq{b: tl.Int(0), q0: q0, k0: k0, packed: true,
+				sq: k.Let(CuQ.At(b.Add(1)).Sub(q0)), skv: k.Let(CuK.At(b.Add(1)).Sub(k0))}
+			// A key tile past its sequence's end visits no query tile.
+			last = tl.Select(j.Mul(c.N).Lt(sq.skv), tl.CeilDiv(sq.sq, c.M), tl.Int(0))
+		}
+		kRows := sq.rows(sq.k0, j, c.N, sq.skv)
 		k.SplitN() // dQ's 64 rows over two warpgroups: wgmma, half the columns each
 		ks := k.Shared(s.DType, c.N, s.Dqk).Named("ks")
 		vs := k.Shared(s.DType, c.N, s.Dv).Named("vs")
@@ -111,15 +155,15 @@ func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
 		dv := k.Fragment(tl.F32, c.N, s.Dv).Named("dv")
 		dq := k.Fragment(tl.F32, c.M, s.Dqk).Named("dq")
 
-		k.Copy(K.Sub(b, hk, tl.Tile(j, c.N), tl.All), ks)
-		k.Copy(V.Sub(b, hk, tl.Tile(j, c.N), tl.All), vs)
+		k.Copy(K.Sub(sq.b, hk, kRows, tl.All), ks)
+		k.Copy(V.Sub(sq.b, hk, kRows, tl.All), vs)
 		k.Clear(dk)
 		k.Clear(dv)
 		// Causal: key t is visible to query i when t <= i + Skv - Sq, so
 		// the tile's first key is first seen by query j·N - (Skv - Sq).
-		first, last := tl.Int(0), tl.Int(nM)
+		first := tl.Int(0)
 		if s.Causal {
-			first = tl.Max(0, j.Mul(c.N).Sub(s.Skv-s.Sq)).Div(c.M)
+			first = tl.Max(0, j.Mul(c.N).Sub(sq.skv.Sub(sq.sq))).Div(c.M)
 		}
 		if mods != nil && mods.Queries != nil { // only the query tiles the mask shows this key tile to
 			qlo, qhi := mods.Queries(b, j.Mul(c.N), j.Add(1).Mul(c.N))
@@ -129,17 +173,18 @@ func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
 		k.Serial(group, func(g tl.Expr) {
 			h := hk.Mul(group).Add(g)
 			k.PipelinedRange(first, last, c.Stages, func(i tl.Expr) {
-				k.Copy(Q.Sub(b, h, tl.Tile(i, c.M), tl.All), qs)
-				k.Copy(dO.Sub(b, h, tl.Tile(i, c.M), tl.All), dos)
-				k.Copy(LSE.Sub(b, h, tl.Tile(i, c.M)), lse)
-				k.Copy(Delta.Sub(b, h, tl.Tile(i, c.M)), delta)
+				qRows := sq.rows(sq.q0, i, c.M, sq.sq)
+				k.Copy(Q.Sub(sq.b, h, qRows, tl.All), qs)
+				k.Copy(dO.Sub(sq.b, h, qRows, tl.All), dos)
+				k.Copy(LSE.Sub(sq.b, h, qRows), lse)
+				k.Copy(Delta.Sub(sq.b, h, qRows), delta)
 				k.Gemm(ks, qs, St, tl.TransB, tl.ClearAccum, rows)   // Sᵀ = K·Qᵀ
 				k.Gemm(vs, dos, dPt, tl.TransB, tl.ClearAccum, rows) // dPᵀ = V·dOᵀ
 				k.Parallel(func(t, r tl.Expr) {
 					key, row := j.Mul(c.N).Add(t), i.Mul(c.M).Add(r)
-					hide := key.Ge(s.Skv).Or(row.Ge(s.Sq))
+					hide := key.Ge(sq.skv).Or(row.Ge(sq.sq))
 					if s.Causal {
-						hide = hide.Or(key.Gt(row.Add(s.Skv - s.Sq)))
+						hide = hide.Or(key.Gt(row.Add(sq.skv.Sub(sq.sq))))
 					}
 					// exp(scale·S − LSE) in base 2; a row that sees no key
 					// has LSE −inf and every key hidden. With a score
@@ -169,12 +214,29 @@ func AttnBwd(s AttnShape, c AttnConfig) *tl.Func {
 				k.Gemm(dSt, qs, dk, rows)                     // dK += dSᵀ·Q (scaled at the end)
 				k.Copy(dSt, dSs)                              // dQ's GEMM reads dSᵀ transposed
 				k.Gemm(dSs, ks, dq, tl.TransA, tl.ClearAccum) // dQ_i = dS·K
-				k.AtomicAdd(dq, dQAcc.Sub(b, h, tl.Tile(i, c.M), tl.All))
+				// Packed, a tile's rows past its sequence's end are the next
+				// sequence's: they see no key here, so their dS rows, and
+				// what they add, are zero.
+				k.AtomicAdd(dq, dQAcc.Sub(sq.b, h, qRows, tl.All))
 			})
 		})
 		k.Parallel(func(t, d tl.Expr) { dk.Set(dk.At(t, d).Mul(scale), t, d) }, c.N, s.Dqk)
-		k.Copy(dk, dK.Sub(b, hk, tl.Tile(j, c.N), tl.All))
-		k.Copy(dv, dV.Sub(b, hk, tl.Tile(j, c.N), tl.All))
+		if !sq.packed {
+			k.Copy(dk, dK.Sub(b, hk, tl.Tile(j, c.N), tl.All))
+			k.Copy(dv, dV.Sub(b, hk, tl.Tile(j, c.N), tl.All))
+			return
+		}
+		// Row by row: the tile's keys past the sequence's end are the next
+		// sequence's, which another block writes.
+		for _, x := range []struct {
+			acc, out *tl.Tensor
+			d        int
+		}{{dk, dK, s.Dqk}, {dv, dV, s.Dv}} {
+			k.Parallel(func(t, d tl.Expr) {
+				key := j.Mul(c.N).Add(t)
+				k.If(key.Lt(sq.skv), func() { x.out.Set(x.acc.At(t, d), 0, hk, sq.k0.Add(key), d) })
+			}, c.N, x.d)
+		}
 	})
 	return f
 }

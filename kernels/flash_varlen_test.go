@@ -25,6 +25,7 @@ func TestVarlenInterp(t *testing.T) {
 		{"lens": "1,17,1000,4097", "causal": "true", "heads": "1", "dim": "32"},
 		{"lens": "70,5,129", "lens-kv": "90,5,64", "causal": "true", "heads": "4", "heads-kv": "2"},
 		{"lens": "33,64", "lens-kv": "200,1", "dtype": "f16", "dim-v": "32"},
+		{"lens": "100,5"}, // the short last sequence's tiles start past the tensors' end
 	} {
 		if vals["heads"] == "" {
 			vals["heads"] = "2"
@@ -94,5 +95,37 @@ func TestVarlenStoresStopAtSequenceEnd(t *testing.T) {
 				t.Errorf("%s: O[38, %d, 0], the sequence's last row, not written", arch, h)
 			}
 		}
+	}
+}
+
+// The varlen backward through the registry on the interpreter against
+// float64's gradients, every row of every sequence: lengths from 1 to
+// past a tile, a short last sequence, causal with key lengths other than
+// the query's, GQA and MQA, f16, Dv ≠ Dqk; each builds for both CUDA
+// targets (gfx942 does not lower the backward yet).
+func TestVarlenBwdInterp(t *testing.T) {
+	e, err := kernels.Lookup("flash-attention-varlen-bwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vals := range []map[string]string{
+		{"lens": "1,17,100,70", "heads": "4", "heads-kv": "1", "dim": "64", "dim-v": "32"},
+		{"lens": "5,40,100", "lens-kv": "17,40,80", "heads": "4", "heads-kv": "2", "causal": "true"},
+		{"lens": "33,64", "dtype": "f16"},
+	} {
+		if vals["heads"] == "" {
+			vals["heads"] = "2"
+		}
+		if vals["dim"] == "" {
+			vals["dim"] = "32"
+		}
+		p, err := e.Problem(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(p.Shape().String(), func(t *testing.T) {
+			checkInterp(t, p, 4)
+			compileTargets(t, p, "sm_80", "sm_90a")
+		})
 	}
 }

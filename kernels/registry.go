@@ -41,7 +41,7 @@ type Entry struct {
 }
 
 // Entries lists the kernels in the order `tilego list` shows them.
-var Entries = []*Entry{attentionEntry, attentionBwdEntry, attentionVarlenEntry, attentionKVCacheEntry, gemmEntry, mlaEntry, rmsnormEntry, layernormEntry, softmaxEntry}
+var Entries = []*Entry{attentionEntry, attentionBwdEntry, attentionVarlenEntry, attentionVarlenBwdEntry, attentionKVCacheEntry, gemmEntry, mlaEntry, rmsnormEntry, layernormEntry, softmaxEntry}
 
 // Lookup finds a kernel by name.
 func Lookup(name string) (*Entry, error) {

@@ -139,6 +139,7 @@ func TestBadFlags(t *testing.T) {
 		{"flash-attention", map[string]string{"m": "8"}, "unknown flag --m"},
 		{"flash-attention-bwd", map[string]string{"heads": "6", "heads-kv": "4"}, "--heads 6 is not a multiple of --heads-kv 4"},
 		{"flash-attention-bwd", map[string]string{"splits": "2"}, "unknown flag --splits"},
+		{"flash-attention-varlen-bwd", map[string]string{"lens": "3,0"}, "--lens"},
 		{"gemm", map[string]string{"k": "0"}, "--k must be at least 1"},
 		{"gemm", map[string]string{"dtype": "f32"}, `--dtype: unknown dtype "f32"`},
 		{"gemm", map[string]string{"out-dtype": "i32"}, `--out-dtype: unknown dtype "i32"`},
@@ -150,7 +151,7 @@ func TestBadFlags(t *testing.T) {
 			t.Errorf("%s %v: error %v; want %q", c.kernel, c.vals, err, c.want)
 		}
 	}
-	if _, err := Lookup("flash"); err == nil || !strings.Contains(err.Error(), "have flash-attention, flash-attention-bwd, flash-attention-varlen, flash-attention-kvcache, gemm") {
+	if _, err := Lookup("flash"); err == nil || !strings.Contains(err.Error(), "have flash-attention, flash-attention-bwd, flash-attention-varlen, flash-attention-varlen-bwd, flash-attention-kvcache, gemm") {
 		t.Errorf("Lookup(flash): %v", err)
 	}
 }

@@ -100,17 +100,25 @@ func TestGPUGemmEpilogueSplitK(t *testing.T) {
 	}
 }
 
-// Varlen FlashAttention on the GPU, both code paths: lengths 1, 17, 1000
-// and 4097 in one batch, causal and GQA, against float64.
+// Varlen FlashAttention on the GPU, both code paths, forward and
+// backward: lengths 1, 17, 1000 and 4097 in one batch, causal and GQA, a
+// short last sequence, against float64.
 func TestGPUVarlen(t *testing.T) {
 	b := openGPU(t)
-	for _, vals := range []map[string]string{
-		{"lens": "1,17,1000,4097", "heads": "8", "dim": "128"},
-		{"lens": "1,17,1000,4097", "lens-kv": "5,17,1200,4000", "causal": "true", "heads": "8", "heads-kv": "2", "dim": "64"},
+	for _, c := range []struct {
+		kernel string
+		vals   map[string]string
+	}{
+		{"flash-attention-varlen", map[string]string{"lens": "1,17,1000,4097", "heads": "8", "dim": "128"}},
+		{"flash-attention-varlen", map[string]string{"lens": "1,17,1000,4097", "lens-kv": "5,17,1200,4000", "causal": "true", "heads": "8", "heads-kv": "2", "dim": "64"}},
+		{"flash-attention-varlen", map[string]string{"lens": "1000,5", "heads": "4", "dim": "128", "causal": "true"}},
+		{"flash-attention-varlen-bwd", map[string]string{"lens": "1,17,1000,4097", "heads": "8", "dim": "128"}},
+		{"flash-attention-varlen-bwd", map[string]string{"lens": "1,17,1000,300", "lens-kv": "5,17,1200,200", "causal": "true", "heads": "8", "heads-kv": "2", "dim": "64"}},
 	} {
-		p := registryProblem(t, "flash-attention-varlen", vals)
+		vals := c.vals
+		p := registryProblem(t, c.kernel, vals)
 		for _, arch := range archs(b) {
-			t.Run(fmt.Sprintf("%s/%s", arch, p.Shape()), func(t *testing.T) { runProblemGPU(t, b, arch, p) })
+			t.Run(fmt.Sprintf("%s/%s/%s", c.kernel, arch, p.Shape()), func(t *testing.T) { runProblemGPU(t, b, arch, p) })
 		}
 	}
 }

@@ -1,0 +1,245 @@
+package kernels
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/ref"
+	"github.com/tilego/tilego/tensor"
+	"github.com/tilego/tilego/tl"
+)
+
+// The varlen backward: the backward's three programs over packed
+// sequences. Its tensors are packed as the varlen forward's ([T, heads,
+// D], LSE [H, Tq]), which is the BSHD layout of one batch entry of T
+// tokens: the Delta step and the dQ step run over that view whatever the
+// sequences; the main step, a block per key tile of a sequence, visits
+// that sequence's query tiles, reading the cumulative offsets CuQ and CuK
+// (inputs after dV).
+
+// packed is the view of v's packed tensors as one BSHD batch entry.
+func (v VarlenShape) packed() AttnShape {
+	s := v.AttnShape
+	s.B, s.BSHD, s.Sq, s.Skv = 1, true, v.total(v.LensQ), v.total(v.LensK)
+	return s
+}
+
+// AttnBwdVarlen is the varlen backward's main step (AttnBwd's, per
+// sequence).
+func AttnBwdVarlen(v VarlenShape, c AttnConfig) *tl.Func { return attnBwdMain(v.packed(), c, &v) }
+
+// The varlen backward's tensors after AttnBwdInputs' list.
+const (
+	bwdCuQ = bwdArgs + iota
+	bwdCuK
+	bwdVarlenArgs
+)
+
+// AttnBwdVarlenSteps are its three programs and their tensors' indices in
+// AttnBwdVarlenInputs' list.
+func AttnBwdVarlenSteps(v VarlenShape, c AttnConfig) []Step {
+	p := v.packed()
+	return []Step{
+		{AttnBwdPrep(p, c), []int{bwdO, bwdDO, bwdDelta, bwdDQAcc}},
+		{AttnBwdVarlen(v, c), []int{bwdQ, bwdK, bwdV, bwdDO, bwdLSE, bwdDelta, bwdDQAcc, bwdDK, bwdDV, bwdCuQ, bwdCuK}},
+		{AttnBwdPost(p, c), []int{bwdDQAcc, bwdDQ}},
+	}
+}
+
+// seqRows is rows [start, start+n) of a [1, heads, T, D] BSHD view as one
+// of its own (ref's layout for one sequence).
+func seqRows(t *tensor.Tensor, start, n int) *tensor.Tensor {
+	heads, d := t.Shape[1], t.Shape[3]
+	return &tensor.Tensor{DType: t.DType, Shape: []int{1, heads, n, d}, Strides: []int{n * heads * d, d, heads * d, 1},
+		Data: t.Data[start*heads*d : (start+n)*heads*d]}
+}
+
+// AttnBwdVarlenInputs are the varlen backward's tensors: AttnBwdInputs'
+// list over the packed view (O and LSE from the float64 forward of each
+// sequence), then CuQ and CuK.
+func AttnBwdVarlenInputs(v VarlenShape, seed uint64) []*tensor.Tensor {
+	p := v.packed()
+	fwd := AttentionInputs(p, seed)
+	q, k, vv, o, lse := fwd[0], fwd[1], fwd[2], fwd[3], fwd[4]
+	ra := v.refAttn()
+	type row struct{ b, h, i, q0, k0 int }
+	var rows []row
+	q0, k0 := 0, 0
+	for b := range v.LensQ {
+		for h := range v.H {
+			for i := range v.LensQ[b] {
+				rows = append(rows, row{b, h, i, q0, k0})
+			}
+		}
+		q0, k0 = q0+v.LensQ[b], k0+v.LensK[b]
+	}
+	parallelFor(len(rows), func(n int) {
+		r := rows[n]
+		out, l := ra.AttentionRow(seqRows(q, r.q0, v.LensQ[r.b]), seqRows(k, r.k0, v.LensK[r.b]), seqRows(vv, r.k0, v.LensK[r.b]), 0, r.h, r.i)
+		for x, ox := range out {
+			o.Set(ox, 0, r.h, r.q0+r.i, x)
+		}
+		lse.Set(l, 0, r.h, r.q0+r.i)
+	})
+	like := func(t *tensor.Tensor) *tensor.Tensor { return tensor.NewStrided(t.DType, t.Shape, t.Strides).Fill(nan) }
+	args := make([]*tensor.Tensor, bwdVarlenArgs)
+	args[bwdQ], args[bwdK], args[bwdV], args[bwdO], args[bwdLSE] = q, k, vv, o, lse
+	args[bwdDO] = like(o).Rand(seed+3, 1)
+	args[bwdDelta] = tensor.New(ir.F32, 1, p.H, p.Sq).Fill(nan)
+	args[bwdDQAcc] = tensor.New(ir.F32, 1, p.H, p.Sq, p.Dqk).Fill(nan)
+	args[bwdDQ], args[bwdDK], args[bwdDV] = like(q), like(k), like(vv)
+	for i, lens := range [][]int{v.LensQ, v.LensK} {
+		t := tensor.New(ir.I32, len(lens)+1)
+		for j, l := range lens {
+			t.Data[j+1] = t.Data[j] + float64(l)
+		}
+		args[bwdCuQ+i] = t
+	}
+	return args
+}
+
+// ---- flash-attention-varlen-bwd ----
+
+var attentionVarlenBwdEntry = &Entry{
+	Name: "flash-attention-varlen-bwd",
+	Doc: "varlen FlashAttention backward: dQ, dK and dV over packed sequences (cumulative offsets), " +
+		"from the forward's O and LSE; three programs, run and timed together",
+	Flags: attentionVarlenEntry.Flags,
+	parse: func(v values) (Problem, error) {
+		p, err := parseVarlen(v)
+		if err != nil {
+			return nil, err
+		}
+		return &varlenBwdProblem{s: p.(*varlenProblem).s}, nil
+	},
+}
+
+type varlenBwdProblem struct{ s VarlenShape }
+
+func (p *varlenBwdProblem) Kernel() string { return attentionVarlenBwdEntry.Name }
+func (p *varlenBwdProblem) Shape() Fields  { return (&varlenProblem{s: p.s}).Shape() }
+
+// DefaultConfig, GPUConfig and GPUConfigFor are the padded backward's at
+// the longest sequences.
+func (p *varlenBwdProblem) DefaultConfig() Config {
+	return (&attnBwdProblem{s: p.s.AttnShape}).DefaultConfig()
+}
+func (p *varlenBwdProblem) GPUConfig() Config { return (&attnBwdProblem{s: p.s.AttnShape}).GPUConfig() }
+func (p *varlenBwdProblem) GPUConfigFor(arch string) Config {
+	return (&attnBwdProblem{s: p.s.AttnShape}).GPUConfigFor(arch)
+}
+
+func (p *varlenBwdProblem) Program(c Config) (*tl.Func, error) {
+	return (&attnBwdProblem{}).Program(c)
+}
+
+func (p *varlenBwdProblem) Steps(c Config) ([]Step, error) {
+	if _, err := (&attnBwdProblem{s: p.s.AttnShape}).Steps(c); err != nil {
+		return nil, err
+	}
+	return AttnBwdVarlenSteps(p.s, c.(AttnConfig)), nil
+}
+
+// Inputs run each sequence's float64 forward for O and LSE.
+func (p *varlenBwdProblem) Inputs(seed uint64) []*tensor.Tensor {
+	return AttnBwdVarlenInputs(p.s, seed)
+}
+
+// Check compares rows of dQ (ref.GradQRow) and of dK and dV
+// (ref.GradKVRow) of every sequence with float64: all of them, or a
+// seeded sample costing about sampleMACs each.
+func (p *varlenBwdProblem) Check(args []*tensor.Tensor, seed uint64) Report {
+	s := p.s
+	ra := s.refAttn()
+	width := float64(s.Dqk + s.Dv)
+	type row struct{ b, h, i, q0, k0 int } // h is the KV head, i the key, for dK and dV
+	var qRows, kRows []row
+	q0, k0 := 0, 0
+	for b := range s.LensQ {
+		for h := range s.H {
+			for i := range s.LensQ[b] {
+				qRows = append(qRows, row{b, h, i, q0, k0})
+			}
+		}
+		for h := range s.HKV {
+			for j := range s.LensK[b] {
+				kRows = append(kRows, row{b, h, j, q0, k0})
+			}
+		}
+		q0, k0 = q0+s.LensQ[b], k0+s.LensK[b]
+	}
+	r := rand.New(rand.NewPCG(seed, 78))
+	sample := func(rows []row, n int) []row {
+		if n >= len(rows) {
+			return rows
+		}
+		r.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		return rows[:n]
+	}
+	nAll := len(qRows) + len(kRows)
+	qRows = sample(qRows, int(min(max(sampleMACs/(2*float64(slices.Max(s.LensK))*width), 16), 1024)))
+	kRows = sample(kRows, int(min(max(sampleMACs/(2*float64(s.H/s.HKV*slices.Max(s.LensQ))*width), 16), 1024)))
+	dq, dk, dv := args[bwdDQ], args[bwdDK], args[bwdDV]
+	views := func(x row) (q, k, v, do *tensor.Tensor) {
+		nq, nk := s.LensQ[x.b], s.LensK[x.b]
+		return seqRows(args[bwdQ], x.q0, nq), seqRows(args[bwdK], x.k0, nk), seqRows(args[bwdV], x.k0, nk), seqRows(args[bwdDO], x.q0, nq)
+	}
+	wantQ := make([][]float64, len(qRows))
+	parallelFor(len(qRows), func(n int) {
+		x := qRows[n]
+		qv, kv, vv, dov := views(x)
+		wantQ[n] = ra.GradQRow(qv, kv, vv, dov, 0, x.h, x.i)
+	})
+	wantK, wantV := make([][]float64, len(kRows)), make([][]float64, len(kRows))
+	parallelFor(len(kRows), func(n int) {
+		x := kRows[n]
+		qv, kv, vv, dov := views(x)
+		ov := seqRows(args[bwdO], x.q0, s.LensQ[x.b])
+		lse := func(_, h, i int) float64 { return args[bwdLSE].At(0, h, x.q0+i) }
+		delta := func(_, h, i int) float64 {
+			doi, oi := ref.Vec(dov, 0, h, i), ref.Vec(ov, 0, h, i)
+			var d float64
+			for c := range s.Dv {
+				d += doi[c] * oi[c]
+			}
+			return d
+		}
+		wantK[n], wantV[n] = ra.GradKVRow(qv, kv, vv, dov, lse, delta, 0, x.h, x.i)
+	})
+	ms := (&attnBwdProblem{s: s.AttnShape}).measures()
+	for n, x := range qRows {
+		for c, w := range wantQ[n] {
+			ms[0].Diff.Add(dq.At(0, x.h, x.q0+x.i, c), w)
+		}
+	}
+	for n, x := range kRows {
+		for c, w := range wantK[n] {
+			ms[1].Diff.Add(dk.At(0, x.h, x.k0+x.i, c), w)
+		}
+		for c, w := range wantV[n] {
+			ms[2].Diff.Add(dv.At(0, x.h, x.k0+x.i, c), w)
+		}
+	}
+	checked := "all rows"
+	if len(qRows)+len(kRows) < nAll {
+		checked = fmt.Sprintf("sampled %d rows of dQ, %d of dK and dV", len(qRows), len(kRows))
+	}
+	return Report{Measures: ms, Checked: checked}
+}
+
+// FLOPs counts each sequence's five matrix multiplies, halved when causal.
+func (p *varlenBwdProblem) FLOPs() float64 {
+	s := p.s
+	f := 0.0
+	for b := range s.LensQ {
+		f += 2 * float64(s.H) * float64(s.LensQ[b]) * float64(s.LensK[b]) * float64(3*s.Dqk+2*s.Dv)
+	}
+	if s.Causal {
+		f /= 2
+	}
+	return f
+}
+
+var _ Chain = (*varlenBwdProblem)(nil)
