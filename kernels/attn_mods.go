@@ -259,30 +259,11 @@ func (a AttnMods) Then(m AttnMods) AttnMods {
 	default:
 		out.Mask = func(b, h, q, kv tl.Expr) tl.Expr { return a.Mask(b, h, q, kv).And(m.Mask(b, h, q, kv)) }
 	}
-	switch { // the keys both masks may show; a mask without a range shows no more than the other's
-	case a.Keys == nil:
-		out.Keys = m.Keys
-	case m.Keys == nil:
-		out.Keys = a.Keys
-	default:
-		out.Keys = func(b, q0, q1 tl.Expr) (lo, hi tl.Expr) {
-			alo, ahi := a.Keys(b, q0, q1)
-			mlo, mhi := m.Keys(b, q0, q1)
-			return tl.Max(alo, mlo), tl.Min(ahi, mhi)
-		}
-	}
-	switch { // the queries both masks may show keys to
-	case a.Queries == nil:
-		out.Queries = m.Queries
-	case m.Queries == nil:
-		out.Queries = a.Queries
-	default:
-		out.Queries = func(b, k0, k1 tl.Expr) (lo, hi tl.Expr) {
-			alo, ahi := a.Queries(b, k0, k1)
-			mlo, mhi := m.Queries(b, k0, k1)
-			return tl.Max(alo, mlo), tl.Min(ahi, mhi)
-		}
-	}
+	// The keys both masks may show a query tile, and the queries they may
+	// show a key tile: a mask without a range shows no more than the
+	// other's.
+	out.Keys = bothRanges(a.Keys, m.Keys)
+	out.Queries = bothRanges(a.Queries, m.Queries)
 	switch { // wholly visible to both: unknown where a mask cannot say
 	case a.Mask != nil && a.Whole == nil || m.Mask != nil && m.Whole == nil:
 	case a.Whole == nil:
@@ -303,6 +284,22 @@ func (a AttnMods) Then(m AttnMods) AttnMods {
 		out.RefMask = func(b, h, q, kv int) bool { return a.RefMask(b, h, q, kv) && m.RefMask(b, h, q, kv) }
 	}
 	return out
+}
+
+// bothRanges is the intersection of two index ranges, either of which may
+// be unknown (nil).
+func bothRanges(f, g func(b, x0, x1 tl.Expr) (lo, hi tl.Expr)) func(b, x0, x1 tl.Expr) (lo, hi tl.Expr) {
+	if f == nil || g == nil {
+		if f == nil {
+			return g
+		}
+		return f
+	}
+	return func(b, x0, x1 tl.Expr) (lo, hi tl.Expr) {
+		flo, fhi := f(b, x0, x1)
+		glo, ghi := g(b, x0, x1)
+		return tl.Max(flo, glo), tl.Min(fhi, ghi)
+	}
 }
 
 func thenScore(f, g func(s, b, h, q, kv tl.Expr) tl.Expr) func(s, b, h, q, kv tl.Expr) tl.Expr {

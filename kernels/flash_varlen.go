@@ -250,10 +250,34 @@ func (p *varlenProblem) Inputs(seed uint64) []*tensor.Tensor {
 	}
 }
 
-// seqView is sequence b's rows of a packed [T, heads, D] tensor as a
-// [1, heads, len, D] view (ref's layout).
+// seqRow is row i of head h in sequence b, whose queries start at packed
+// row q0 and keys at k0.
+type seqRow struct{ b, h, i, q0, k0 int }
+
+// queryRows lists every query row of every sequence; keyRows (by KV head)
+// every key row.
+func (v VarlenShape) queryRows() []seqRow { return v.seqRows(v.LensQ, v.H) }
+func (v VarlenShape) keyRows() []seqRow   { return v.seqRows(v.LensK, v.HKV) }
+
+func (v VarlenShape) seqRows(lens []int, heads int) []seqRow {
+	var rows []seqRow
+	q0, k0 := 0, 0
+	for b := range v.LensQ {
+		for h := range heads {
+			for i := range lens[b] {
+				rows = append(rows, seqRow{b, h, i, q0, k0})
+			}
+		}
+		q0, k0 = q0+v.LensQ[b], k0+v.LensK[b]
+	}
+	return rows
+}
+
+// seqView is rows [start, start+n) of a packed tensor ([T, heads, D], or
+// its view [1, heads, T, D] in BSHD layout) as a [1, heads, n, D] view of
+// its own (ref's layout for one sequence).
 func seqView(t *tensor.Tensor, start, n int) *tensor.Tensor {
-	heads, d := t.Shape[1], t.Shape[2]
+	heads, d := t.Shape[1], t.Shape[len(t.Shape)-1]
 	return &tensor.Tensor{DType: t.DType, Shape: []int{1, heads, n, d}, Strides: []int{n * heads * d, d, heads * d, 1},
 		Data: t.Data[start*heads*d : (start+n)*heads*d]}
 }
@@ -265,21 +289,11 @@ func (p *varlenProblem) Check(args []*tensor.Tensor, seed uint64) Report {
 	ra := s.refAttn()
 	o := Measure{Name: "o", Tol: Tolerance(s.DType)}
 	lse := Measure{Name: "lse", Tol: LSETolerance}
-	type row struct{ b, h, i, q0, k0 int }
-	var rows []row
-	q0, k0 := 0, 0
-	for b := range s.LensQ {
-		for h := range s.H {
-			for i := range s.LensQ[b] {
-				rows = append(rows, row{b, h, i, q0, k0})
-			}
-		}
-		q0, k0 = q0+s.LensQ[b], k0+s.LensK[b]
-	}
+	rows := s.queryRows()
 	checked := "all"
 	if n := int(min(max(sampleMACs/float64(s.Skv*(s.Dqk+s.Dv)), 64), 4096)); n < len(rows) {
 		step := len(rows) / n
-		var sample []row
+		var sample []seqRow
 		for i := int(seed % uint64(step)); i < len(rows); i += step {
 			sample = append(sample, rows[i])
 		}

@@ -48,14 +48,6 @@ func AttnBwdVarlenSteps(v VarlenShape, c AttnConfig) []Step {
 	}
 }
 
-// seqRows is rows [start, start+n) of a [1, heads, T, D] BSHD view as one
-// of its own (ref's layout for one sequence).
-func seqRows(t *tensor.Tensor, start, n int) *tensor.Tensor {
-	heads, d := t.Shape[1], t.Shape[3]
-	return &tensor.Tensor{DType: t.DType, Shape: []int{1, heads, n, d}, Strides: []int{n * heads * d, d, heads * d, 1},
-		Data: t.Data[start*heads*d : (start+n)*heads*d]}
-}
-
 // AttnBwdVarlenInputs are the varlen backward's tensors: AttnBwdInputs'
 // list over the packed view (O and LSE from the float64 forward of each
 // sequence), then CuQ and CuK.
@@ -64,20 +56,10 @@ func AttnBwdVarlenInputs(v VarlenShape, seed uint64) []*tensor.Tensor {
 	fwd := AttentionInputs(p, seed)
 	q, k, vv, o, lse := fwd[0], fwd[1], fwd[2], fwd[3], fwd[4]
 	ra := v.refAttn()
-	type row struct{ b, h, i, q0, k0 int }
-	var rows []row
-	q0, k0 := 0, 0
-	for b := range v.LensQ {
-		for h := range v.H {
-			for i := range v.LensQ[b] {
-				rows = append(rows, row{b, h, i, q0, k0})
-			}
-		}
-		q0, k0 = q0+v.LensQ[b], k0+v.LensK[b]
-	}
+	rows := v.queryRows()
 	parallelFor(len(rows), func(n int) {
 		r := rows[n]
-		out, l := ra.AttentionRow(seqRows(q, r.q0, v.LensQ[r.b]), seqRows(k, r.k0, v.LensK[r.b]), seqRows(vv, r.k0, v.LensK[r.b]), 0, r.h, r.i)
+		out, l := ra.AttentionRow(seqView(q, r.q0, v.LensQ[r.b]), seqView(k, r.k0, v.LensK[r.b]), seqView(vv, r.k0, v.LensK[r.b]), 0, r.h, r.i)
 		for x, ox := range out {
 			o.Set(ox, 0, r.h, r.q0+r.i, x)
 		}
@@ -154,24 +136,9 @@ func (p *varlenBwdProblem) Check(args []*tensor.Tensor, seed uint64) Report {
 	s := p.s
 	ra := s.refAttn()
 	width := float64(s.Dqk + s.Dv)
-	type row struct{ b, h, i, q0, k0 int } // h is the KV head, i the key, for dK and dV
-	var qRows, kRows []row
-	q0, k0 := 0, 0
-	for b := range s.LensQ {
-		for h := range s.H {
-			for i := range s.LensQ[b] {
-				qRows = append(qRows, row{b, h, i, q0, k0})
-			}
-		}
-		for h := range s.HKV {
-			for j := range s.LensK[b] {
-				kRows = append(kRows, row{b, h, j, q0, k0})
-			}
-		}
-		q0, k0 = q0+s.LensQ[b], k0+s.LensK[b]
-	}
+	qRows, kRows := s.queryRows(), s.keyRows() // a key row's h is its KV head, i the key
 	r := rand.New(rand.NewPCG(seed, 78))
-	sample := func(rows []row, n int) []row {
+	sample := func(rows []seqRow, n int) []seqRow {
 		if n >= len(rows) {
 			return rows
 		}
@@ -182,9 +149,9 @@ func (p *varlenBwdProblem) Check(args []*tensor.Tensor, seed uint64) Report {
 	qRows = sample(qRows, int(min(max(sampleMACs/(2*float64(slices.Max(s.LensK))*width), 16), 1024)))
 	kRows = sample(kRows, int(min(max(sampleMACs/(2*float64(s.H/s.HKV*slices.Max(s.LensQ))*width), 16), 1024)))
 	dq, dk, dv := args[bwdDQ], args[bwdDK], args[bwdDV]
-	views := func(x row) (q, k, v, do *tensor.Tensor) {
+	views := func(x seqRow) (q, k, v, do *tensor.Tensor) {
 		nq, nk := s.LensQ[x.b], s.LensK[x.b]
-		return seqRows(args[bwdQ], x.q0, nq), seqRows(args[bwdK], x.k0, nk), seqRows(args[bwdV], x.k0, nk), seqRows(args[bwdDO], x.q0, nq)
+		return seqView(args[bwdQ], x.q0, nq), seqView(args[bwdK], x.k0, nk), seqView(args[bwdV], x.k0, nk), seqView(args[bwdDO], x.q0, nq)
 	}
 	wantQ := make([][]float64, len(qRows))
 	parallelFor(len(qRows), func(n int) {
@@ -196,7 +163,7 @@ func (p *varlenBwdProblem) Check(args []*tensor.Tensor, seed uint64) Report {
 	parallelFor(len(kRows), func(n int) {
 		x := kRows[n]
 		qv, kv, vv, dov := views(x)
-		ov := seqRows(args[bwdO], x.q0, s.LensQ[x.b])
+		ov := seqView(args[bwdO], x.q0, s.LensQ[x.b])
 		lse := func(_, h, i int) float64 { return args[bwdLSE].At(0, h, x.q0+i) }
 		delta := func(_, h, i int) float64 {
 			doi, oi := ref.Vec(dov, 0, h, i), ref.Vec(ov, 0, h, i)

@@ -235,58 +235,29 @@ func TestTMAStoreReadBack(t *testing.T) {
 	}
 }
 
-// A tile of rows from a packed [tokens, heads, dim] tensor (one head's
-// rows, the heads between them) loads by TMA as a rank-3 box of 64
-// columns, one head and the tile's rows: the box's middle dim is 1 and its
-// coordinates put the row in the outer dim.
-func TestTMAPackedRows(t *testing.T) {
+// packedRows compiles for sm_90a a program that, a block per head of a
+// packed [300, 3, 64] tensor X, multiplies a tile of Y by X's rows in
+// 64-row tiles (three, in a pipelined loop); offset: from a row read from
+// an input Off (bound before the loop) and with a producer warpgroup,
+// else from row 0.
+func packedRows(t *testing.T, offset bool) *Program {
+	t.Helper()
 	const T, H, D = 300, 3, 64
 	f := tl.NewFunc("packed_rows")
 	X := f.In("X", tl.BF16, T, H, D)
 	Y := f.In("Y", tl.BF16, 64, D)
+	var Off *tl.Tensor
+	if offset {
+		Off = f.In("Off", tl.I32, H)
+	}
 	Out := f.Out("Out", tl.F32, H, 64, 64)
 	f.Kernel(tl.Grid(H), 128, func(k *tl.Block) {
 		h, _, _ := k.Idx()
-		ys, xs := k.Shared(tl.BF16, 64, D), k.Shared(tl.BF16, 64, D)
-		s := k.Fragment(tl.F32, 64, 64)
-		k.Copy(Y, ys)
-		k.Clear(s)
-		k.Pipelined(tl.CeilDiv(T, 64), 2, func(j tl.Expr) {
-			k.Copy(X.Sub(tl.Range(j.Mul(64), 64), h, tl.All), xs)
-			k.Gemm(ys, xs, s, tl.TransB)
-		})
-		k.Copy(s, Out.Sub(h, tl.All, tl.All))
-	})
-	fn, err := f.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Compile(fn, Options{Arch: "sm_90a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(p.TMA) != 1 || !slices.Equal(p.TMA[0].Box, []uint32{64, 1, 64}) {
-		t.Fatalf("tensor maps %+v, want one with box [64 1 64]:\n%s", p.TMA, p.Source)
-	}
-	if !strings.Contains(p.Source, "tl::tma_load_3d(") || !strings.Contains(p.Source, ", 0 + 0, bx, (k0 * 64), ") {
-		t.Errorf("no rank-3 TMA load with the row outermost:\n%s", p.Source)
-	}
-}
-
-// A variable set before a warp-specialized loop from the inputs (a packed
-// sequence's first row) is set by the producer too, before its loop, so
-// its TMA loads can start from it; the copies keep the consumers' set.
-func TestWarpSpecializedKernelVars(t *testing.T) {
-	const T, H, D = 300, 3, 64
-	f := tl.NewFunc("offset_rows")
-	X := f.In("X", tl.BF16, T, H, D)
-	Y := f.In("Y", tl.BF16, 64, D)
-	Off := f.In("Off", tl.I32, H)
-	Out := f.Out("Out", tl.F32, H, 64, 64)
-	f.Kernel(tl.Grid(H), 128, func(k *tl.Block) {
-		k.WarpSpecialize()
-		h, _, _ := k.Idx()
-		start := k.Let(Off.At(h))
+		start := tl.Int(0)
+		if offset {
+			k.WarpSpecialize()
+			start = k.Let(Off.At(h))
+		}
 		ys, xs := k.Shared(tl.BF16, 64, D), k.Shared(tl.BF16, 64, D)
 		s := k.Fragment(tl.F32, 64, 64)
 		k.Copy(Y, ys)
@@ -305,6 +276,28 @@ func TestWarpSpecializedKernelVars(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// A tile of rows from a packed [tokens, heads, dim] tensor (one head's
+// rows, the heads between them) loads by TMA as a rank-3 box of 64
+// columns, one head and the tile's rows: the box's middle dim is 1 and its
+// coordinates put the row in the outer dim.
+func TestTMAPackedRows(t *testing.T) {
+	p := packedRows(t, false)
+	if len(p.TMA) != 1 || !slices.Equal(p.TMA[0].Box, []uint32{64, 1, 64}) {
+		t.Fatalf("tensor maps %+v, want one with box [64 1 64]:\n%s", p.TMA, p.Source)
+	}
+	if !strings.Contains(p.Source, "tl::tma_load_3d(") || !strings.Contains(p.Source, ", 0 + 0, bx, (k0 * 64), ") {
+		t.Errorf("no rank-3 TMA load with the row outermost:\n%s", p.Source)
+	}
+}
+
+// A variable set before a warp-specialized loop from the inputs (a packed
+// sequence's first row) is set by the producer too, before its loop, so
+// its TMA loads can start from it; the copies keep the consumers' set.
+func TestWarpSpecializedKernelVars(t *testing.T) {
+	p := packedRows(t, true)
 	if len(p.TMA) != 1 || p.Threads != 256 {
 		t.Fatalf("%d tensor maps, %d threads; want 1 and a producer warpgroup:\n%s", len(p.TMA), p.Threads, p.Source)
 	}
