@@ -61,8 +61,16 @@ func (p *attnBwdProblem) GPUConfig() Config {
 }
 
 // GPUConfigFor is GPUConfig, with one stage on sm_8x at head dims over 128
-// (two take 204 KiB of shared memory; an A100 opts in to 163).
+// (two take 204 KiB of shared memory; an A100 opts in to 163); on AMD's
+// 64 KiB of LDS, 64 keys a block and 32 query rows a step (16 and 32
+// above head dim 128), one stage.
 func (p *attnBwdProblem) GPUConfigFor(arch string) Config {
+	if amd(arch) {
+		if max(p.s.Dqk, p.s.Dv) > 128 {
+			return AttnConfig{M: 16, N: 32, Stages: 1, Threads: 128}
+		}
+		return AttnConfig{M: 32, N: 64, Stages: 1, Threads: 256}
+	}
 	c := p.GPUConfig().(AttnConfig)
 	if ampere(arch) && max(p.s.Dqk, p.s.Dv) > 128 {
 		c.Stages = 1

@@ -202,14 +202,22 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 							grad = mods.ScoreGrad(x0, b, h, row, key)
 						}
 					}
-					p := tl.Select(hide, 0, tl.Exp2(x.Sub(lse.At(r).Mul(math.Log2E))))
-					Pt.Set(p, t, r)
+					// P and dS overwrite Sᵀ and dPᵀ (dS first: its
+					// derivative reads Sᵀ), then are copied into dV's and
+					// dK's A operands: a Parallel writing those directly
+					// would tie them to the accumulators' layout, which
+					// gfx942's MFMA operands cannot take. P is computed
+					// once, for both.
+					p := k.Let(tl.Select(hide, 0, tl.Exp2(x.Sub(lse.At(r).Mul(math.Log2E)))))
 					ds := p.Mul(dPt.At(t, r).Sub(delta.At(r)))
 					if grad.IR() != nil {
 						ds = ds.Mul(grad)
 					}
-					dSt.Set(ds, t, r)
+					dPt.Set(ds, t, r)
+					St.Set(p, t, r)
 				}, c.N, c.M)
+				k.Copy(St, Pt)
+				k.Copy(dPt, dSt)
 				k.Gemm(Pt, dos, dv, rows)                     // dV += Pᵀ·dO
 				k.Gemm(dSt, qs, dk, rows)                     // dK += dSᵀ·Q (scaled at the end)
 				k.Copy(dSt, dSs)                              // dQ's GEMM reads dSᵀ transposed

@@ -102,7 +102,7 @@ func TestVarlenStoresStopAtSequenceEnd(t *testing.T) {
 // float64's gradients, every row of every sequence: lengths from 1 to
 // past a tile, a short last sequence, causal with key lengths other than
 // the query's, GQA and MQA, f16, Dv ≠ Dqk; each builds for both CUDA
-// targets (gfx942 does not lower the backward yet).
+// targets and gfx942, and the GQA one runs emulated on gfx942.
 func TestVarlenBwdInterp(t *testing.T) {
 	e, err := kernels.Lookup("flash-attention-varlen-bwd")
 	if err != nil {
@@ -125,7 +125,10 @@ func TestVarlenBwdInterp(t *testing.T) {
 		}
 		t.Run(p.Shape().String(), func(t *testing.T) {
 			checkInterp(t, p, 4)
-			compileTargets(t, p, "sm_80", "sm_90a")
+			compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
+			if vals["heads-kv"] == "2" {
+				checkEmulated(t, p, 5)
+			}
 		})
 	}
 }

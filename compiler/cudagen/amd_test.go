@@ -132,6 +132,23 @@ func TestAMDMLACodeObject(t *testing.T) {
 // its registers leave the occupancy its LDS allows.
 func amdKernel(t *testing.T, include string, fn *ir.Func) codeobj.Kernel {
 	t.Helper()
+	k, p := amdCodeObject(t, include, fn)
+	// The occupancy the config intends is the one its LDS allows: the
+	// registers clang allotted must not lower it.
+	l, _ := codeobj.LimitsFor("gfx942")
+	o := k.OccupancyAt(p.Threads, p.Shared)
+	byRegs := l.SIMDsPerCU * min(o.VGPRWaves, o.SGPRWaves) / o.WavesPerWorkgroup
+	bySlots := l.SIMDsPerCU * l.MaxWavesPerSIMD / o.WavesPerWorkgroup
+	if want := min(o.LDSWorkgroups, bySlots); o.LDSWorkgroups > 0 && byRegs < want {
+		t.Errorf("%s: registers allow %d workgroups a CU, its %d bytes of LDS and the wave slots %d: %s", p.Name, byRegs, p.Shared, want, k)
+	}
+	return k
+}
+
+// amdCodeObject compiles fn for gfx942 with clang and reads its kernel's
+// resources.
+func amdCodeObject(t *testing.T, include string, fn *ir.Func) (codeobj.Kernel, *cudagen.Program) {
+	t.Helper()
 	p, err := cudagen.Compile(fn, cudagen.Options{Arch: "gfx942"})
 	if err != nil {
 		t.Fatal(err)
@@ -148,16 +165,7 @@ func amdKernel(t *testing.T, include string, fn *ir.Func) codeobj.Kernel {
 	if !ok {
 		t.Fatalf("no kernel %s in %s", p.Name, r)
 	}
-	// The occupancy the config intends is the one its LDS allows: the
-	// registers clang allotted must not lower it.
-	l, _ := codeobj.LimitsFor("gfx942")
-	o := k.OccupancyAt(p.Threads, p.Shared)
-	byRegs := l.SIMDsPerCU * min(o.VGPRWaves, o.SGPRWaves) / o.WavesPerWorkgroup
-	bySlots := l.SIMDsPerCU * l.MaxWavesPerSIMD / o.WavesPerWorkgroup
-	if want := min(o.LDSWorkgroups, bySlots); o.LDSWorkgroups > 0 && byRegs < want {
-		t.Errorf("%s: registers allow %d workgroups a CU, its %d bytes of LDS and the wave slots %d: %s", p.Name, byRegs, p.Shared, want, k)
-	}
-	return k
+	return k, p
 }
 
 func writeTemp(t *testing.T, dir, name, text string) {
@@ -369,5 +377,44 @@ func TestAMDScalarGemmEmulated(t *testing.T) {
 		if d.Bad > 0 || d.Rel() > 1e-5 {
 			t.Errorf("%+v: %s", s, &d)
 		}
+	}
+}
+
+// FlashAttention's backward with its AMD config compiles for gfx942: the
+// main program's five multiplies on MFMA without spills or scratch at
+// head dims 64 and 128 (and at 256, its 16×32 tiles), causal and GQA;
+// Delta's and dQ's programs without spills. Untuned: the main program's
+// registers may hold it under the occupancy its LDS allows (one wave a
+// SIMD at d64, where the LDS would allow two).
+func TestAMDAttentionBwdCodeObject(t *testing.T) {
+	name, text := cudagen.Header("gfx942")
+	dir := t.TempDir()
+	writeTemp(t, dir, name, text)
+	e, err := kernels.Lookup("flash-attention-bwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range []map[string]string{
+		{"dim": "128", "seq-q": "1024"},
+		{"dim": "64", "heads": "8", "heads-kv": "2", "seq-q": "300", "seq-kv": "517", "causal": "true", "layout": "bshd"},
+		{"dim": "256", "seq-q": "200", "causal": "true"},
+	} {
+		t.Run(fmt.Sprint(flags), func(t *testing.T) {
+			p, err := e.Problem(flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fns, _, err := bench.Programs(p, kernels.GPUConfigFor(p, "gfx942"), cudagen.Limits("gfx942"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, fn := range fns {
+				k, _ := amdCodeObject(t, dir, fn)
+				if k.Spills() > 0 || k.ScratchBytes > 0 || i == 1 && k.Instr.MFMA == 0 {
+					t.Errorf("program %d: %s", i+1, k)
+				}
+				t.Log(k)
+			}
+		})
 	}
 }
