@@ -47,8 +47,7 @@ func faMods(o SuiteOptions) ([]Point, error) {
 	})
 }
 
-// faModsBwd: the backward at ModsPoints but the document masks (which the
-// backward does not take), over the fa-bwd suite's configs.
+// faModsBwd: the backward at ModsPoints, over the fa-bwd suite's configs.
 func faModsBwd(o SuiteOptions) ([]Point, error) {
 	return modsPoints(o, "fa-mods-bwd", "flash-attention-bwd", func(p kernels.Problem, _ map[string]string) ([]kernels.Config, error) {
 		c, ok := p.GPUConfig().(kernels.AttnConfig)
@@ -70,9 +69,6 @@ func modsPoints(o SuiteOptions, suite, kernel string, configs func(kernels.Probl
 	}
 	var ps []Point
 	for _, v := range pts {
-		if v["doc-lens"] != "" && kernel == "flash-attention-bwd" {
-			continue
-		}
 		vals := map[string]string{"heads": "16", "dim": "128", "layout": "bshd", "dtype": "bf16"}
 		for k, x := range v {
 			vals[k] = x

@@ -32,12 +32,13 @@ var attnShapeFlags = []Flag{
 }
 
 // modFlags are the score and mask modifiers of the forward and the
-// backward (parseAttnMods); the forward also takes --doc-lens.
+// backward (parseAttnMods).
 var modFlags = []Flag{
 	{Name: "window", Default: "", Arg: "L,R", Help: "sliding window: query i sees keys from L before its diagonal to R after it (the diagonal at i + seq-kv - seq-q; -1: unbounded), as FlashAttention's window_size (kernels.SlidingWindow)"},
 	{Name: "softcap", Default: "0", Arg: "X", Help: "soft-capping of the scores, X·tanh(s/X) (kernels.SoftCap); 0: none"},
 	{Name: "alibi", Default: "false", Help: "ALiBi position biases, slope 2^(-8(h+1)/heads) a head (kernels.ALiBi)", Bool: true},
 	{Name: "prefix", Default: "", Arg: "N", Help: "prefix-LM mask: every query sees the first N keys, then keys up to its diagonal (kernels.PrefixLM)"},
+	{Name: "doc-lens", Default: "", Arg: "LENS", Help: "document masks of packed sequences: the documents' lengths, comma-separated, summing to --seq-q (= --seq-kv); a token sees only its own document's (kernels.DocumentMask)"},
 }
 
 var attentionEntry = &Entry{
@@ -46,7 +47,6 @@ var attentionEntry = &Entry{
 	Flags: append(append(slices.Clip(attnShapeFlags), modFlags...),
 		Flag{Name: "splits", Default: "1", Arg: "N", Help: "KV splits: 1 runs the single program; 0 lets the cost model (kernels.TailSplits) decide for --sms, N >= 2 cuts the keys of the last wave's blocks (of every block, when the grid fills at most one wave) in N; more than one split is two programs (split kernel, then combine), with 128-row tiles: run runs and times them together, emit prints one (--step), tune takes one program"},
 		Flag{Name: "sms", Default: "132", Help: "SM count the split is planned for (--splits other than 1)"},
-		Flag{Name: "doc-lens", Default: "", Arg: "LENS", Help: "document masks of packed sequences: the documents' lengths, comma-separated, summing to --seq-q (= --seq-kv); a token sees only its own document's (kernels.DocumentMask)"},
 	),
 	parse: parseAttention,
 }

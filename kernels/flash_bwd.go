@@ -101,12 +101,9 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 	}
 	f := tl.NewFunc(name)
 	mods := s.Mods
-	if m := s.Mods; m != nil && m.Declare != nil {
-		f.Refuse("the backward does not take modifiers that read tensors (%s) yet", m.Name)
-		mods = nil // the program is refused; build it without them
-	} else if m != nil && m.Score != nil && m.ScoreGrad == nil {
+	if m := s.Mods; m != nil && m.Score != nil && m.ScoreGrad == nil {
 		f.Refuse("the score modifier (%s) has no derivative (AttnMods.ScoreGrad), which the backward needs", m.Name)
-		mods = nil
+		mods = nil // the program is refused; build it without them
 	}
 	Q, K, V := s.qkv(f)
 	dO := s.rows(f.In, "dO", s.H, s.Sq, s.Dv)
@@ -115,6 +112,7 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 	dQAcc := f.Out("dQacc", tl.F32, s.B, s.H, s.Sq, s.Dqk)
 	dK := s.rows(f.Out, "dK", s.HKV, s.Skv, s.Dqk)
 	dV := s.rows(f.Out, "dV", s.HKV, s.Skv, s.Dv)
+	mods = mods.declared(f) // the tensors the modifiers read, after dV
 	var CuQ, CuK *tl.Tensor
 	grid := tl.Grid(tl.CeilDiv(s.Skv, c.N), s.HKV, s.B)
 	if v != nil {
@@ -268,9 +266,15 @@ func AttnBwdPost(s AttnShape, c AttnConfig) *tl.Func {
 // AttnBwdSteps are the three programs and the indices of their tensors in
 // AttnBwdInputs' list.
 func AttnBwdSteps(s AttnShape, c AttnConfig) []Step {
+	main := []int{bwdQ, bwdK, bwdV, bwdDO, bwdLSE, bwdDelta, bwdDQAcc, bwdDK, bwdDV}
+	if m := s.Mods; m != nil && m.Declare != nil { // the modifiers' tensors, last in the list
+		for i := range m.Inputs() {
+			main = append(main, bwdArgs+i)
+		}
+	}
 	return []Step{
 		{AttnBwdPrep(s, c), []int{bwdO, bwdDO, bwdDelta, bwdDQAcc}},
-		{AttnBwd(s, c), []int{bwdQ, bwdK, bwdV, bwdDO, bwdLSE, bwdDelta, bwdDQAcc, bwdDK, bwdDV}},
+		{AttnBwd(s, c), main},
 		{AttnBwdPost(s, c), []int{bwdDQAcc, bwdDQ}},
 	}
 }
@@ -278,7 +282,8 @@ func AttnBwdSteps(s AttnShape, c AttnConfig) []Step {
 // AttnBwdInputs are the backward's tensors in its order: seeded random Q,
 // K, V and dO (laid out as the shape says); O and LSE from the float64
 // forward (O rounded to the inputs' type), as the forward kernel leaves
-// them; Delta, dQacc, dQ, dK and dV poisoned with NaN.
+// them; Delta, dQacc, dQ, dK and dV poisoned with NaN; then the
+// modifiers' tensors (AttnMods.Inputs).
 func AttnBwdInputs(s AttnShape, seed uint64) []*tensor.Tensor {
 	fwd := AttentionInputs(s, seed)
 	q, k, v, o, lse := fwd[0], fwd[1], fwd[2], fwd[3], fwd[4]
@@ -303,6 +308,9 @@ func AttnBwdInputs(s AttnShape, seed uint64) []*tensor.Tensor {
 	args[bwdDQ] = like(q)
 	args[bwdDK] = like(k)
 	args[bwdDV] = like(v)
+	if m := s.Mods; m != nil && m.Inputs != nil {
+		args = append(args, m.Inputs()...)
+	}
 	return args
 }
 

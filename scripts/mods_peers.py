@@ -49,8 +49,7 @@ def log(*a):
 def peers(bwd):
     """Times each point's peers, forward or (bwd) backward only: the
     gradients of Q, K and V from a forward run once, as tilego's
-    flash-attention-bwd takes O and LSE; the backward skips the document
-    masks, which tilego's backward does not take."""
+    flash-attention-bwd takes O and LSE."""
     import torch
     import triton.testing
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
@@ -60,8 +59,6 @@ def peers(bwd):
     bench = lambda fn: float(triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"))
     suite = "fa-mods-bwd" if bwd else "fa-mods"
     for batch, seq, causal, mods in POINTS:
-        if bwd and mods.startswith("docs="):
-            continue
         q, k, v = (torch.randn(batch, HEADS, seq, DIM, device="cuda", dtype=torch.bfloat16, requires_grad=bwd) for _ in range(3))
         slopes = torch.exp2(-8.0 * (torch.arange(HEADS, device="cuda") + 1) / HEADS)
         docs = torch.cat([torch.full((n,), i, device="cuda", dtype=torch.int32) for i, n in enumerate(doc_lens(seq, 8))])

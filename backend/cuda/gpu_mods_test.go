@@ -64,6 +64,7 @@ func TestGPUAttnMods(t *testing.T) {
 	bwd := []map[string]string{
 		{"window": "100,0", "softcap": "10", "causal": "true", "seq-q": "300", "dim": "64"},
 		{"alibi": "true", "prefix": "50", "heads": "8", "heads-kv": "4", "seq-q": "260", "dim": "128"},
+		{"doc-lens": "300,1,250,449", "causal": "true", "seq-q": "1000", "dim": "128"},
 	}
 	for _, set := range []struct {
 		kernel string
