@@ -100,13 +100,18 @@ func (p *gemmProblem) DefaultConfig() Config {
 }
 
 // GPUConfig: 128×256×64 tiles over 8 warps, 3 stages, panels of 8 blocks
-// for L2 reuse; small matrices take the default.
+// for L2 reuse (8-bit inputs: 128 deep, so a tile's rows are 128 bytes,
+// TMA's and wgmma's 128-byte swizzle); small matrices take the default.
 func (p *gemmProblem) GPUConfig() Config {
 	s := p.s
 	if s.M < 128 || s.N < 128 || s.K < 32 {
 		return p.DefaultConfig()
 	}
-	return GemmConfig{BM: 128, BN: 256, BK: 64, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8}
+	bk := 64
+	if s.DType.Bytes() == 1 && s.K >= 128 {
+		bk = 128
+	}
+	return GemmConfig{BM: 128, BN: 256, BK: bk, Stages: 3, Threads: 256, Policy: ir.Square, Raster: 8}
 }
 
 // GPUConfigFor is GPUConfig for arch; AMD's 64 KiB of LDS take 128×128

@@ -139,3 +139,20 @@ func TestGPUKVCache(t *testing.T) {
 		}
 	}
 }
+
+// 8-bit float GEMMs on Hopper's wgmma (B stored N×K), at odd sizes and
+// with an epilogue, against float64.
+func TestGPUGemmF8(t *testing.T) {
+	b := openGPU(t)
+	if b.arch != "sm_90a" {
+		t.Skipf("8-bit wgmma needs sm_90a; this device is %s", b.arch)
+	}
+	for _, vals := range []map[string]string{
+		{"m": "1000", "n": "776", "k": "520", "dtype": "f8e4m3", "trans-b": "true", "out-dtype": "bf16"},
+		{"m": "2048", "n": "2048", "k": "1024", "dtype": "f8e5m2", "trans-b": "true", "out-dtype": "bf16", "bias": "true", "act": "gelu"},
+		{"m": "256", "n": "384", "k": "4096", "dtype": "f8e4m3", "trans-b": "true"},
+	} {
+		p := registryProblem(t, "gemm", vals)
+		t.Run(p.Shape().String(), func(t *testing.T) { runProblemGPU(t, b, "sm_90a", p) })
+	}
+}

@@ -39,6 +39,8 @@ func tiledSpec(p *cudagen.Program, i int, bufs []drv.Buffer, syms map[*ir.Var]in
 		spec.DType = drv.TensorBFloat16
 	case ir.F16:
 		spec.DType = drv.TensorFloat16
+	case ir.F8E4M3, ir.F8E5M2: // TMA moves bytes
+		spec.DType = drv.TensorUint8
 	default:
 		return spec, fmt.Errorf("TMA of %s", prm.DType)
 	}

@@ -14,7 +14,9 @@ import (
 // columns a warpgroup in groups of 8 (past 256, one instruction each 256:
 // wgmmaChunks), operands in shared memory in a canonical
 // swizzled layout (whole tiles, or their first columns in whole panels; or
-// A in registers) and 16-bit inputs.
+// A in registers) and 16-bit inputs, or 8-bit floats (e4m3, e5m2) with A
+// and B both K-major in shared memory (A stored M×K, B stored N×K: wgmma
+// transposes only 16-bit operands) and K a multiple of 32.
 func wgmmaFits(c *compilation, g *ir.Gemm) string {
 	T := c.threadsOf(g.C.Buf) // one warpgroup's in a Warpgroup block
 	sh := g.C.Shape()
@@ -25,11 +27,16 @@ func wgmmaFits(c *compilation, g *ir.Gemm) string {
 	}
 	dt := g.B.Buf.DType
 	w := wgSplit(T/128, m, g.Policy, splitNWanted(c))
+	f8 := wgmmaType(dt) != "" && dt.Bytes() == 1
 	switch {
 	case c.opts.Arch != "sm_90a":
 		return "not sm_90a"
-	case dt != ir.BF16 && dt != ir.F16:
-		return fmt.Sprintf("its inputs are %s, not f16 or bf16", dt)
+	case wgmmaType(dt) == "" || wgmmaType(g.A.Buf.DType) == "" || g.A.Buf.DType.Bytes() != dt.Bytes():
+		return fmt.Sprintf("its inputs are %s and %s, not both f16 or bf16 or both 8-bit floats", g.A.Buf.DType, dt)
+	case f8 && (g.TransA || !g.TransB || g.A.Buf.Scope == ir.Fragment):
+		return "8-bit operands must both be K-major in shared memory (A stored M×K, B stored N×K)"
+	case f8 && k%32 != 0:
+		return fmt.Sprintf("K = %d is not a multiple of 32 (8-bit operands)", k)
 	case T%128 != 0 || m%(64*w.M) != 0:
 		return fmt.Sprintf("%d threads' warpgroups cannot split M = %d in 64-row tiles", T, m)
 	case n%(8*w.N) != 0 && w.N == 1:
@@ -126,6 +133,7 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 	w := wgSplit(WG, M, g.Policy, splitNWanted(e.c))
 	rows, cols := M/w.M, N/w.N
 	MT := rows / 64
+	kStep := wgmmaK(g.B.Buf.DType) // 32 bytes of K an instruction
 	aRegs := g.A.Buf.Scope == ir.Fragment
 	e.open("")
 	if e.role != nil { // the block's one warpgroup computes it all
@@ -154,9 +162,9 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 			mOff = fmt.Sprintf("wg %% %d * %d + %d", w.M, rows, 64*mt)
 		}
 		for _, ch := range wgmmaChunks(cols) {
-			fn := e.wgmmaFunc(ch.n, g.B.Buf.DType, aRegs)
+			fn := e.wgmmaFunc(ch.n, g.A.Buf.DType, g.B.Buf.DType, aRegs)
 			at := cSum(bCol, fmt.Sprint(ch.c0)) // B's first column of this instruction
-			for kk := range K / 16 {
+			for kk := range K / kStep {
 				scale := "1"
 				if g.Clear && kk == 0 {
 					scale = "0"
@@ -164,7 +172,7 @@ func (e *emitter) wgmma(g *ir.Gemm) {
 				bDesc := db.at(at, kk)
 				acc := fmt.Sprintf("&%s[%d]", g.C.Buf.Name, mt*cols/2+ch.c0/2)
 				if aRegs {
-					base := (8*kk + 8*(K/16)*mt) / 2
+					base := (8*kk + 8*(K/kStep)*mt) / 2
 					e.line("%s<%d>(%s, %s[%d], %s[%d], %s[%d], %s[%d], %s, %s);", fn, db.trans, acc,
 						g.A.Buf.Name, base, g.A.Buf.Name, base+1, g.A.Buf.Name, base+2, g.A.Buf.Name, base+3, bDesc, scale)
 				} else {
@@ -220,11 +228,12 @@ type descOperand struct {
 	k0       int // K-major: the region's first column (K), at a panel's start
 	trans    int // the instruction's transpose flag: 1 for MN-major
 	lbo, sbo int
+	kStep    int // K an instruction takes
 }
 
 func (e *emitter) newDesc(r ir.Region, name string, kMajor bool) *descOperand {
 	sb := e.c.smem.bufs[r.Buf]
-	d := &descOperand{e: e, name: name, sb: sb, kMajor: kMajor, sbo: 8 * sb.panelW, lbo: 16}
+	d := &descOperand{e: e, name: name, sb: sb, kMajor: kMajor, sbo: 8 * sb.panelW, lbo: 16, kStep: wgmmaK(r.Buf.DType)}
 	if kMajor {
 		d.k0 = panelCol(r)
 	} else {
@@ -234,19 +243,19 @@ func (e *emitter) newDesc(r ir.Region, name string, kMajor bool) *descOperand {
 	return d
 }
 
-// at is the descriptor of the 16-wide K step kk, for rows starting at mn
+// at is the descriptor of K step kk (16 or 32 wide), for rows starting at mn
 // (a C expression; "0" for B, which always starts at its first row).
 func (d *descOperand) at(mn any, kk int) string {
 	sb := d.sb
 	var off string
 	if d.kMajor { // rows are M (or N); K runs along the panels
-		kb := (d.k0 + kk*16) * sb.eb
+		kb := (d.k0 + kk*d.kStep) * sb.eb
 		off = fmt.Sprintf("%d", kb/sb.panelW*sb.rows*sb.panelW+kb%sb.panelW)
 		if s := fmt.Sprint(mn); s != "0" {
 			off = fmt.Sprintf("(%s) * %d + %s", s, sb.panelW, off)
 		}
 	} else { // rows are K; M (or N) runs along the panels
-		off = fmt.Sprintf("%d", kk*16*sb.panelW)
+		off = fmt.Sprintf("%d", kk*d.kStep*sb.panelW)
 		if s := fmt.Sprint(mn); s != "0" {
 			off = fmt.Sprintf("(%s) * %d / %d * %d + %s", s, sb.eb, sb.panelW, sb.rows*sb.panelW, off)
 		}
@@ -254,16 +263,30 @@ func (d *descOperand) at(mn any, kk int) string {
 	return fmt.Sprintf("tl::desc(%s_base + %s, %d, %d, %d)", d.name, off, d.lbo, d.sbo, sb.swizzleMode())
 }
 
+// wgmmaType is dt's name in wgmma's shape suffix, "" for a type it does
+// not multiply.
+func wgmmaType(dt ir.DType) string {
+	return map[ir.DType]string{ir.BF16: "bf16", ir.F16: "f16", ir.F8E4M3: "e4m3", ir.F8E5M2: "e5m2"}[dt]
+}
+
+// wgmmaK is the K an instruction takes: 32 bytes of it.
+func wgmmaK(dt ir.DType) int { return 32 / dt.Bytes() }
+
 // wgmmaFunc returns the name of a device function issuing one wgmma of
 // width N, writing its definition into the kernel's preamble once. The
-// accumulator registers must be listed one by one in the asm.
-func (e *emitter) wgmmaFunc(n int, dt ir.DType, aRegs bool) string {
-	ty := map[ir.DType]string{ir.BF16: "bf16", ir.F16: "f16"}[dt]
+// accumulator registers must be listed one by one in the asm. 8-bit
+// operands take no transpose flags (the template's TA and TB are 0).
+func (e *emitter) wgmmaFunc(n int, adt, bdt ir.DType, aRegs bool) string {
+	ta, ty := wgmmaType(adt), wgmmaType(bdt)
 	kind := "ss"
 	if aRegs {
 		kind = "rs"
 	}
-	name := fmt.Sprintf("wgmma_m64n%dk16_%s_%s", n, kind, ty)
+	k := wgmmaK(bdt)
+	name := fmt.Sprintf("wgmma_m64n%dk%d_%s_%s", n, k, kind, ty)
+	if ta != ty {
+		name = fmt.Sprintf("wgmma_m64n%dk%d_%s_%s_%s", n, k, kind, ta, ty)
+	}
 	if e.funcs[name] {
 		return name
 	}
@@ -278,14 +301,18 @@ func (e *emitter) wgmmaFunc(n int, dt ir.DType, aRegs bool) string {
 	if aRegs {
 		fmt.Fprintf(&b, "template <int TB>\n__device__ __forceinline__ void %s(float* d, uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint64_t db, int scale_d) {\n", name)
 		fmt.Fprintf(&b, "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", regs+5)
-		fmt.Fprintf(&b, "    \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {%s}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, %%%d;\\n}\\n\"\n",
-			n, ty, ty, strings.Join(list, ", "), regs, regs+1, regs+2, regs+3, regs+4, regs+6)
+		fmt.Fprintf(&b, "    \"wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {%s}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, %%%d;\\n}\\n\"\n",
+			n, k, ta, ty, strings.Join(list, ", "), regs, regs+1, regs+2, regs+3, regs+4, regs+6)
 		fmt.Fprintf(&b, "    : %s\n    : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(db), \"r\"(scale_d), \"n\"(TB));\n}\n", strings.Join(outs, ", "))
 	} else {
 		fmt.Fprintf(&b, "template <int TA, int TB>\n__device__ __forceinline__ void %s(float* d, uint64_t da, uint64_t db, int scale_d) {\n", name)
 		fmt.Fprintf(&b, "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", regs+2)
-		fmt.Fprintf(&b, "    \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {%s}, %%%d, %%%d, p, 1, 1, %%%d, %%%d;\\n}\\n\"\n",
-			n, ty, ty, strings.Join(list, ", "), regs, regs+1, regs+3, regs+4)
+		trans := fmt.Sprintf(", %%%d, %%%d", regs+3, regs+4)
+		if bdt.Bytes() == 1 {
+			trans = ""
+		}
+		fmt.Fprintf(&b, "    \"wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {%s}, %%%d, %%%d, p, 1, 1%s;\\n}\\n\"\n",
+			n, k, ta, ty, strings.Join(list, ", "), regs, regs+1, trans)
 		fmt.Fprintf(&b, "    : %s\n    : \"l\"(da), \"l\"(db), \"r\"(scale_d), \"n\"(TA), \"n\"(TB));\n}\n", strings.Join(outs, ", "))
 	}
 	e.preamble = append(e.preamble, b.String())

@@ -26,9 +26,15 @@ func TestLimitsBuild(t *testing.T) {
 		{"gemm_k8", "sm_90a", gemmK8, "limits_test.go", "K = 8 must be a multiple of 16 for mma m16n8k16; nor can wgmma: K = 8 is not a multiple of 16"},
 		{"flash_d100", "sm_80", attn(d100, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}), "attn_loop.go", "policy fullrow: 100 columns cannot be cut in 8-column pieces"},
 		{"flash_d100", "sm_90a", attn(d100, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}), "attn_loop.go", "100 columns cannot be cut in 8-column pieces; nor can wgmma: N = 100 is not a multiple of 8"},
-		{"gemm_f8", "sm_90a", func() (*tl.Func, int) {
+		{"gemm_f8_kxn", "sm_90a", func() (*tl.Func, int) {
+			return kernels.Gemm(kernels.GemmShape{M: 128, N: 128, K: 128, DType: ir.F8E4M3, OutDType: ir.F32}, kernels.GemmConfig{BM: 64, BN: 64, BK: 64, Stages: 2, Threads: 128}), 0
+		}, "gemm.go", "mma.sync multiplies f16 or bf16, not f8e4m3; nor can wgmma: 8-bit operands must both be K-major in shared memory"},
+		{"gemm_f8_nxk", "sm_90a", func() (*tl.Func, int) {
 			return kernels.Gemm(kernels.GemmShape{M: 128, N: 128, K: 128, TransB: true, DType: ir.F8E4M3, OutDType: ir.F32}, kernels.GemmConfig{BM: 64, BN: 64, BK: 64, Stages: 2, Threads: 128}), 0
-		}, "gemm.go", "mma.sync multiplies f16 or bf16, not f8e4m3; nor can wgmma: its inputs are f8e4m3"},
+		}, "", ""},
+		{"gemm_f8_nxk", "sm_80", func() (*tl.Func, int) {
+			return kernels.Gemm(kernels.GemmShape{M: 128, N: 128, K: 128, TransB: true, DType: ir.F8E4M3, OutDType: ir.F32}, kernels.GemmConfig{BM: 64, BN: 64, BK: 64, Stages: 2, Threads: 128}), 0
+		}, "gemm.go", "mma.sync multiplies f16 or bf16, not f8e4m3"},
 		// 192 KiB once pipelined: over an A100's 163 KiB, within Hopper's 227.
 		{"shared_192k", "sm_80", attn(d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}), "flash.go", "shared memory after pipelining is 196608 bytes, over sm_80's 166912 per block"},
 		{"shared_192k", "sm_90a", attn(d256, kernels.AttnConfig{M: 128, N: 64, Stages: 2, Threads: 256}), "", ""},

@@ -10,7 +10,7 @@ import (
 // TMA loads for pipelined loops (sm_90a; Options.NoTMA or SwitchTMA off
 // turn them off). When every copy a pipelined loop prefetches is a whole box of a
 // global tensor, into a 128B-swizzled shared tile, one thread issues the
-// copies of an iteration as TMA loads, one per 64-element panel, and they
+// copies of an iteration as TMA loads, one per 128-byte panel, and they
 // complete on that ring slot's mbarrier; the iteration waits on the
 // barrier's phase instead of on cp.async groups. The tensor maps are
 // encoded when a launch is bound to its tensors and passed by value.
@@ -25,7 +25,7 @@ type TMASpec struct {
 type tmaCopy struct {
 	spec   int // index into the program's TMA specs
 	rank   int
-	panels int // 64-element panels of the tile's rows
+	panels int // 128-byte panels of the tile's rows
 	bytes  int // the whole tile
 	row    int // the box dim (innermost first) of the tile's rows
 }
@@ -91,18 +91,19 @@ func (c *compilation) tmaCopy(cp *ir.Copy) (*tmaCopy, TMASpec, bool) {
 }
 
 // tmaBox says how the global region g and the shared tile sb move as TMA
-// boxes, if they can: a 16-bit tensor of the tile's type (a box moves
-// bits, it does not convert) whose last dim is contiguous and
+// boxes, if they can: a 16-bit or 8-bit float tensor of the tile's type
+// (a box moves bits, it does not convert) whose last dim is contiguous and
 // whose rows step in multiples of 16 bytes, a region keeping its last dim
 // and one other (the rows: the one before it, or one further out, as a
 // sequence's rows in a packed [tokens, heads, dim] tensor, the dims
 // between them a box of 1), rank 2-4, and a whole tile of ≤ 256 rows in
-// 128-byte panels with the 128B swizzle (TMA's own layout for such a box),
-// each panel on a period of the pattern (hardwareSwizzled).
+// 128-byte panels (64 or 128 elements) with the 128B swizzle (TMA's own
+// layout for such a box), each panel on a period of the pattern
+// (hardwareSwizzled).
 func (c *compilation) tmaBox(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool) {
 	p := g.Buf
 	n := len(p.Shape)
-	if p.Scope != ir.Global || (p.DType != ir.BF16 && p.DType != ir.F16) || n < 2 || n > 4 || sb == nil || sb.dt != p.DType {
+	if p.Scope != ir.Global || !tmaMoves(p.DType) || n < 2 || n > 4 || sb == nil || sb.dt != p.DType {
 		return nil, TMASpec{}, false
 	}
 	if p.Strides != nil {
@@ -125,18 +126,18 @@ func (c *compilation) tmaBox(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool)
 			return nil, TMASpec{}, false
 		}
 	}
-	if sb.swizzleMode() != 1 || !sb.hardwareSwizzled() || sb.rows > 256 || sb.cols*sb.eb%128 != 0 || sb.eb != 2 {
+	if sb.swizzleMode() != 1 || !sb.hardwareSwizzled() || sb.rows > 256 || sb.cols*sb.eb%128 != 0 {
 		return nil, TMASpec{}, false
 	}
 	if g.Extent[r] != sb.rows || g.Extent[n-1] != sb.cols {
 		return nil, TMASpec{}, false
 	}
-	box := make([]uint32, n) // innermost first: one panel of 64 columns, the tile's rows, 1s
+	box := make([]uint32, n) // innermost first: one 128-byte panel of columns, the tile's rows, 1s
 	for d := range box {
 		box[d] = 1
 	}
-	box[0], box[n-1-r] = 64, uint32(sb.rows)
-	return &tmaCopy{rank: n, panels: sb.cols / 64, bytes: sb.rows * sb.cols * sb.eb, row: n - 1 - r},
+	box[0], box[n-1-r] = uint32(128/sb.eb), uint32(sb.rows)
+	return &tmaCopy{rank: n, panels: sb.cols * sb.eb / 128, bytes: sb.rows * sb.cols * sb.eb, row: n - 1 - r},
 		TMASpec{Param: c.paramIndex(p), Box: box}, true
 }
 
@@ -164,7 +165,7 @@ func (e *emitter) tmaCoords(g ir.Region, p int) string { return e.tmaCoordsAt(g,
 // tmaCoordsAt is tmaCoords with rowOff (C++, "" for none) added to the row.
 func (e *emitter) tmaCoordsAt(g ir.Region, p int, rowOff string) string {
 	n, r := len(g.Start), tmaRowDim(g)
-	coords := []string{fmt.Sprintf("%s + %d", e.expr(g.Start[n-1]), 64*p)}
+	coords := []string{fmt.Sprintf("%s + %d", e.expr(g.Start[n-1]), 128/g.Buf.DType.Bytes()*p)}
 	for d := n - 2; d >= 0; d-- {
 		if d == r {
 			coords = append(coords, e.expr(g.Start[d])+rowOff)
@@ -239,7 +240,7 @@ func (e *emitter) tmaIssue(bars int, tc map[*ir.Copy]*tmaCopy, copies []*ir.Copy
 	e.close()
 }
 
-// tmaPanels issues copy cp's TMA boxes, one a 64-element panel,
+// tmaPanels issues copy cp's TMA boxes, one a 128-byte panel,
 // completing on barrier bar.
 func (e *emitter) tmaPanels(tc *tmaCopy, cp *ir.Copy, bar string) {
 	sb := e.c.smem.bufs[cp.Dst.Buf]
@@ -330,4 +331,14 @@ func (e *emitter) ringPos(l *tmaLoop, v string) string {
 func (e *emitter) tmaWait(l *tmaLoop, v string, stages int) {
 	pos := e.ringPos(l, v)
 	e.line("tl::mbar_wait(tl::smem_addr(smem + %d) + 8 * (%s %% %d), (%s / %d) & 1);", l.bar, pos, stages, pos, stages)
+}
+
+// tmaMoves: the compiler moves dt by TMA (16-bit floats, and 8-bit ones
+// as bytes).
+func tmaMoves(dt ir.DType) bool {
+	switch dt {
+	case ir.BF16, ir.F16, ir.F8E4M3, ir.F8E5M2:
+		return true
+	}
+	return false
 }

@@ -9,7 +9,7 @@ import (
 // TMA stores for epilogues (sm_90a, with the TMA loads; Options.NoTMA or
 // SwitchTMA off turn both off). A copy of a whole shared tile to a global
 // region that TMA can address (tmaBox's rules) is issued by one thread as
-// one bulk store per 64-column panel; the thread waits only until the
+// one bulk store per 128-byte panel; the thread waits only until the
 // stores have read shared memory, so the block can retire while the writes
 // drain, and the next block on the SM starts sooner. Rows past the
 // tensor's end are dropped by TMA, as the masked stores drop them.
