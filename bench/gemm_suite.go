@@ -51,3 +51,45 @@ func gemmLLM(o SuiteOptions) ([]Point, error) {
 	}
 	return ps, nil
 }
+
+// GemmFP8Points are the gemm-fp8 suite's points: e4m3 inputs, B stored N×K
+// (wgmma's 8-bit operands are K-major), bf16 out, scaled per tensor as
+// torch._scaled_mm's default, and at 8192³ also per row of A and column
+// of B; scripts/gemm_peers.py --fp8 times torch._scaled_mm on the list.
+var GemmFP8Points = []map[string]string{
+	{"m": "8192", "n": "8192", "k": "8192", "scale-a": "tensor", "scale-b": "tensor"},
+	{"m": "4096", "n": "14336", "k": "4096", "scale-a": "tensor", "scale-b": "tensor"},
+	{"m": "14336", "n": "4096", "k": "4096", "scale-a": "tensor", "scale-b": "tensor"},
+	{"m": "8192", "n": "8192", "k": "8192", "scale-a": "row", "scale-b": "col"},
+}
+
+// gemmFP8: GemmFP8Points (--quick: the first) over 128-deep tilings (a
+// tile's rows are then 128 bytes, TMA's and wgmma's swizzle) with a
+// producer warpgroup.
+func gemmFP8(o SuiteOptions) ([]Point, error) {
+	pts := GemmFP8Points
+	if o.Quick {
+		pts = pts[:1]
+	}
+	e, err := kernels.Lookup("gemm")
+	if err != nil {
+		return nil, err
+	}
+	var cfgs []kernels.Config
+	for _, t := range [][3]int{{128, 256, 3}, {128, 256, 4}, {256, 128, 3}, {128, 128, 4}} {
+		cfgs = append(cfgs, kernels.GemmConfig{BM: t[0], BN: t[1], BK: 128, Stages: t[2], Threads: 256, Policy: ir.Square, Raster: 8, WS: true})
+	}
+	var ps []Point
+	for _, v := range pts {
+		vals := map[string]string{"dtype": "f8e4m3", "trans-b": "true", "out-dtype": "bf16"}
+		for k, x := range v {
+			vals[k] = x
+		}
+		p, err := e.Problem(vals)
+		if err != nil {
+			return nil, fmt.Errorf("gemm-fp8 %v: %w", v, err)
+		}
+		ps = append(ps, Point{Suite: "gemm-fp8", Problem: p, Configs: cfgs})
+	}
+	return ps, nil
+}

@@ -21,6 +21,7 @@ var Suites = map[string]func(SuiteOptions) ([]Point, error){
 	"rows":        rows,
 	"fa-mods":     faMods,
 	"gemm-llm":    gemmLLM,
+	"gemm-fp8":    gemmFP8,
 	"fa-mods-bwd": faModsBwd,
 	"fa-varlen":   faVarlen,
 }

@@ -34,6 +34,7 @@ func TestSuites(t *testing.T) {
 		"rows":        {30, 6},
 		"fa-mods":     {6, 2},
 		"gemm-llm":    {7, 2},
+		"gemm-fp8":    {4, 1},
 		"fa-mods-bwd": {6, 2},
 		"fa-varlen":   {8, 2},
 	}

@@ -9,12 +9,16 @@ import (
 )
 
 // GemmEpilogue is work fused into the GEMM on its f32 accumulator, after
-// the multiply and before C is stored, in this order: add Bias[N] (an
-// input of A's type after C), apply Act, add Residual[M, N] (an input of
-// C's type after the bias). One Parallel loop over the accumulator; the
-// bias tile is staged in shared memory (a masked copy at N's edge) and
-// read 16 bytes at a time.
+// the multiply and before C is stored, in this order: scale by ScaleA and
+// ScaleB (f32 inputs after C: one value for the whole tensor, or one a row
+// of A, one a column of B, as FP8 GEMMs dequantize), add Bias[N] (an input
+// of A's type), apply Act, add Residual[M, N] (an input of C's type), the
+// inputs in that order. One Parallel loop over the accumulator; the bias
+// tile is staged in shared memory (a masked copy at N's edge) and read 16
+// bytes at a time.
 type GemmEpilogue struct {
+	ScaleA   string // "", "tensor" (ScaleA[1]) or "row" (ScaleA[M])
+	ScaleB   string // "", "tensor" (ScaleB[1]) or "col" (ScaleB[N])
 	Bias     bool
 	Act      string // "", "relu", "gelu" (the tanh form) or "silu"
 	Residual bool
@@ -23,6 +27,12 @@ type GemmEpilogue struct {
 // Name is how a shape's fields print it: "bias+gelu+residual".
 func (e *GemmEpilogue) Name() string {
 	var parts []string
+	if e.ScaleA != "" {
+		parts = append(parts, "scale_a_"+e.ScaleA)
+	}
+	if e.ScaleB != "" {
+		parts = append(parts, "scale_b_"+e.ScaleB)
+	}
 	if e.Bias {
 		parts = append(parts, "bias")
 	}
@@ -44,9 +54,9 @@ func (e *GemmEpilogue) Name() string {
 
 // gemmEpi is an epilogue with its tensors declared in the kernel.
 type gemmEpi struct {
-	e              *GemmEpilogue
-	s              GemmShape
-	bias, residual *tl.Tensor
+	e                              *GemmEpilogue
+	s                              GemmShape
+	scaleA, scaleB, bias, residual *tl.Tensor
 }
 
 // declare declares e's inputs in f, after C.
@@ -57,6 +67,12 @@ func (e *GemmEpilogue) declare(f *tl.Func, s GemmShape) gemmEpi {
 	}
 	if e.Act != "" && e.Act != "relu" && e.Act != "gelu" && e.Act != "silu" {
 		f.Refuse("epilogue activation %q: want relu, gelu or silu", e.Act)
+	}
+	if e.ScaleA != "" {
+		g.scaleA = f.In("ScaleA", tl.F32, e.scaleLen(e.ScaleA, s.M))
+	}
+	if e.ScaleB != "" {
+		g.scaleB = f.In("ScaleB", tl.F32, e.scaleLen(e.ScaleB, s.N))
 	}
 	if e.Bias {
 		g.bias = f.In("Bias", s.DType, s.N)
@@ -70,7 +86,7 @@ func (e *GemmEpilogue) declare(f *tl.Func, s GemmShape) gemmEpi {
 // apply runs the epilogue on block (by, bx)'s accumulator tile.
 func (g gemmEpi) apply(k *tl.Block, acc *tl.Tensor, c GemmConfig, by, bx tl.Expr) {
 	e := g.e
-	if e == nil || !e.Bias && e.Act == "" && !e.Residual {
+	if e == nil || *e == (GemmEpilogue{}) {
 		return
 	}
 	var bias *tl.Tensor
@@ -79,8 +95,23 @@ func (g gemmEpi) apply(k *tl.Block, acc *tl.Tensor, c GemmConfig, by, bx tl.Expr
 		k.Copy(g.bias.Sub(tl.Tile(bx, c.BN)), bias)
 	}
 	row0, col0 := by.Mul(c.BM), bx.Mul(c.BN)
+	// The tile's rows and columns past the edge read the last.
+	row := func(i tl.Expr) tl.Expr { return tl.Min(row0.Add(i), g.s.M-1) }
+	col := func(j tl.Expr) tl.Expr { return tl.Min(col0.Add(j), g.s.N-1) }
 	k.Parallel(func(i, j tl.Expr) {
 		x := acc.At(i, j)
+		for _, sc := range []struct {
+			kind string
+			t    *tl.Tensor
+			at   tl.Expr
+		}{{e.ScaleA, g.scaleA, row(i)}, {e.ScaleB, g.scaleB, col(j)}} {
+			switch sc.kind {
+			case "tensor":
+				x = x.Mul(sc.t.At(0))
+			case "row", "col":
+				x = x.Mul(sc.t.At(sc.at))
+			}
+		}
 		if e.Bias {
 			x = x.Add(bias.At(j))
 		}
@@ -94,20 +125,54 @@ func (g gemmEpi) apply(k *tl.Block, acc *tl.Tensor, c GemmConfig, by, bx tl.Expr
 		case "silu":
 			x = x.Mul(tl.Sigmoid(x))
 		}
-		if e.Residual { // the tile's rows and columns past the edge read the last
-			r, col := tl.Min(row0.Add(i), g.s.M-1), tl.Min(col0.Add(j), g.s.N-1)
-			x = x.Add(g.residual.At(r, col))
+		if e.Residual {
+			x = x.Add(g.residual.At(row(i), col(j)))
 		}
 		acc.Set(x, i, j)
 	}, c.BM, c.BN)
 }
 
-// ref is the epilogue in float64 on element (i, j) of A·B, given the
-// inputs after C.
-func (e *GemmEpilogue) ref(v float64, i, j int, bias, residual *tensor.Tensor) float64 {
+// scaleLen is a scale's length: 1 for the whole tensor, else n.
+func (e *GemmEpilogue) scaleLen(kind string, n int) int {
+	if kind == "tensor" {
+		return 1
+	}
+	return n
+}
+
+// epiTensors are the epilogue's inputs, nil where it has none.
+type epiTensors struct{ scaleA, scaleB, bias, residual *tensor.Tensor }
+
+// tensors picks the epilogue's inputs from the list after C.
+func (e *GemmEpilogue) tensors(extra []*tensor.Tensor) epiTensors {
+	var t epiTensors
+	if e == nil {
+		return t
+	}
+	for _, x := range []struct {
+		on  bool
+		dst **tensor.Tensor
+	}{{e.ScaleA != "", &t.scaleA}, {e.ScaleB != "", &t.scaleB}, {e.Bias, &t.bias}, {e.Residual, &t.residual}} {
+		if x.on {
+			*x.dst, extra = extra[0], extra[1:]
+		}
+	}
+	return t
+}
+
+// ref is the epilogue in float64 on element (i, j) of A·B, given its
+// inputs.
+func (e *GemmEpilogue) ref(v float64, i, j int, t epiTensors) float64 {
 	if e == nil {
 		return v
 	}
+	if e.ScaleA != "" {
+		v *= t.scaleA.Data[min(i, len(t.scaleA.Data)-1)]
+	}
+	if e.ScaleB != "" {
+		v *= t.scaleB.Data[min(j, len(t.scaleB.Data)-1)]
+	}
+	bias, residual := t.bias, t.residual
 	if e.Bias {
 		v += bias.At(j)
 	}
@@ -130,6 +195,12 @@ func (e *GemmEpilogue) inputs(s GemmShape, seed uint64) []*tensor.Tensor {
 	var ts []*tensor.Tensor
 	if e == nil {
 		return nil
+	}
+	if e.ScaleA != "" {
+		ts = append(ts, tensor.New(tl.F32, e.scaleLen(e.ScaleA, s.M)).Rand(seed+5, 1))
+	}
+	if e.ScaleB != "" {
+		ts = append(ts, tensor.New(tl.F32, e.scaleLen(e.ScaleB, s.N)).Rand(seed+6, 1))
 	}
 	if e.Bias {
 		ts = append(ts, tensor.New(s.DType, s.N).Rand(seed+7, 1))
@@ -155,7 +226,13 @@ func parseGemmEpilogue(v values) (*GemmEpilogue, error) {
 	default:
 		return nil, fmt.Errorf("--act %q: want relu, gelu or silu", e.Act)
 	}
-	if !e.Bias && !e.Residual && e.Act == "" {
+	if e.ScaleA = v.str("scale-a"); e.ScaleA != "" && e.ScaleA != "tensor" && e.ScaleA != "row" {
+		return nil, fmt.Errorf("--scale-a %q: want tensor or row", e.ScaleA)
+	}
+	if e.ScaleB = v.str("scale-b"); e.ScaleB != "" && e.ScaleB != "tensor" && e.ScaleB != "col" {
+		return nil, fmt.Errorf("--scale-b %q: want tensor or col", e.ScaleB)
+	}
+	if e == (GemmEpilogue{}) {
 		return nil, nil
 	}
 	return &e, nil

@@ -7,10 +7,11 @@ import (
 	"github.com/tilego/tilego/kernels"
 )
 
-// gemm's epilogue (bias, activation, residual) on the interpreter against
-// float64 at sizes that are not multiples of the tiles, compiled for every
-// target at its GPU config; one case emulated on gfx942. The check applies
-// the epilogue in float64: the tests fail without it in the kernel.
+// gemm's epilogue (scales, bias, activation, residual) on the interpreter
+// against float64 at sizes that are not multiples of the tiles, compiled
+// for every target at its GPU config (8-bit inputs: for sm_90a and
+// gfx942); two cases emulated on gfx942. The check applies the epilogue in
+// float64: the tests fail without it in the kernel.
 func TestGemmEpilogue(t *testing.T) {
 	e, err := kernels.Lookup("gemm")
 	if err != nil {
@@ -21,6 +22,9 @@ func TestGemmEpilogue(t *testing.T) {
 		{"m": "130", "n": "200", "k": "64", "act": "silu", "trans-a": "true"},
 		{"m": "37", "n": "136", "k": "96", "bias": "true", "act": "relu", "residual": "true", "trans-b": "true", "dtype": "f16", "out-dtype": "f16"},
 		{"m": "64", "n": "64", "k": "32", "residual": "true"},
+		{"m": "100", "n": "72", "k": "96", "scale-a": "row", "scale-b": "col", "dtype": "f8e4m3", "trans-b": "true", "out-dtype": "bf16"},
+		{"m": "130", "n": "40", "k": "160", "scale-a": "tensor", "scale-b": "tensor", "bias": "true", "act": "gelu", "dtype": "f8e5m2", "trans-b": "true"},
+		{"m": "70", "n": "200", "k": "64", "scale-b": "col", "residual": "true"},
 	} {
 		p, err := e.Problem(vals)
 		if err != nil {
@@ -28,8 +32,12 @@ func TestGemmEpilogue(t *testing.T) {
 		}
 		t.Run(p.Shape().String(), func(t *testing.T) {
 			checkInterp(t, p, 6)
-			compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
-			if i == 0 {
+			if strings.HasPrefix(vals["dtype"], "f8") {
+				compileTargets(t, p, "sm_90a", "gfx942") // sm_80's mma.sync takes no 8-bit floats
+			} else {
+				compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
+			}
+			if i == 0 || i == 4 {
 				checkEmulated(t, p, 7)
 			}
 		})
@@ -40,6 +48,8 @@ func TestGemmEpilogue(t *testing.T) {
 	}{
 		{map[string]string{"act": "tanh"}, "want relu, gelu or silu"},
 		{map[string]string{"bias": "true", "split-k": "2"}, "runs with the single program only"},
+		{map[string]string{"scale-a": "col"}, "want tensor or row"},
+		{map[string]string{"scale-b": "row"}, "want tensor or col"},
 	} {
 		if _, err := e.Problem(c.vals); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.vals, err, c.want)

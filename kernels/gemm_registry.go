@@ -25,6 +25,8 @@ var gemmEntry = &Entry{
 		{Name: "bias", Default: "false", Help: "epilogue: add a bias vector of N (an input after C)", Bool: true},
 		{Name: "act", Default: "", Arg: "NAME", Help: "epilogue: an activation after the bias: relu, gelu (tanh form) or silu"},
 		{Name: "residual", Default: "false", Help: "epilogue: add a residual M×N of C's type (an input after C and the bias), last", Bool: true},
+		{Name: "scale-a", Default: "", Arg: "KIND", Help: "epilogue: scale A·B first by an f32 input ScaleA after C: tensor (one value) or row (one a row of A), as FP8 GEMMs dequantize"},
+		{Name: "scale-b", Default: "", Arg: "KIND", Help: "epilogue: scale by an f32 input ScaleB (after ScaleA): tensor (one value) or col (one a column of B)"},
 		{Name: "split-k", Default: "1", Arg: "N", Help: "cut K in N parts computed by blocks of their own, then summed (two programs; for small M, as in decoding)"},
 	},
 	parse: parseGemm,
@@ -69,7 +71,7 @@ func parseGemm(v values) (Problem, error) {
 		return nil, err
 	}
 	if s.Epi != nil && splits > 1 {
-		return nil, fmt.Errorf("--split-k %d: the epilogue (--bias, --act, --residual) runs with the single program only", splits)
+		return nil, fmt.Errorf("--split-k %d: the epilogue (--scale-a, --scale-b, --bias, --act, --residual) runs with the single program only", splits)
 	}
 	if splits > 1 {
 		return &gemmSplitProblem{gemmProblem{s: s}, splits}, nil
@@ -167,18 +169,9 @@ func (p *gemmProblem) Check(args []*tensor.Tensor, seed uint64) Report {
 	want := make([]float64, len(at))
 	parallelFor(len(at), func(x int) { want[x] = dot(at[x][0], at[x][1]) })
 	m := Measure{Name: "c", Tol: Tolerance(s.OutDType)}
-	var bias, residual *tensor.Tensor
-	if e := s.Epi; e != nil {
-		extra := args[3:]
-		if e.Bias {
-			bias, extra = extra[0], extra[1:]
-		}
-		if e.Residual {
-			residual = extra[0]
-		}
-	}
+	ex := s.Epi.tensors(args[3:])
 	for x, ij := range at {
-		m.Diff.Add(c.At(ij[0], ij[1]), s.Epi.ref(want[x], ij[0], ij[1], bias, residual))
+		m.Diff.Add(c.At(ij[0], ij[1]), s.Epi.ref(want[x], ij[0], ij[1], ex))
 	}
 	return Report{Measures: []Measure{m}, Checked: checked}
 }

@@ -8,6 +8,8 @@ tilego bench times the suite.
 
     python3 scripts/gemm_peers.py > peers.jsonl
     python3 scripts/gemm_peers.py --table tilego.jsonl peers.jsonl
+    python3 scripts/gemm_peers.py --fp8 > peers-fp8.jsonl   # gemm-fp8: torch._scaled_mm
+    python3 scripts/gemm_peers.py --fp8 --table tilego-fp8.jsonl peers-fp8.jsonl
 
 stdout: one JSON object per line (or the table); progress on stderr.
 """
@@ -73,6 +75,67 @@ def peers():
         torch.cuda.empty_cache()
 
 
+# bench.GemmFP8Points: (m, n, k, scaling), e4m3, B stored N×K, bf16 out
+FP8_POINTS = [
+    (8192, 8192, 8192, "tensor"),
+    (4096, 14336, 4096, "tensor"),
+    (14336, 4096, 4096, "tensor"),
+    (8192, 8192, 8192, "row"),
+]
+
+
+def peers_fp8():
+    """torch._scaled_mm on e4m3 A (M×K) and B (N×K, passed transposed:
+    column-major K×N as it wants), bf16 out, scaled per tensor or per row
+    of A and column of B."""
+    import torch
+    import triton.testing
+    bench = lambda fn: float(triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"))
+    for m, n, k, scaling in FP8_POINTS:
+        a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
+        if scaling == "tensor":
+            sa, sb = torch.tensor(0.5, device="cuda"), torch.tensor(2.0, device="cuda")
+            shape_s = {"epilogue": "scale_a_tensor+scale_b_tensor"}
+        else:
+            sa, sb = torch.rand(m, 1, device="cuda") + 0.5, torch.rand(1, n, device="cuda") + 0.5
+            shape_s = {"epilogue": "scale_a_row+scale_b_col"}
+        shape = {"m": m, "n": n, "k": k, "trans_a": False, "trans_b": True, "dtype": "f8e4m3", "out_dtype": "bf16", **shape_s}
+        rec = {"suite": "gemm-fp8", "kernel": "gemm", "impl": "torch-scaled-mm", "shape": shape}
+        try:
+            fn = lambda: torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+            fn()
+            torch.cuda.synchronize()
+            ms = bench(fn)
+            rec["ms"], rec["tflops"] = ms, 2 * m * n * k / ms / 1e9
+        except Exception as e:
+            rec["error"] = ("%s: %s" % (type(e).__name__, e))[:300]
+        print(json.dumps(rec), flush=True)
+        log("fp8 %dx%dx%d %s: %s" % (m, n, k, scaling, "%.1f TFLOP/s" % rec["tflops"] if "tflops" in rec else rec.get("error")))
+        del a, b
+        torch.cuda.empty_cache()
+
+
+def table_fp8(paths):
+    recs = []
+    for p in paths:
+        with open(p) as f:
+            recs += [json.loads(l) for l in f if l.startswith("{")]
+    by = {}
+    for r in recs:
+        if r.get("suite") == "gemm-fp8":
+            s = r["shape"]
+            by.setdefault((s["m"], s["n"], s["k"], s.get("epilogue", "")), {})[r["impl"]] = r
+    print("| m×n×k | scales | tilego TFLOP/s | config | torch._scaled_mm | ×_scaled_mm |")
+    print("|---|---|--:|---|--:|--:|")
+    for key in sorted(by):
+        d = by[key]
+        g = lambda i: d.get(i, {}).get("tflops", 0) or 0
+        cfg = " ".join("%s=%s" % kv for kv in (d.get("tilego", {}).get("config") or {}).items()) or d.get("tilego", {}).get("error", "-")[:40]
+        print("| %d×%d×%d | %s | %.0f | %s | %.0f | %s |" % (key[0], key[1], key[2], key[3], g("tilego"), cfg, g("torch-scaled-mm"),
+              "%.2f" % (g("tilego") / g("torch-scaled-mm")) if g("tilego") and g("torch-scaled-mm") else "-"))
+
+
 def table(paths):
     recs = []
     for p in paths:
@@ -101,8 +164,9 @@ def table(paths):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--table", nargs="+", metavar="JSONL")
+    ap.add_argument("--fp8", action="store_true", help="the gemm-fp8 suite's peer, torch._scaled_mm")
     a = ap.parse_args()
     if a.table:
-        table(a.table)
+        (table_fp8 if a.fp8 else table)(a.table)
     else:
-        peers()
+        (peers_fp8 if a.fp8 else peers)()
