@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
@@ -31,23 +32,27 @@ func gemmLLM(o SuiteOptions) ([]Point, error) {
 	if o.Quick {
 		pts = []map[string]string{pts[0], pts[len(pts)-1]}
 	}
+	cfgs := append(GemmConfigs()[:3:3],
+		kernels.GemmConfig{BM: 128, BN: 128, BK: 64, Stages: 4, Threads: 256, Policy: ir.Square, Raster: 8, WS: true})
+	return gemmPoints("gemm-llm", map[string]string{"dtype": "bf16", "out-dtype": "bf16"}, pts, cfgs)
+}
+
+// gemmPoints are suite's points, gemm problems at base's flag values
+// updated by each of pts, each over cfgs.
+func gemmPoints(suite string, base map[string]string, pts []map[string]string, cfgs []kernels.Config) ([]Point, error) {
 	e, err := kernels.Lookup("gemm")
 	if err != nil {
 		return nil, err
 	}
-	cfgs := append(GemmConfigs()[:3:3],
-		kernels.GemmConfig{BM: 128, BN: 128, BK: 64, Stages: 4, Threads: 256, Policy: ir.Square, Raster: 8, WS: true})
 	var ps []Point
 	for _, v := range pts {
-		vals := map[string]string{"dtype": "bf16", "out-dtype": "bf16"}
-		for k, x := range v {
-			vals[k] = x
-		}
+		vals := maps.Clone(base)
+		maps.Copy(vals, v)
 		p, err := e.Problem(vals)
 		if err != nil {
-			return nil, fmt.Errorf("gemm-llm %v: %w", v, err)
+			return nil, fmt.Errorf("%s %v: %w", suite, v, err)
 		}
-		ps = append(ps, Point{Suite: "gemm-llm", Problem: p, Configs: cfgs})
+		ps = append(ps, Point{Suite: suite, Problem: p, Configs: cfgs})
 	}
 	return ps, nil
 }
@@ -71,25 +76,9 @@ func gemmFP8(o SuiteOptions) ([]Point, error) {
 	if o.Quick {
 		pts = pts[:1]
 	}
-	e, err := kernels.Lookup("gemm")
-	if err != nil {
-		return nil, err
-	}
 	var cfgs []kernels.Config
 	for _, t := range [][3]int{{128, 256, 3}, {128, 256, 4}, {256, 128, 3}, {128, 128, 4}} {
 		cfgs = append(cfgs, kernels.GemmConfig{BM: t[0], BN: t[1], BK: 128, Stages: t[2], Threads: 256, Policy: ir.Square, Raster: 8, WS: true})
 	}
-	var ps []Point
-	for _, v := range pts {
-		vals := map[string]string{"dtype": "f8e4m3", "trans-b": "true", "out-dtype": "bf16"}
-		for k, x := range v {
-			vals[k] = x
-		}
-		p, err := e.Problem(vals)
-		if err != nil {
-			return nil, fmt.Errorf("gemm-fp8 %v: %w", v, err)
-		}
-		ps = append(ps, Point{Suite: "gemm-fp8", Problem: p, Configs: cfgs})
-	}
-	return ps, nil
+	return gemmPoints("gemm-fp8", map[string]string{"dtype": "f8e4m3", "trans-b": "true", "out-dtype": "bf16"}, pts, cfgs)
 }
