@@ -31,40 +31,19 @@ var modCases = []map[string]string{
 // Each case on the interpreter against float64 (kernels' Check), and
 // compiled for every target.
 func TestAttnModsInterp(t *testing.T) {
-	e, err := kernels.Lookup("flash-attention")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, vals := range modCases {
-		vals["dim"], vals["batch"] = "32", "2"
-		p, err := e.Problem(vals)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(p.Shape().String(), func(t *testing.T) {
-			checkInterp(t, p, 3)
-			compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
-		})
-	}
+	eachProblem(t, "flash-attention", map[string]string{"dim": "32", "batch": "2"}, modCases, func(t *testing.T, _ int, _ map[string]string, p kernels.Problem) {
+		checkInterp(t, p, 3)
+		compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
+	})
 }
 
 // Two cases' gfx942 programs, emulated, against float64.
 func TestAttnModsEmulated(t *testing.T) {
-	e, err := kernels.Lookup("flash-attention")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, vals := range []map[string]string{
-		{"window": "40,0", "softcap": "4", "causal": "true", "seq-q": "150", "dim": "64"},
-		{"alibi": "true", "heads": "4", "heads-kv": "1", "seq-q": "70", "seq-kv": "100", "dim": "64"},
-		{"doc-lens": "33,80,7", "causal": "true", "seq-q": "120", "dim": "64"},
-	} {
-		p, err := e.Problem(vals)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(p.Shape().String(), func(t *testing.T) { checkEmulated(t, p, 5) })
-	}
+	eachProblem(t, "flash-attention", map[string]string{"dim": "64"}, []map[string]string{
+		{"window": "40,0", "softcap": "4", "causal": "true", "seq-q": "150"},
+		{"alibi": "true", "heads": "4", "heads-kv": "1", "seq-q": "70", "seq-kv": "100"},
+		{"doc-lens": "33,80,7", "causal": "true", "seq-q": "120"},
+	}, func(t *testing.T, _ int, _ map[string]string, p kernels.Problem) { checkEmulated(t, p, 5) })
 }
 
 // Without modifiers the kernel is the plain one; the flags' bad values and
@@ -181,13 +160,10 @@ func TestAttnModsKeyRange(t *testing.T) {
 // The backward's three programs with modifiers, through the registry, on
 // the interpreter against float64's gradients (ref.Attn with the same
 // modifiers and the soft cap's derivative); each builds for both CUDA
-// targets and gfx942, and one runs emulated on gfx942. Without the soft cap's derivative dQ and dK missed by 0.15.
+// targets and gfx942, and one runs emulated on gfx942. Without the soft
+// cap's derivative dQ and dK missed by 0.15.
 func TestAttnModsBwd(t *testing.T) {
-	e, err := kernels.Lookup("flash-attention-bwd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, vals := range []map[string]string{
+	eachProblem(t, "flash-attention-bwd", map[string]string{"dim": "32", "batch": "2"}, []map[string]string{
 		{"window": "30,0", "softcap": "5", "causal": "true", "seq-q": "100", "seq-kv": "130"},
 		{"alibi": "true", "prefix": "20", "heads": "4", "heads-kv": "2", "seq-q": "90"},
 		{"softcap": "3", "window": "9,9", "seq-q": "70", "layout": "bshd", "dtype": "f16"},
@@ -199,20 +175,13 @@ func TestAttnModsBwd(t *testing.T) {
 		{"doc-lens": "60,1,39,30", "seq-q": "130"}, // a document from row 61 sees key tile 64-95
 		{"doc-lens": "33,97", "causal": "true", "seq-q": "130"},
 		{"doc-lens": "70,60", "softcap": "4", "heads": "4", "heads-kv": "2", "seq-q": "130", "layout": "bshd"},
-	} {
-		vals["dim"], vals["batch"] = "32", "2"
-		p, err := e.Problem(vals)
-		if err != nil {
-			t.Fatal(err)
+	}, func(t *testing.T, i int, _ map[string]string, p kernels.Problem) {
+		checkInterp(t, p, 4)
+		compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
+		if i == 0 {
+			checkEmulated(t, p, 6)
 		}
-		t.Run(p.Shape().String(), func(t *testing.T) {
-			checkInterp(t, p, 4)
-			compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
-			if vals["window"] == "30,0" {
-				checkEmulated(t, p, 6)
-			}
-		})
-	}
+	})
 }
 
 // A masked problem's FLOPs count the pairs the mask leaves: a causal window

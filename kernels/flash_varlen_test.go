@@ -16,32 +16,19 @@ import (
 // causal, GQA, key lengths other than the query's, f16, Dv ≠ Dqk; each
 // compiles for every target at its GPU config.
 func TestVarlenInterp(t *testing.T) {
-	e, err := kernels.Lookup("flash-attention-varlen")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, vals := range []map[string]string{
+	eachProblem(t, "flash-attention-varlen", map[string]string{"heads": "2"}, []map[string]string{
 		{"lens": "1,17,100,257"},
 		{"lens": "1,17,1000,4097", "causal": "true", "heads": "1", "dim": "32"},
 		{"lens": "70,5,129", "lens-kv": "90,5,64", "causal": "true", "heads": "4", "heads-kv": "2"},
 		{"lens": "33,64", "lens-kv": "200,1", "dtype": "f16", "dim-v": "32"},
 		{"lens": "100,5"}, // the short last sequence's tiles start past the tensors' end
-	} {
-		if vals["heads"] == "" {
-			vals["heads"] = "2"
+	}, func(t *testing.T, i int, _ map[string]string, p kernels.Problem) {
+		checkInterp(t, p, 9)
+		compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
+		if i == 2 {
+			checkEmulated(t, p, 10)
 		}
-		p, err := e.Problem(vals)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(p.Shape().String(), func(t *testing.T) {
-			checkInterp(t, p, 9)
-			compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
-			if vals["lens"] == "70,5,129" {
-				checkEmulated(t, p, 10)
-			}
-		})
-	}
+	})
 }
 
 // A sequence's last tile does not store past the sequence's end: with the
@@ -104,31 +91,15 @@ func TestVarlenStoresStopAtSequenceEnd(t *testing.T) {
 // the query's, GQA and MQA, f16, Dv ≠ Dqk; each builds for both CUDA
 // targets and gfx942, and the GQA one runs emulated on gfx942.
 func TestVarlenBwdInterp(t *testing.T) {
-	e, err := kernels.Lookup("flash-attention-varlen-bwd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, vals := range []map[string]string{
+	eachProblem(t, "flash-attention-varlen-bwd", map[string]string{"heads": "2", "dim": "32"}, []map[string]string{
 		{"lens": "1,17,100,70", "heads": "4", "heads-kv": "1", "dim": "64", "dim-v": "32"},
 		{"lens": "5,40,100", "lens-kv": "17,40,80", "heads": "4", "heads-kv": "2", "causal": "true"},
 		{"lens": "33,64", "dtype": "f16"},
-	} {
-		if vals["heads"] == "" {
-			vals["heads"] = "2"
+	}, func(t *testing.T, i int, _ map[string]string, p kernels.Problem) {
+		checkInterp(t, p, 4)
+		compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
+		if i == 1 {
+			checkEmulated(t, p, 5)
 		}
-		if vals["dim"] == "" {
-			vals["dim"] = "32"
-		}
-		p, err := e.Problem(vals)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(p.Shape().String(), func(t *testing.T) {
-			checkInterp(t, p, 4)
-			compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
-			if vals["heads-kv"] == "2" {
-				checkEmulated(t, p, 5)
-			}
-		})
-	}
+	})
 }

@@ -11,26 +11,20 @@ import (
 // parts), and a 16-bit C; each step compiles for every target, and one
 // case's gfx942 programs, emulated, pass the same check.
 func TestGemmSplitK(t *testing.T) {
-	e, err := kernels.Lookup("gemm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, vals := range []map[string]string{
+	eachProblem(t, "gemm", nil, []map[string]string{
 		{"m": "37", "n": "200", "k": "1000", "split-k": "4"},
 		{"m": "16", "n": "96", "k": "320", "split-k": "3", "trans-b": "true", "out-dtype": "bf16"},
 		{"m": "5", "n": "64", "k": "64", "split-k": "8", "trans-a": "true", "dtype": "f16", "out-dtype": "f16"},
-	} {
-		p, err := e.Problem(vals)
-		if err != nil {
-			t.Fatal(err)
+	}, func(t *testing.T, i int, _ map[string]string, p kernels.Problem) {
+		checkInterp(t, p, 2)
+		compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
+		if i == 0 {
+			checkEmulated(t, p, 3)
 		}
-		t.Run(p.Shape().String(), func(t *testing.T) {
-			checkInterp(t, p, 2)
-			compileTargets(t, p, "sm_80", "sm_90a", "gfx942")
-			if i == 0 {
-				checkEmulated(t, p, 3)
-			}
-		})
+	})
+	e, err := kernels.Lookup("gemm")
+	if err != nil {
+		t.Fatal(err)
 	}
 	if _, err := e.Problem(map[string]string{"split-k": "0"}); err == nil {
 		t.Error("--split-k 0 accepted")

@@ -1,6 +1,7 @@
 package kernels_test
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/tilego/tilego/backend/hip/emu"
@@ -79,5 +80,28 @@ func compileTargets(t *testing.T, p kernels.Problem, archs ...string) {
 				t.Errorf("%s: %v", arch, err)
 			}
 		}
+	}
+}
+
+// eachProblem runs fn as a subtest (named by the shape) for each case:
+// kernel's problem at the case's flag values over defaults (which the
+// case's own override).
+func eachProblem(t *testing.T, kernel string, defaults map[string]string, cases []map[string]string, fn func(t *testing.T, i int, vals map[string]string, p kernels.Problem)) {
+	t.Helper()
+	e, err := kernels.Lookup(kernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		vals := maps.Clone(defaults)
+		if vals == nil {
+			vals = map[string]string{}
+		}
+		maps.Copy(vals, c)
+		p, err := e.Problem(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(p.Shape().String(), func(t *testing.T) { fn(t, i, vals, p) })
 	}
 }
