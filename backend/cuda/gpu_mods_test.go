@@ -48,6 +48,18 @@ func runProblemGPU(t *testing.T, b *Backend, arch string, p kernels.Problem) {
 	}
 }
 
+// runCasesGPU runs kernel at each case's flag values on each of archs
+// (runProblemGPU), a subtest each.
+func runCasesGPU(t *testing.T, b *Backend, kernel string, archs []string, cases ...map[string]string) {
+	t.Helper()
+	for _, vals := range cases {
+		p := registryProblem(t, kernel, vals)
+		for _, arch := range archs {
+			t.Run(fmt.Sprintf("%s/%s/%s", kernel, arch, p.Shape()), func(t *testing.T) { runProblemGPU(t, b, arch, p) })
+		}
+	}
+}
+
 // FlashAttention's modifiers on the GPU, both code paths, at each path's
 // GPU config (Hopper's persistent, warp-specialized walks at d128), the
 // forward and the backward, against float64.
@@ -66,39 +78,27 @@ func TestGPUAttnMods(t *testing.T) {
 		{"alibi": "true", "prefix": "50", "heads": "8", "heads-kv": "4", "seq-q": "260", "dim": "128"},
 		{"doc-lens": "300,1,250,449", "causal": "true", "seq-q": "1000", "dim": "128"},
 	}
-	for _, set := range []struct {
-		kernel string
-		cases  []map[string]string
-	}{{"flash-attention", fwd}, {"flash-attention-bwd", bwd}} {
-		for _, vals := range set.cases {
-			if vals["heads"] == "" {
-				vals["heads"] = "4"
-			}
-			vals["batch"] = "2"
-			p := registryProblem(t, set.kernel, vals)
-			for _, arch := range archs(b) {
-				t.Run(fmt.Sprintf("%s/%s/%s", set.kernel, arch, p.Shape()), func(t *testing.T) { runProblemGPU(t, b, arch, p) })
-			}
+	for _, vals := range append(fwd, bwd...) {
+		if vals["heads"] == "" {
+			vals["heads"] = "4"
 		}
+		vals["batch"] = "2"
 	}
+	runCasesGPU(t, b, "flash-attention", archs(b), fwd...)
+	runCasesGPU(t, b, "flash-attention-bwd", archs(b), bwd...)
 }
 
 // gemm's fused epilogue and split-K on the GPU, both code paths, at odd
 // sizes and at a Hopper-sized one, against float64.
 func TestGPUGemmEpilogueSplitK(t *testing.T) {
 	b := openGPU(t)
-	for _, vals := range []map[string]string{
-		{"m": "1000", "n": "776", "k": "520", "bias": "true", "act": "gelu", "out-dtype": "bf16"},
-		{"m": "2048", "n": "2048", "k": "1024", "bias": "true", "act": "silu", "residual": "true", "out-dtype": "bf16"},
-		{"m": "333", "n": "200", "k": "96", "act": "relu", "trans-b": "true", "dtype": "f16", "out-dtype": "f16"},
-		{"m": "16", "n": "4096", "k": "8192", "split-k": "8", "out-dtype": "bf16"},
-		{"m": "100", "n": "300", "k": "1000", "split-k": "3", "trans-a": "true"},
-	} {
-		p := registryProblem(t, "gemm", vals)
-		for _, arch := range archs(b) {
-			t.Run(fmt.Sprintf("%s/%s", arch, p.Shape()), func(t *testing.T) { runProblemGPU(t, b, arch, p) })
-		}
-	}
+	runCasesGPU(t, b, "gemm", archs(b),
+		map[string]string{"m": "1000", "n": "776", "k": "520", "bias": "true", "act": "gelu", "out-dtype": "bf16"},
+		map[string]string{"m": "2048", "n": "2048", "k": "1024", "bias": "true", "act": "silu", "residual": "true", "out-dtype": "bf16"},
+		map[string]string{"m": "333", "n": "200", "k": "96", "act": "relu", "trans-b": "true", "dtype": "f16", "out-dtype": "f16"},
+		map[string]string{"m": "16", "n": "4096", "k": "8192", "split-k": "8", "out-dtype": "bf16"},
+		map[string]string{"m": "100", "n": "300", "k": "1000", "split-k": "3", "trans-a": "true"},
+	)
 }
 
 // Varlen FlashAttention on the GPU, both code paths, forward and
@@ -106,22 +106,15 @@ func TestGPUGemmEpilogueSplitK(t *testing.T) {
 // short last sequence, against float64.
 func TestGPUVarlen(t *testing.T) {
 	b := openGPU(t)
-	for _, c := range []struct {
-		kernel string
-		vals   map[string]string
-	}{
-		{"flash-attention-varlen", map[string]string{"lens": "1,17,1000,4097", "heads": "8", "dim": "128"}},
-		{"flash-attention-varlen", map[string]string{"lens": "1,17,1000,4097", "lens-kv": "5,17,1200,4000", "causal": "true", "heads": "8", "heads-kv": "2", "dim": "64"}},
-		{"flash-attention-varlen", map[string]string{"lens": "1000,5", "heads": "4", "dim": "128", "causal": "true"}},
-		{"flash-attention-varlen-bwd", map[string]string{"lens": "1,17,1000,4097", "heads": "8", "dim": "128"}},
-		{"flash-attention-varlen-bwd", map[string]string{"lens": "1,17,1000,300", "lens-kv": "5,17,1200,200", "causal": "true", "heads": "8", "heads-kv": "2", "dim": "64"}},
-	} {
-		vals := c.vals
-		p := registryProblem(t, c.kernel, vals)
-		for _, arch := range archs(b) {
-			t.Run(fmt.Sprintf("%s/%s/%s", c.kernel, arch, p.Shape()), func(t *testing.T) { runProblemGPU(t, b, arch, p) })
-		}
-	}
+	runCasesGPU(t, b, "flash-attention-varlen", archs(b),
+		map[string]string{"lens": "1,17,1000,4097", "heads": "8", "dim": "128"},
+		map[string]string{"lens": "1,17,1000,4097", "lens-kv": "5,17,1200,4000", "causal": "true", "heads": "8", "heads-kv": "2", "dim": "64"},
+		map[string]string{"lens": "1000,5", "heads": "4", "dim": "128", "causal": "true"},
+	)
+	runCasesGPU(t, b, "flash-attention-varlen-bwd", archs(b),
+		map[string]string{"lens": "1,17,1000,4097", "heads": "8", "dim": "128"},
+		map[string]string{"lens": "1,17,1000,300", "lens-kv": "5,17,1200,200", "causal": "true", "heads": "8", "heads-kv": "2", "dim": "64"},
+	)
 }
 
 // FlashAttention over a paged cache on the GPU, both code paths: decoding
@@ -129,15 +122,10 @@ func TestGPUVarlen(t *testing.T) {
 // the gathered keys.
 func TestGPUKVCache(t *testing.T) {
 	b := openGPU(t)
-	for _, vals := range []map[string]string{
-		{"batch": "8", "seq-q": "1", "mean-kv": "3000", "heads": "32", "heads-kv": "8", "dim": "128"},
-		{"batch": "4", "seq-q": "200", "causal": "true", "mean-kv": "2000", "heads": "16", "heads-kv": "4", "dim": "128", "page": "128"},
-	} {
-		p := registryProblem(t, "flash-attention-kvcache", vals)
-		for _, arch := range archs(b) {
-			t.Run(fmt.Sprintf("%s/%s", arch, p.Shape()), func(t *testing.T) { runProblemGPU(t, b, arch, p) })
-		}
-	}
+	runCasesGPU(t, b, "flash-attention-kvcache", archs(b),
+		map[string]string{"batch": "8", "seq-q": "1", "mean-kv": "3000", "heads": "32", "heads-kv": "8", "dim": "128"},
+		map[string]string{"batch": "4", "seq-q": "200", "causal": "true", "mean-kv": "2000", "heads": "16", "heads-kv": "4", "dim": "128", "page": "128"},
+	)
 }
 
 // 8-bit float GEMMs on Hopper's wgmma (B stored N×K), at odd sizes and
@@ -147,12 +135,9 @@ func TestGPUGemmF8(t *testing.T) {
 	if b.arch != "sm_90a" {
 		t.Skipf("8-bit wgmma needs sm_90a; this device is %s", b.arch)
 	}
-	for _, vals := range []map[string]string{
-		{"m": "1000", "n": "776", "k": "520", "dtype": "f8e4m3", "trans-b": "true", "out-dtype": "bf16"},
-		{"m": "2048", "n": "2048", "k": "1024", "dtype": "f8e5m2", "trans-b": "true", "out-dtype": "bf16", "bias": "true", "act": "gelu"},
-		{"m": "256", "n": "384", "k": "4096", "dtype": "f8e4m3", "trans-b": "true"},
-	} {
-		p := registryProblem(t, "gemm", vals)
-		t.Run(p.Shape().String(), func(t *testing.T) { runProblemGPU(t, b, "sm_90a", p) })
-	}
+	runCasesGPU(t, b, "gemm", []string{"sm_90a"},
+		map[string]string{"m": "1000", "n": "776", "k": "520", "dtype": "f8e4m3", "trans-b": "true", "out-dtype": "bf16"},
+		map[string]string{"m": "2048", "n": "2048", "k": "1024", "dtype": "f8e5m2", "trans-b": "true", "out-dtype": "bf16", "bias": "true", "act": "gelu"},
+		map[string]string{"m": "256", "n": "384", "k": "4096", "dtype": "f8e4m3", "trans-b": "true"},
+	)
 }
