@@ -129,7 +129,8 @@ func TestGPUKVCache(t *testing.T) {
 }
 
 // 8-bit float GEMMs on Hopper's wgmma (B stored N×K), at odd sizes and
-// with an epilogue, against float64.
+// with epilogues (bias and GELU; per-row and per-column scales), against
+// float64.
 func TestGPUGemmF8(t *testing.T) {
 	b := openGPU(t)
 	if b.arch != "sm_90a" {
@@ -138,6 +139,6 @@ func TestGPUGemmF8(t *testing.T) {
 	runCasesGPU(t, b, "gemm", []string{"sm_90a"},
 		map[string]string{"m": "1000", "n": "776", "k": "520", "dtype": "f8e4m3", "trans-b": "true", "out-dtype": "bf16"},
 		map[string]string{"m": "2048", "n": "2048", "k": "1024", "dtype": "f8e5m2", "trans-b": "true", "out-dtype": "bf16", "bias": "true", "act": "gelu"},
-		map[string]string{"m": "256", "n": "384", "k": "4096", "dtype": "f8e4m3", "trans-b": "true"},
+		map[string]string{"m": "256", "n": "384", "k": "4096", "dtype": "f8e4m3", "trans-b": "true", "scale-a": "row", "scale-b": "col"},
 	)
 }
