@@ -31,7 +31,7 @@ func faVarlen(o SuiteOptions) ([]Point, error) {
 		ps = append(ps, Point{Suite: "fa-varlen", Problem: pad, Configs: cs})
 		var vcs []kernels.Config
 		for _, c := range cs {
-			if a := c.(kernels.AttnConfig); !a.Persistent && !a.Prefetch && !a.Draw && a.Cluster <= 1 && !a.Direct {
+			if a := c.(kernels.AttnConfig); kernels.VarlenConfig(a) == a {
 				vcs = append(vcs, c)
 			}
 		}

@@ -53,9 +53,9 @@ func FlashAttentionVarlen(v VarlenShape, c AttnConfig) *tl.Func {
 	CuK := f.In("CuK", tl.I32, B+1)
 	O := f.Out("O", s.DType, tq, s.H, s.Dv)
 	LSE := f.Out("LSE", tl.F32, s.H, tq)
-	if c.Persistent || c.Prefetch || c.Draw || c.Cluster > 1 || c.Direct {
+	if v := VarlenConfig(c); v != c {
 		f.Refuse("varlen FlashAttention takes M, N, stages, threads, ws, pingpong and overlap (config %s)", ConfigFields(c))
-		c = varlenConfig(c)
+		c = v
 	}
 	if s.Mods != nil {
 		f.Refuse("varlen FlashAttention does not take modifiers (%s) yet", s.Mods.Name)
@@ -200,14 +200,16 @@ func (p *varlenProblem) DefaultConfig() Config {
 func (p *varlenProblem) GPUConfig() Config {
 	c := (&attnProblem{s: p.s.AttnShape}).GPUConfig()
 	if a, ok := c.(AttnConfig); ok {
-		return varlenConfig(a)
+		return VarlenConfig(a)
 	}
 	return c
 }
 
-// varlenConfig is c less what varlen does not take.
-func varlenConfig(c AttnConfig) AttnConfig {
-	return AttnConfig{M: c.M, N: c.N, Stages: c.Stages, Threads: c.Threads, WS: c.WS, PingPong: c.PingPong, Overlap: c.Overlap}
+// VarlenConfig is c less what varlen does not take (a cluster of one is
+// none).
+func VarlenConfig(c AttnConfig) AttnConfig {
+	return AttnConfig{M: c.M, N: c.N, Stages: c.Stages, Threads: c.Threads, WS: c.WS, PingPong: c.PingPong, Overlap: c.Overlap,
+		Cluster: min(c.Cluster, 1)}
 }
 
 // GPUConfigFor: flash-attention's config for arch at the longest
@@ -215,7 +217,7 @@ func varlenConfig(c AttnConfig) AttnConfig {
 func (p *varlenProblem) GPUConfigFor(arch string) Config {
 	c := (&attnProblem{s: p.s.AttnShape}).GPUConfigFor(arch)
 	if a, ok := c.(AttnConfig); ok {
-		return varlenConfig(a)
+		return VarlenConfig(a)
 	}
 	return c
 }
@@ -233,21 +235,24 @@ func (p *varlenProblem) Program(c Config) (*tl.Func, error) {
 func (p *varlenProblem) Inputs(seed uint64) []*tensor.Tensor {
 	s := p.s
 	tq, tk := s.total(s.LensQ), s.total(s.LensK)
-	cu := func(lens []int) *tensor.Tensor {
-		t := tensor.New(ir.I32, len(lens)+1)
-		for i, l := range lens {
-			t.Data[i+1] = t.Data[i] + float64(l)
-		}
-		return t
-	}
 	return []*tensor.Tensor{
 		tensor.New(s.DType, tq, s.H, s.Dqk).Rand(seed, 1),
 		tensor.New(s.DType, tk, s.HKV, s.Dqk).Rand(seed+1, 1),
 		tensor.New(s.DType, tk, s.HKV, s.Dv).Rand(seed+2, 1),
-		cu(s.LensQ), cu(s.LensK),
+		cumulative(s.LensQ), cumulative(s.LensK),
 		tensor.New(s.DType, tq, s.H, s.Dv).Fill(nan),
 		tensor.New(ir.F32, s.H, tq).Fill(nan),
 	}
+}
+
+// cumulative is the offsets of sequences of lens, packed: 0, then each
+// one's end (i32, one more than lens).
+func cumulative(lens []int) *tensor.Tensor {
+	t := tensor.New(ir.I32, len(lens)+1)
+	for i, l := range lens {
+		t.Data[i+1] = t.Data[i] + float64(l)
+	}
+	return t
 }
 
 // seqRow is row i of head h in sequence b, whose queries start at packed

@@ -72,13 +72,7 @@ func AttnBwdVarlenInputs(v VarlenShape, seed uint64) []*tensor.Tensor {
 	args[bwdDelta] = tensor.New(ir.F32, 1, p.H, p.Sq).Fill(nan)
 	args[bwdDQAcc] = tensor.New(ir.F32, 1, p.H, p.Sq, p.Dqk).Fill(nan)
 	args[bwdDQ], args[bwdDK], args[bwdDV] = like(q), like(k), like(vv)
-	for i, lens := range [][]int{v.LensQ, v.LensK} {
-		t := tensor.New(ir.I32, len(lens)+1)
-		for j, l := range lens {
-			t.Data[j+1] = t.Data[j] + float64(l)
-		}
-		args[bwdCuQ+i] = t
-	}
+	args[bwdCuQ], args[bwdCuK] = cumulative(v.LensQ), cumulative(v.LensK)
 	return args
 }
 
