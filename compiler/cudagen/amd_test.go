@@ -25,9 +25,7 @@ import (
 // main loop is MFMA instructions, without spills: both operand types, A
 // and B transposed or not, square and full-row wave splits.
 func TestAMDGemmCodeObject(t *testing.T) {
-	name, text := cudagen.Header("gfx942")
-	dir := t.TempDir()
-	writeTemp(t, dir, name, text)
+	dir := amdIncludeDir(t)
 	for _, tc := range []struct {
 		s kernels.GemmShape
 		c kernels.GemmConfig
@@ -55,9 +53,7 @@ func TestAMDGemmCodeObject(t *testing.T) {
 // transposed, so that P feeds P·V from registers), no spills, no scratch;
 // head dims 64, 128 and 256, causal with Sq ≠ Skv, GQA, both layouts.
 func TestAMDAttentionCodeObject(t *testing.T) {
-	name, text := cudagen.Header("gfx942")
-	dir := t.TempDir()
-	writeTemp(t, dir, name, text)
+	dir := amdIncludeDir(t)
 	e, err := kernels.Lookup("flash-attention")
 	if err != nil {
 		t.Fatal(err)
@@ -94,9 +90,7 @@ func TestAMDAttentionCodeObject(t *testing.T) {
 // 64-token cache block taken in halves to fit 64 KiB of LDS) compiles to
 // MFMA code without spills or scratch, single and split with its combine.
 func TestAMDMLACodeObject(t *testing.T) {
-	name, text := cudagen.Header("gfx942")
-	dir := t.TempDir()
-	writeTemp(t, dir, name, text)
+	dir := amdIncludeDir(t)
 	e, err := kernels.Lookup("mla-decode")
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +160,16 @@ func amdCodeObject(t *testing.T, include string, fn *ir.Func) (codeobj.Kernel, *
 		t.Fatalf("no kernel %s in %s", p.Name, r)
 	}
 	return k, p
+}
+
+// amdIncludeDir is a temporary folder holding the gfx942 device header,
+// for clang's include path.
+func amdIncludeDir(t *testing.T) string {
+	t.Helper()
+	name, text := cudagen.Header("gfx942")
+	dir := t.TempDir()
+	writeTemp(t, dir, name, text)
+	return dir
 }
 
 func writeTemp(t *testing.T, dir, name, text string) {
@@ -387,9 +391,7 @@ func TestAMDScalarGemmEmulated(t *testing.T) {
 // registers may hold it under the occupancy its LDS allows (one wave a
 // SIMD at d64, where the LDS would allow two).
 func TestAMDAttentionBwdCodeObject(t *testing.T) {
-	name, text := cudagen.Header("gfx942")
-	dir := t.TempDir()
-	writeTemp(t, dir, name, text)
+	dir := amdIncludeDir(t)
 	e, err := kernels.Lookup("flash-attention-bwd")
 	if err != nil {
 		t.Fatal(err)
