@@ -116,11 +116,17 @@ def peers_fp8():
         torch.cuda.empty_cache()
 
 
-def table_fp8(paths):
+def records(paths):
+    """The JSON records of the files at paths (lines that are objects)."""
     recs = []
     for p in paths:
         with open(p) as f:
             recs += [json.loads(l) for l in f if l.startswith("{")]
+    return recs
+
+
+def table_fp8(paths):
+    recs = records(paths)
     by = {}
     for r in recs:
         if r.get("suite") == "gemm-fp8":
@@ -137,10 +143,7 @@ def table_fp8(paths):
 
 
 def table(paths):
-    recs = []
-    for p in paths:
-        with open(p) as f:
-            recs += [json.loads(l) for l in f if l.startswith("{")]
+    recs = records(paths)
     key = lambda s: (s.get("epilogue", ""), s["m"], s["n"], s["k"], bool(s.get("trans_b")))
     by = {}
     for r in recs:
