@@ -266,15 +266,14 @@ func AttnBwdPost(s AttnShape, c AttnConfig) *tl.Func {
 // AttnBwdSteps are the three programs and the indices of their tensors in
 // AttnBwdInputs' list.
 func AttnBwdSteps(s AttnShape, c AttnConfig) []Step {
+	mainFn := AttnBwd(s, c)
 	main := []int{bwdQ, bwdK, bwdV, bwdDO, bwdLSE, bwdDelta, bwdDQAcc, bwdDK, bwdDV}
-	if m := s.Mods; m != nil && m.Declare != nil { // the modifiers' tensors, last in the list
-		for i := range m.Inputs() {
-			main = append(main, bwdArgs+i)
-		}
+	for i := range mainFn.NumParams() - len(main) { // the modifiers' tensors, last in the list
+		main = append(main, bwdArgs+i)
 	}
 	return []Step{
 		{AttnBwdPrep(s, c), []int{bwdO, bwdDO, bwdDelta, bwdDQAcc}},
-		{AttnBwd(s, c), main},
+		{mainFn, main},
 		{AttnBwdPost(s, c), []int{bwdDQAcc, bwdDQ}},
 	}
 }

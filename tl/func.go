@@ -171,6 +171,10 @@ func (f *Func) param(name string, dt DType, out bool, shape []any) *Tensor {
 	return &Tensor{f: f, b: b}
 }
 
+// NumParams is how many tensors f has declared (In, Out, Scratch): the
+// length of the argument list a launch binds.
+func (f *Func) NumParams() int { return len(f.self().fn.Params) }
+
 // Sym declares a size bound when the kernel is launched (from the shapes of
 // the tensors passed in).
 func (f *Func) Sym(name string) Expr {
