@@ -122,8 +122,8 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 	scale := s.SoftmaxScale()
 	nM, group := (s.Sq+c.M-1)/c.M, s.H/s.HKV
 	// A warp owns whole rows of Sᵀ and dPᵀ, so that P and dS, made from
-	// them element by element, are already laid out as the A operands of
-	// dV's and dK's GEMMs (as the forward's S and P).
+	// them element by element, copy into the A operands of dV's and dK's
+	// GEMMs register for register on NVIDIA (as the forward's S into P).
 	rows := tl.WithPolicy(tl.FullRow)
 	f.Kernel(grid, c.Threads, func(k *tl.Block) {
 		j, hk, b := k.Idx()

@@ -368,8 +368,8 @@ func reciprocal(x *ir.Binary) (float64, bool) {
 	if !c.T.IsFloat() {
 		v = float64(c.I)
 	}
-	r := float64(float32(1 / float64(float32(v))))
-	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) || math.Abs(r) < 0x1p-126 || math.IsInf(r, 0) || math.Abs(r) > math.MaxFloat32 {
+	r := float64(float32(1 / float64(float32(v)))) // ±Inf for 0, 0 for ±Inf, NaN for NaN
+	if math.IsNaN(r) || math.IsInf(r, 0) || math.Abs(r) < 0x1p-126 {
 		return 0, false
 	}
 	return r, true

@@ -16,8 +16,8 @@ import (
 // the producer sets it too, at the top of its own walk iteration, so its
 // copies may address the walk's tiles through it (pureExpr). Without a
 // walk, such variables set in the kernel's body before its pipelined loop
-// (a varlen sequence's offsets) are set by the producer before its loop
-// (walkSets with no walk).
+// (a varlen sequence's offsets) are set by the producer before its loop,
+// those its bounds and copies read (producerSets).
 
 // walkVars are the walk's variables, in the order they are set, or none.
 type walkVars struct {
