@@ -205,7 +205,18 @@ func RunSuite(b *cuda.Backend, points []Point, o Options, emit func(Result)) err
 			j++
 		}
 		t0 := time.Now()
-		args := points[i].Problem.Inputs(o.Seed)
+		args, err := Inputs(b, points[i].Problem, o.Seed)
+		if err != nil {
+			for k := i; k < j; k++ {
+				emit(Result{Suite: points[k].Suite, Kernel: points[k].Problem.Kernel(), Impl: cmp.Or(points[k].Impl, "tilego"),
+					Shape: points[k].Problem.Shape(), Error: err.Error()})
+			}
+			if cuda.DeviceLost(err) {
+				return err
+			}
+			i = j
+			continue
+		}
 		prepareAll(b, cands[i:j], args)
 		if dt := time.Since(t0); dt > time.Second {
 			o.Log("%s: inputs made and uploaded in %.1fs (host memory: %s)", points[i].Suite, dt.Seconds(), hostMemory())

@@ -70,15 +70,30 @@ var GemmFP8Points = []map[string]string{
 
 // gemmFP8: GemmFP8Points (--quick: the first) over 128-deep tilings (a
 // tile's rows are then 128 bytes, TMA's and wgmma's swizzle) with a
-// producer warpgroup.
+// producer warpgroup; each point twice, accumulating in the tensor cores
+// (impl tilego) and promoted to f32 a K tile (impl tilego-promote).
 func gemmFP8(o SuiteOptions) ([]Point, error) {
 	pts := GemmFP8Points
 	if o.Quick {
 		pts = pts[:1]
 	}
-	var cfgs []kernels.Config
+	var cfgs, promoted []kernels.Config
 	for _, t := range [][3]int{{128, 256, 3}, {128, 256, 4}, {256, 128, 3}, {128, 128, 4}} {
-		cfgs = append(cfgs, kernels.GemmConfig{BM: t[0], BN: t[1], BK: 128, Stages: t[2], Threads: 256, Policy: ir.Square, Raster: 8, WS: true})
+		c := kernels.GemmConfig{BM: t[0], BN: t[1], BK: 128, Stages: t[2], Threads: 256, Policy: ir.Square, Raster: 8, WS: true}
+		cfgs = append(cfgs, c)
+		c.Promote = true
+		promoted = append(promoted, c)
 	}
-	return gemmPoints("gemm-fp8", map[string]string{"dtype": "f8e4m3", "trans-b": "true", "out-dtype": "bf16"}, pts, cfgs)
+	base := map[string]string{"dtype": "f8e4m3", "trans-b": "true", "out-dtype": "bf16"}
+	ps, err := gemmPoints("gemm-fp8", base, pts, cfgs)
+	if err != nil {
+		return nil, err
+	}
+	// The same points accumulating over K in f32 (GemmConfig.Promote), as
+	// impl tilego-promote: torch._scaled_mm's default is their peer.
+	pp, err := gemmPoints("gemm-fp8", base, pts, promoted)
+	for i := range pp {
+		pp[i].Impl = "tilego-promote"
+	}
+	return append(ps, pp...), err
 }

@@ -244,35 +244,46 @@ func extra(o SuiteOptions) ([]Point, error) {
 }
 
 // faBwd is the FlashAttention backward (dQ, dK, dV; its three programs
-// timed together) at B=1, H=16, BSHD bf16: 2k and 4k tokens, head dims 64
-// and 128, causal and not; --quick keeps 2k d128. Its inputs' O and LSE
-// come from the float64 forward on the host (ref.Attn), a few seconds a
-// point on the device machine's 16 cores.
+// timed together), BSHD bf16, at the forward sweep's budget: 16k tokens
+// (B = 16384/S), H = 2048/D, S 1k, 4k and 16k, head dims 64 and 128, causal
+// and not; then GQA 32:8 at S 4k d128 causal, and d256 at S 4k causal and
+// not. --quick keeps S 4k d128 non-causal. Its inputs' O and LSE come from
+// the float64 forward on the host (ref.Attn), seconds a point on the device
+// machine's 16 cores.
 func faBwd(o SuiteOptions) ([]Point, error) {
 	e, err := kernels.Lookup("flash-attention-bwd")
 	if err != nil {
 		return nil, err
 	}
-	seqs, dims, causals := []int{2048, 4096}, []int{64, 128}, []bool{false, true}
-	if o.Quick {
-		seqs, dims, causals = seqs[:1], dims[1:], causals[:1]
+	type shape struct {
+		s, d, heads, kv int
+		causal          bool
 	}
-	var ps []Point
-	for _, d := range dims {
-		for _, causal := range causals {
-			for _, sq := range seqs {
-				p, err := e.Problem(map[string]string{"batch": "1", "heads": "16", "seq-q": fmt.Sprint(sq),
-					"dim": fmt.Sprint(d), "causal": fmt.Sprint(causal), "layout": "bshd", "dtype": "bf16"})
-				if err != nil {
-					return nil, err
-				}
-				c, ok := p.GPUConfig().(kernels.AttnConfig)
-				if !ok {
-					return nil, fmt.Errorf("fa-bwd: %s's GPU config is %T, want kernels.AttnConfig", p.Kernel(), p.GPUConfig())
-				}
-				ps = append(ps, Point{Suite: "fa-bwd", Problem: p, Configs: attnBwdConfigs(c)})
+	var shapes []shape
+	for _, d := range []int{64, 128} {
+		for _, causal := range []bool{false, true} {
+			for _, s := range []int{1024, 4096, 16384} {
+				shapes = append(shapes, shape{s, d, 2048 / d, 2048 / d, causal})
 			}
 		}
+	}
+	shapes = append(shapes, shape{4096, 128, 32, 8, true}, shape{4096, 256, 8, 8, false}, shape{4096, 256, 8, 8, true})
+	if o.Quick {
+		shapes = []shape{{4096, 128, 16, 16, false}}
+	}
+	var ps []Point
+	for _, sh := range shapes {
+		p, err := e.Problem(map[string]string{"batch": fmt.Sprint(16384 / sh.s), "heads": fmt.Sprint(sh.heads),
+			"heads-kv": fmt.Sprint(sh.kv), "seq-q": fmt.Sprint(sh.s),
+			"dim": fmt.Sprint(sh.d), "causal": fmt.Sprint(sh.causal), "layout": "bshd", "dtype": "bf16"})
+		if err != nil {
+			return nil, err
+		}
+		c, ok := p.GPUConfig().(kernels.AttnConfig)
+		if !ok {
+			return nil, fmt.Errorf("fa-bwd: %s's GPU config is %T, want kernels.AttnConfig", p.Kernel(), p.GPUConfig())
+		}
+		ps = append(ps, Point{Suite: "fa-bwd", Problem: p, Configs: attnBwdConfigs(c)})
 	}
 	return ps, nil
 }

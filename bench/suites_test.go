@@ -30,11 +30,11 @@ func TestSuites(t *testing.T) {
 	want := map[string]struct{ full, quick int }{
 		"fa-sweep": {37, 12}, "fa-short": {6, 6}, "extra": {4, 4}, "gemm": {1, 1},
 		"mla": {40, 8}, "fa-tail": {48, 8}, // a split path and the single program per shape
-		"fa-bwd":      {8, 1},
+		"fa-bwd":      {15, 1},
 		"rows":        {30, 6},
 		"fa-mods":     {6, 2},
 		"gemm-llm":    {7, 2},
-		"gemm-fp8":    {4, 1},
+		"gemm-fp8":    {8, 2},
 		"fa-mods-bwd": {6, 2},
 		"fa-varlen":   {8, 2},
 	}
@@ -57,6 +57,9 @@ func TestSuites(t *testing.T) {
 			sh := p.Problem.Shape()
 			if len(p.Configs) == 0 {
 				t.Errorf("%s %s: no configs", name, sh)
+			}
+			if name == "fa-bwd" && field(sh, "batch").(int)*field(sh, "seq_q").(int) != 16384 {
+				t.Errorf("fa-bwd holds %s: not 16k tokens", sh)
 			}
 			if p.Problem.Kernel() == "flash-attention" {
 				b, h, s, d := field(sh, "batch").(int), field(sh, "heads").(int), field(sh, "seq_q").(int), field(sh, "dim").(int)

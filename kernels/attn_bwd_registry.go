@@ -51,13 +51,15 @@ func (p *attnBwdProblem) DefaultConfig() Config {
 
 // GPUConfig: 64 query rows a step, the query tiles in two stages; 128
 // keys over two warpgroups up to head dim 128 (1.43× the 64 keys over one
-// at d128 2k, H200, 2026-11-25), 64 over one above, where 128 keys'
-// tiles do not fit in shared memory. Not tuned further.
+// at d128 2k, H200, 2026-11-25); above, 64 keys over two warpgroups with P
+// and dS through shared memory (SharedP), each warpgroup half of dK's and
+// dV's columns: 2.4× one warpgroup, whose accumulators spilled, at d256 4k
+// on an H200 (2026-11-29).
 func (p *attnBwdProblem) GPUConfig() Config {
 	if p.s.Dqk <= 128 && p.s.Dv <= 128 {
 		return AttnConfig{M: 64, N: 128, Stages: 2, Threads: 256}
 	}
-	return AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}
+	return AttnConfig{M: 64, N: 64, Stages: 2, Threads: 256, SharedP: true}
 }
 
 // GPUConfigFor is GPUConfig, with one stage on sm_8x at head dims over 128
@@ -101,6 +103,17 @@ func (p *attnBwdProblem) Steps(c Config) ([]Step, error) {
 // Inputs runs the float64 forward for O and LSE: about B·H·Sq·Skv·(Dqk+Dv)
 // multiply-adds spread over the cores.
 func (p *attnBwdProblem) Inputs(seed uint64) []*tensor.Tensor { return AttnBwdInputs(p.s, seed) }
+
+// Source is the forward at the same shape: its outputs O and LSE are the
+// backward's inputs (Derived).
+func (p *attnBwdProblem) Source() Problem { return &attnProblem{s: p.s} }
+
+// Finish makes the backward's inputs from the forward's arguments after it
+// ran: Inputs' list with the forward's O and LSE in place of the float64
+// ones.
+func (p *attnBwdProblem) Finish(src []*tensor.Tensor, seed uint64) []*tensor.Tensor {
+	return attnBwdArgs(p.s, src, seed)
+}
 
 // AttnBwdCheck is flash-attention-bwd's check of AttnBwdInputs' list
 // after AttnBwdSteps ran on it (attnBwdProblem.Check).

@@ -74,6 +74,12 @@ type AttnConfig struct {
 	// the sweep's pick there; at d256 1.00× at 512 (DRAM reads 215 MB
 	// against 207) and 0.94× at 1k.
 	Draw bool `config:"omitzero"`
+	// SharedP (the backward) hands P and dS to dV's and dK's GEMMs through
+	// shared memory rather than registers, so Sᵀ and dPᵀ may take any warp
+	// layout: two warpgroups over 64 keys, each computing half of dK's and
+	// dV's columns, where head dim 256's accumulators do not fit one
+	// warpgroup's registers.
+	SharedP bool `config:"omitzero"`
 }
 
 // SoftmaxScale is the scale applied to Q·Kᵀ.

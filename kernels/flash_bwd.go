@@ -124,7 +124,11 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 	// A warp owns whole rows of Sᵀ and dPᵀ, so that P and dS, made from
 	// them element by element, copy into the A operands of dV's and dK's
 	// GEMMs register for register on NVIDIA (as the forward's S into P).
+	// With SharedP they go through shared memory and any layout serves.
 	rows := tl.WithPolicy(tl.FullRow)
+	if c.SharedP {
+		rows = tl.WithPolicy(ir.Square)
+	}
 	f.Kernel(grid, c.Threads, func(k *tl.Block) {
 		j, hk, b := k.Idx()
 		sq := bwdSeq{b: b, q0: tl.Int(0), k0: tl.Int(0), sq: tl.Int(s.Sq), skv: tl.Int(s.Skv)}
@@ -147,8 +151,13 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 		dSs := k.Shared(s.DType, c.N, c.M).Named("dSs") // dSᵀ, dQ's A operand (transposed)
 		St := k.Fragment(tl.F32, c.N, c.M).Named("St")
 		dPt := k.Fragment(tl.F32, c.N, c.M).Named("dPt")
-		Pt := k.Fragment(s.DType, c.N, c.M).Named("Pt")
-		dSt := k.Fragment(s.DType, c.N, c.M).Named("dSt")
+		var Pt, dSt, Ps *tl.Tensor
+		if c.SharedP {
+			Ps = k.Shared(s.DType, c.N, c.M).Named("Ps")
+		} else {
+			Pt = k.Fragment(s.DType, c.N, c.M).Named("Pt")
+			dSt = k.Fragment(s.DType, c.N, c.M).Named("dSt")
+		}
 		dk := k.Fragment(tl.F32, c.N, s.Dqk).Named("dk")
 		dv := k.Fragment(tl.F32, c.N, s.Dv).Named("dv")
 		dq := k.Fragment(tl.F32, c.M, s.Dqk).Named("dq")
@@ -214,11 +223,18 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 					dPt.Set(ds, t, r)
 					St.Set(p, t, r)
 				}, c.N, c.M)
-				k.Copy(St, Pt)
-				k.Copy(dPt, dSt)
-				k.Gemm(Pt, dos, dv, rows)                     // dV += Pᵀ·dO
-				k.Gemm(dSt, qs, dk, rows)                     // dK += dSᵀ·Q (scaled at the end)
-				k.Copy(dSt, dSs)                              // dQ's GEMM reads dSᵀ transposed
+				if c.SharedP {
+					k.Copy(St, Ps)
+					k.Copy(dPt, dSs)
+					k.Gemm(Ps, dos, dv) // dV += Pᵀ·dO
+					k.Gemm(dSs, qs, dk) // dK += dSᵀ·Q (scaled at the end)
+				} else {
+					k.Copy(St, Pt)
+					k.Copy(dPt, dSt)
+					k.Gemm(Pt, dos, dv, rows) // dV += Pᵀ·dO
+					k.Gemm(dSt, qs, dk, rows) // dK += dSᵀ·Q (scaled at the end)
+					k.Copy(dSt, dSs)          // dQ's GEMM reads dSᵀ transposed
+				}
 				k.Gemm(dSs, ks, dq, tl.TransA, tl.ClearAccum) // dQ_i = dS·K
 				// Packed, a tile's rows past its sequence's end are the next
 				// sequence's: they see no key here, so their dS rows, and
@@ -296,6 +312,13 @@ func AttnBwdInputs(s AttnShape, seed uint64) []*tensor.Tensor {
 		}
 		lse.Set(l, r.B, r.H, r.I)
 	})
+	return attnBwdArgs(s, fwd, seed)
+}
+
+// attnBwdArgs are the backward's tensors made from the forward's
+// arguments after it ran (Q, K, V, O and LSE, in AttentionInputs' order).
+func attnBwdArgs(s AttnShape, fwd []*tensor.Tensor, seed uint64) []*tensor.Tensor {
+	q, k, v, o, lse := fwd[0], fwd[1], fwd[2], fwd[3], fwd[4]
 	like := func(t *tensor.Tensor) *tensor.Tensor {
 		return tensor.NewStrided(t.DType, t.Shape, t.Strides).Fill(nan)
 	}

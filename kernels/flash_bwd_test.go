@@ -16,17 +16,19 @@ func TestAttnBwdInterp(t *testing.T) {
 	base := AttnShape{B: 2, H: 2, HKV: 2, Sq: 80, Skv: 80, Dqk: 32, Dv: 32, DType: ir.BF16}
 	cfg := AttnConfig{M: 32, N: 32, Stages: 1, Threads: 128}
 	cases := []struct {
-		name   string
-		edit   func(*AttnShape)
-		stages int // 0: cfg's
+		name    string
+		edit    func(*AttnShape)
+		stages  int // 0: cfg's
+		sharedP bool
 	}{
-		{"mha", func(*AttnShape) {}, 0},
-		{"causal", func(s *AttnShape) { s.Causal = true }, 0},
-		{"gqa_bshd", func(s *AttnShape) { s.H, s.HKV, s.BSHD = 4, 2, true }, 0},
-		{"causal_sq<skv_dv", func(s *AttnShape) { s.Sq, s.Skv, s.Dv, s.Causal = 50, 97, 16, true }, 0},
-		{"causal_sq>skv", func(s *AttnShape) { s.Sq, s.Skv, s.Causal = 97, 50, true }, 0}, // rows that see no key
-		{"f16_scale", func(s *AttnShape) { s.DType, s.Scale = ir.F16, 0.3 }, 0},
-		{"mqa_stages2", func(s *AttnShape) { s.Causal, s.H, s.HKV = true, 4, 1 }, 2},
+		{"mha", func(*AttnShape) {}, 0, false},
+		{"causal", func(s *AttnShape) { s.Causal = true }, 0, false},
+		{"gqa_bshd", func(s *AttnShape) { s.H, s.HKV, s.BSHD = 4, 2, true }, 0, false},
+		{"causal_sq<skv_dv", func(s *AttnShape) { s.Sq, s.Skv, s.Dv, s.Causal = 50, 97, 16, true }, 0, false},
+		{"causal_sq>skv", func(s *AttnShape) { s.Sq, s.Skv, s.Causal = 97, 50, true }, 0, false}, // rows that see no key
+		{"f16_scale", func(s *AttnShape) { s.DType, s.Scale = ir.F16, 0.3 }, 0, false},
+		{"mqa_stages2", func(s *AttnShape) { s.Causal, s.H, s.HKV = true, 4, 1 }, 2, false},
+		{"sharedp_causal_gqa", func(s *AttnShape) { s.Causal, s.H, s.HKV, s.Sq = true, 4, 2, 70 }, 0, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,6 +37,7 @@ func TestAttnBwdInterp(t *testing.T) {
 			if tc.stages > 0 {
 				c.Stages = tc.stages
 			}
+			c.SharedP = tc.sharedP
 			args := AttnBwdInputs(s, 5)
 			if err := RunSteps(AttnBwdSteps(s, c), args, ir.DefaultLimits, interp.Run); err != nil {
 				t.Fatal(err)
@@ -101,5 +104,55 @@ func TestAttnBwdProblemCheck(t *testing.T) {
 	}
 	if got := p.FLOPs(); got != 2*4*70*90*(3*64+2*64)/2 {
 		t.Errorf("FLOPs %g", got)
+	}
+}
+
+// A Derived backward's inputs from its Source (the forward kernel, here on
+// the interpreter) match Inputs' float64 O and LSE within the forward's
+// tolerance, and the backward run on them passes its float64 check.
+func TestAttnBwdInputsFromForward(t *testing.T) {
+	e, err := Lookup("flash-attention-bwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.Problem(map[string]string{"batch": "1", "heads": "4", "heads-kv": "2", "seq-q": "70", "dim": "32",
+		"causal": "true", "layout": "bshd", "softcap": "20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := p.(Derived)
+	if !ok {
+		t.Fatalf("%T is not Derived", p)
+	}
+	src := d.Source()
+	sargs := src.Inputs(3)
+	f, err := Build(src, src.DefaultConfig(), ir.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := interp.Run(f, sargs); err != nil {
+		t.Fatal(err)
+	}
+	got, want := d.Finish(sargs, 3), p.Inputs(3)
+	if len(got) != len(want) {
+		t.Fatalf("%d tensors from the forward, %d from Inputs", len(got), len(want))
+	}
+	for _, i := range []int{bwdQ, bwdDO, bwdO, bwdLSE} {
+		var diff ref.Diff
+		want[i].Each(func(idx []int) { diff.Add(got[i].At(idx...), want[i].At(idx...)) })
+		if diff.Rel() > Tolerance(ir.BF16) {
+			t.Errorf("tensor %d: the forward's differs from the float64 one: %s", i, &diff)
+		}
+	}
+	c := p.DefaultConfig()
+	steps, err := p.(Chain).Steps(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RunSteps(steps, got, ir.DefaultLimits, interp.Run); err != nil {
+		t.Fatal(err)
+	}
+	if r := p.Check(got, 1); !r.OK() {
+		t.Errorf("backward on the forward's O and LSE: %s", r)
 	}
 }

@@ -25,6 +25,13 @@ type GemmConfig struct {
 	// WS asks for warp specialization: a producer warpgroup loads the A and
 	// B tiles (Hopper, by TMA) while the Threads compute.
 	WS bool
+	// Promote multiplies each K tile into a cleared partial accumulator and
+	// adds it into the f32 accumulator: Hopper's 8-bit wgmma keeps about 14
+	// bits of mantissa while it accumulates (C's relative error 1.3e-3 at
+	// K 4096 without it), so its sum over K is kept in full f32 as
+	// torch._scaled_mm's default (use_fast_accum off) does. It costs a
+	// second accumulator's registers.
+	Promote bool
 }
 
 // gemmIn are a GEMM's operands A and B as declared (stored transposed
@@ -54,8 +61,8 @@ func declareGemmIn(f *tl.Func, s GemmShape, c GemmConfig) gemmIn {
 }
 
 // tiles allocates a block's shared tiles of A and B and its accumulator,
-// cleared.
-func (g gemmIn) tiles(k *tl.Block, s GemmShape, c GemmConfig) (as, bs, acc *tl.Tensor) {
+// cleared, and the partial accumulator when c promotes.
+func (g gemmIn) tiles(k *tl.Block, s GemmShape, c GemmConfig) (as, bs, acc, part *tl.Tensor) {
 	sa := [2]int{c.BM, c.BK}
 	if s.TransA {
 		sa = [2]int{c.BK, c.BM}
@@ -68,12 +75,16 @@ func (g gemmIn) tiles(k *tl.Block, s GemmShape, c GemmConfig) (as, bs, acc *tl.T
 	bs = k.Shared(s.DType, sb[:]...).Named("bs")
 	acc = k.Fragment(tl.F32, c.BM, c.BN).Named("acc")
 	k.Clear(acc)
-	return as, bs, acc
+	if c.Promote {
+		part = k.Fragment(tl.F32, c.BM, c.BN).Named("part")
+	}
+	return as, bs, acc, part
 }
 
 // step loads K tile kk of output tile (by, bx)'s rows of A and columns of
-// B and multiplies them into acc: the body of the K loop.
-func (g gemmIn) step(k *tl.Block, s GemmShape, c GemmConfig, as, bs, acc *tl.Tensor, by, bx, kk tl.Expr) {
+// B and multiplies them into acc (through part, when promoting): the body
+// of the K loop.
+func (g gemmIn) step(k *tl.Block, s GemmShape, c GemmConfig, as, bs, acc, part *tl.Tensor, by, bx, kk tl.Expr) {
 	aTile := g.A.Sub(tl.Tile(by, c.BM), tl.Tile(kk, c.BK))
 	if s.TransA {
 		aTile = g.A.Sub(tl.Tile(kk, c.BK), tl.Tile(by, c.BM))
@@ -84,7 +95,13 @@ func (g gemmIn) step(k *tl.Block, s GemmShape, c GemmConfig, as, bs, acc *tl.Ten
 	}
 	k.Copy(aTile, as)
 	k.Copy(bTile, bs)
-	k.Gemm(as, bs, acc, g.opts...)
+	if part == nil {
+		k.Gemm(as, bs, acc, g.opts...)
+		return
+	}
+	k.Clear(part)
+	k.Gemm(as, bs, part, g.opts...)
+	k.Parallel(func(i, j tl.Expr) { acc.Set(acc.At(i, j).Add(part.At(i, j)), i, j) }, c.BM, c.BN)
 }
 
 // Gemm is a tiled matrix multiply: each block owns a BM×BN tile of C and
@@ -102,8 +119,8 @@ func Gemm(s GemmShape, c GemmConfig) *tl.Func {
 		if c.Raster > 0 {
 			k.Rasterize(c.Raster, false)
 		}
-		as, bs, acc := in.tiles(k, s, c)
-		k.Pipelined(tl.CeilDiv(s.K, c.BK), c.Stages, func(kk tl.Expr) { in.step(k, s, c, as, bs, acc, by, bx, kk) })
+		as, bs, acc, part := in.tiles(k, s, c)
+		k.Pipelined(tl.CeilDiv(s.K, c.BK), c.Stages, func(kk tl.Expr) { in.step(k, s, c, as, bs, acc, part, by, bx, kk) })
 		epi.apply(k, acc, c, by, bx)
 		cs := k.Shared(s.OutDType, c.BM, c.BN).Named("cs") // staged for coalesced stores
 		k.Copy(acc, cs)

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/compiler/cudagen"
+	"github.com/tilego/tilego/interp"
+	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 )
 
@@ -49,4 +52,33 @@ func TestGemmEpilogue(t *testing.T) {
 			t.Errorf("%v: %v, want %q", c.vals, err, c.want)
 		}
 	}
+}
+
+// Promote (a partial accumulator a K tile, added into acc in f32) on the
+// interpreter against float64 with an epilogue, at sizes off the tiles;
+// and compiled for Hopper's 8-bit wgmma and for sm_80.
+func TestGemmPromote(t *testing.T) {
+	eachProblem(t, "gemm", nil, []map[string]string{
+		{"m": "100", "n": "72", "k": "200", "scale-a": "row", "scale-b": "col", "dtype": "f8e4m3", "trans-b": "true"},
+		{"m": "70", "n": "40", "k": "90", "bias": "true", "dtype": "f16"},
+	}, func(t *testing.T, i int, vals map[string]string, p kernels.Problem) {
+		c := p.DefaultConfig().(kernels.GemmConfig)
+		c.Promote = true
+		checkRun(t, p, c, ir.DefaultLimits, 3, "interpreter", interp.Run)
+		archs := []string{"sm_90a"}
+		if i == 1 {
+			archs = append(archs, "sm_80")
+		}
+		for _, arch := range archs {
+			g := kernels.GPUConfigFor(p, arch).(kernels.GemmConfig)
+			g.Promote = true
+			fn, err := kernels.Build(p, g, cudagen.Limits(arch))
+			if err != nil {
+				t.Fatalf("%s: %v", arch, err)
+			}
+			if _, err := cudagen.Compile(fn, cudagen.Options{Arch: arch}); err != nil {
+				t.Errorf("%s: %v", arch, err)
+			}
+		}
+	})
 }

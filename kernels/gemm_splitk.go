@@ -25,9 +25,9 @@ func GemmSplitPartials(s GemmShape, c GemmConfig, splits int) *tl.Func {
 	per := (nK + splits - 1) / splits
 	f.Kernel(tl.Grid(tl.CeilDiv(s.N, c.BN), tl.CeilDiv(s.M, c.BM), splits), c.Threads, func(k *tl.Block) {
 		bx, by, z := k.Idx()
-		as, bs, acc := in.tiles(k, s, c)
+		as, bs, acc, part := in.tiles(k, s, c)
 		lo := z.Mul(per)
-		k.PipelinedRange(tl.Min(lo, nK), tl.Min(lo.Add(per), nK), c.Stages, func(kk tl.Expr) { in.step(k, s, c, as, bs, acc, by, bx, kk) })
+		k.PipelinedRange(tl.Min(lo, nK), tl.Min(lo.Add(per), nK), c.Stages, func(kk tl.Expr) { in.step(k, s, c, as, bs, acc, part, by, bx, kk) })
 		k.Copy(acc, Parts.Sub(z, tl.Tile(by, c.BM), tl.Tile(bx, c.BN)))
 	})
 	return f

@@ -126,6 +126,17 @@ func Build(p Problem, c Config, lim ir.Limits) (*ir.Func, error) {
 	return fn, nil
 }
 
+// Derived is a problem some of whose inputs are another problem's outputs
+// (the backward's O and LSE are the forward's). Its Inputs makes them with
+// the float64 reference on the host, minutes of cores at 16k tokens; a
+// runner with a device may run Source there instead, on Source's Inputs
+// with the same seed, and pass its arguments to Finish.
+type Derived interface {
+	Problem
+	Source() Problem
+	Finish(src []*tensor.Tensor, seed uint64) []*tensor.Tensor
+}
+
 // Check budget: a problem is checked whole when it has at most
 // fullCheckElems output elements and its float64 reference costs at most
 // fullCheckMACs multiply-adds; else a sample costing about sampleMACs.

@@ -101,17 +101,21 @@ def peers_fp8():
             sa, sb = torch.rand(m, 1, device="cuda") + 0.5, torch.rand(1, n, device="cuda") + 0.5
             shape_s = {"epilogue": "scale_a_row+scale_b_col"}
         shape = {"m": m, "n": n, "k": k, "trans_a": False, "trans_b": True, "dtype": "f8e4m3", "out_dtype": "bf16", **shape_s}
-        rec = {"suite": "gemm-fp8", "kernel": "gemm", "impl": "torch-scaled-mm", "shape": shape}
-        try:
-            fn = lambda: torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
-            fn()
-            torch.cuda.synchronize()
-            ms = bench(fn)
-            rec["ms"], rec["tflops"] = ms, 2 * m * n * k / ms / 1e9
-        except Exception as e:
-            rec["error"] = ("%s: %s" % (type(e).__name__, e))[:300]
-        print(json.dumps(rec), flush=True)
-        log("fp8 %dx%dx%d %s: %s" % (m, n, k, scaling, "%.1f TFLOP/s" % rec["tflops"] if "tflops" in rec else rec.get("error")))
+        # use_fast_accum=False (the default) adds the tensor cores' partial
+        # sums into f32 as tilego's Promote does; True keeps them in the
+        # tensor cores' accumulator as tilego's default does.
+        for impl, fast in (("torch-scaled-mm", False), ("torch-scaled-mm-fast", True)):
+            rec = {"suite": "gemm-fp8", "kernel": "gemm", "impl": impl, "shape": shape}
+            try:
+                fn = lambda: torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16, use_fast_accum=fast)
+                fn()
+                torch.cuda.synchronize()
+                ms = bench(fn)
+                rec["ms"], rec["tflops"] = ms, 2 * m * n * k / ms / 1e9
+            except Exception as e:
+                rec["error"] = ("%s: %s" % (type(e).__name__, e))[:300]
+            print(json.dumps(rec), flush=True)
+            log("fp8 %dx%dx%d %s %s: %s" % (m, n, k, scaling, impl, "%.1f TFLOP/s" % rec["tflops"] if "tflops" in rec else rec.get("error")))
         del a, b
         torch.cuda.empty_cache()
 
@@ -132,14 +136,16 @@ def table_fp8(paths):
         if r.get("suite") == "gemm-fp8":
             s = r["shape"]
             by.setdefault((s["m"], s["n"], s["k"], s.get("epilogue", "")), {})[r["impl"]] = r
-    print("| m×n×k | scales | tilego TFLOP/s | config | torch._scaled_mm | ×_scaled_mm |")
-    print("|---|---|--:|---|--:|--:|")
+    print("| m×n×k | scales | tilego | ×_scaled_mm fast | tilego promote | ×_scaled_mm | config (tilego; promote) |")
+    print("|---|---|--:|--:|--:|--:|---|")
     for key in sorted(by):
         d = by[key]
         g = lambda i: d.get(i, {}).get("tflops", 0) or 0
-        cfg = " ".join("%s=%s" % kv for kv in (d.get("tilego", {}).get("config") or {}).items()) or d.get("tilego", {}).get("error", "-")[:40]
-        print("| %d×%d×%d | %s | %.0f | %s | %.0f | %s |" % (key[0], key[1], key[2], key[3], g("tilego"), cfg, g("torch-scaled-mm"),
-              "%.2f" % (g("tilego") / g("torch-scaled-mm")) if g("tilego") and g("torch-scaled-mm") else "-"))
+        ratio = lambda x, y: "%.2f" % (g(x) / g(y)) if g(x) and g(y) else "-"
+        cfg = lambda i: " ".join("%s=%s" % kv for kv in (d.get(i, {}).get("config") or {}).items()) or d.get(i, {}).get("error", "-")[:40]
+        print("| %d×%d×%d | %s | %.0f | %s | %.0f | %s | %s; %s |" % (key[0], key[1], key[2], key[3], g("tilego"),
+              ratio("tilego", "torch-scaled-mm-fast"), g("tilego-promote"), ratio("tilego-promote", "torch-scaled-mm"),
+              cfg("tilego"), cfg("tilego-promote")))
 
 
 def table(paths):

@@ -92,12 +92,18 @@ def extra_shapes(quick):
 
 
 def fa_bwd_shapes(quick):
-    # bench/suites.go's fa-bwd: B=1 H=16, 2k and 4k, d64 and d128, causal and not; --quick 2k d128.
-    seqs, dims, causals = ([2048], [128], [False]) if quick else ([2048, 4096], [64, 128], [False, True])
-    for dim in dims:
-        for causal in causals:
-            for s in seqs:
-                yield attn_shape(1, 16, 16, s, dim, causal)
+    # bench/suites.go's fa-bwd: 16k tokens, H = 2048/D, S 1k/4k/16k, d64 and d128, causal and not;
+    # GQA 32:8 S4k d128 causal; d256 S4k both; --quick S4k d128 non-causal.
+    if quick:
+        yield attn_shape(4, 16, 16, 4096, 128, False)
+        return
+    for dim in [64, 128]:
+        for causal in [False, True]:
+            for s in [1024, 4096, 16384]:
+                yield attn_shape(16384 // s, 2048 // dim, 2048 // dim, s, dim, causal)
+    yield attn_shape(4, 32, 8, 4096, 128, True)
+    yield attn_shape(4, 8, 8, 4096, 256, False)
+    yield attn_shape(4, 8, 8, 4096, 256, True)
 
 
 def bwd_flops(s):
@@ -630,16 +636,17 @@ def run_bwd(torch, bench, shapes):
     backends = {"sdpa-flash": SDPBackend.FLASH_ATTENTION, "sdpa-cudnn": SDPBackend.CUDNN_ATTENTION}
     for s in shapes:
         log("[fa-bwd] %s" % short(s))
-        B, H, S, D, DV = s["batch"], s["heads"], s["seq_q"], s["dim"], s["dim_v"]
-        q, k, v = (torch.randn(B, S, H, d, dtype=torch.bfloat16, device="cuda").transpose(1, 2).requires_grad_()
-                   for d in (D, D, DV))
+        B, H, HKV, S, D, DV = (s[k] for k in ("batch", "heads", "heads_kv", "seq_q", "dim", "dim_v"))
+        q, k, v = (torch.randn(B, S, h, d, dtype=torch.bfloat16, device="cuda").transpose(1, 2).requires_grad_()
+                   for h, d in ((H, D), (HKV, D), (HKV, DV)))
+        gqa = {"enable_gqa": True} if HKV != H else {}
         do = torch.randn(B, S, H, DV, dtype=torch.bfloat16, device="cuda").transpose(1, 2)
         ref = None
         for impl in BWD_IMPLS:
             rec = {"suite": "fa-bwd", "kernel": "flash-attention-bwd", "impl": impl, "shape": s}
             try:
                 with sdpa_kernel([backends[impl]]):
-                    out = F.scaled_dot_product_attention(q, k, v, is_causal=s["causal"])
+                    out = F.scaled_dot_product_attention(q, k, v, is_causal=s["causal"], **gqa)
                     fn = lambda: torch.autograd.grad(out, (q, k, v), do, retain_graph=True)
                     g = fn()
                     torch.cuda.synchronize()

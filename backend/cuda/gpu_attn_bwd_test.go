@@ -28,6 +28,11 @@ func TestGPUAttnBwd(t *testing.T) {
 		{"causal_sq<skv_dv32", func(s *kernels.AttnShape) { s.Sq, s.Skv, s.Dv, s.Causal = 130, 300, 32, true }, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}},
 		{"causal_sq>skv", func(s *kernels.AttnShape) { s.Sq, s.Skv, s.Causal = 300, 130, true }, kernels.AttnConfig{M: 64, N: 64, Stages: 2, Threads: 128}},
 		{"d128_f16", func(s *kernels.AttnShape) { s.Dqk, s.Dv, s.DType = 128, 128, ir.F16 }, kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}},
+		// P and dS through shared memory: two warpgroups over 64 keys.
+		{"d256_sharedp_causal_gqa", func(s *kernels.AttnShape) { s.Dqk, s.Dv, s.HKV, s.Causal = 256, 256, 2, true },
+			kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 256, SharedP: true}},
+		{"d128_sharedp_sq<skv", func(s *kernels.AttnShape) { s.Dqk, s.Dv, s.Sq, s.Skv, s.BSHD = 128, 128, 130, 250, true },
+			kernels.AttnConfig{M: 64, N: 128, Stages: 2, Threads: 256, SharedP: true}},
 	}
 	for _, tc := range cases {
 		s := base

@@ -15,6 +15,7 @@ import (
 	"github.com/tilego/tilego/backend/hip/emu"
 	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/kernels"
+	"github.com/tilego/tilego/tensor"
 )
 
 var runCmd = &command{
@@ -188,7 +189,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := checkMemory(p, be, opt.FlushBytes); err != nil {
 		return err
 	}
-	inputs := p.Inputs(rf.seed)
+	inputs, err := runInputs(be, p, rf.seed)
+	if err != nil {
+		return err
+	}
 	res, err := runProblem(be, p, cfg, inputs, opt)
 	if err != nil {
 		return fmt.Errorf("%s on %s: %w", p.Kernel(), be.Name(), withConfig(err, cfg))
@@ -312,4 +316,13 @@ func pickBackend(name string, stderr io.Writer) (backend.Backend, error) {
 		return cpu.Backend{}, nil
 	}
 	return nil, usageErr(fmt.Errorf("--backend: unknown backend %q (want auto, cpu, gpu, hip or hip-emu)", name))
+}
+
+// runInputs are p's inputs: on a CUDA device a Derived problem's are made
+// by its Source there (bench.Inputs), elsewhere by p.Inputs.
+func runInputs(be backend.Backend, p kernels.Problem, seed uint64) ([]*tensor.Tensor, error) {
+	if b, ok := be.(*cuda.Backend); ok {
+		return bench.Inputs(b, p, seed)
+	}
+	return p.Inputs(seed), nil
 }
