@@ -65,6 +65,7 @@ type pass struct {
 // passes is the whole pipeline from verified IR to CUDA C++.
 var passes = []pass{
 	{"verify", verifyPass, func(c *compilation) string { return c.f.String() }},
+	{"safe-names", safeNames, nil},
 	{"check-target", checkTarget, nil},
 	{"assign-warpgroups", assignRoles, dumpRoles},
 	{"infer-layouts", inferLayouts, dumpLayouts},

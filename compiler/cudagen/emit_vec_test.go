@@ -49,7 +49,7 @@ func TestVectorCopies(t *testing.T) {
 				t.Errorf("%d vector loads and %d stores, want %d of each:\n%s", loads, stores, tc.loads, src)
 			}
 			// One row a thread: the row statistic is one register.
-			if got := strings.Contains(src, "float s[1];"); got != tc.rowStat {
+			if got := strings.Contains(src, "float s_[1];"); got != tc.rowStat {
 				t.Errorf("row statistic in one register: %v, want %v:\n%s", got, tc.rowStat, src)
 			}
 		})

@@ -79,13 +79,13 @@ func TestWalkVars(t *testing.T) {
 func TestWalkVarsProducer(t *testing.T) {
 	p := compileFunc(t, walkProgram(func(g, i tl.Expr) tl.Expr { return g.Add(i.Mul(2)) }, nil), "sm_90a")
 	src := p.Source
-	set := "t[(0)] = (int)("
+	set := "t_[(0)] = (int)("
 	producer := strings.Index(src, "if (tid == 128)")
 	if producer < 0 || strings.Count(src, set) != 2 {
 		t.Fatalf("want a producer and t set twice (producer, consumers):\n%s", src)
 	}
 	first, load := strings.Index(src, set), strings.Index(src, "tl::tma_load_3d(")
-	if first < producer || load < first || !strings.Contains(src[load:], "t[(0)]") {
+	if first < producer || load < first || !strings.Contains(src[load:], "t_[(0)]") {
 		t.Errorf("the producer does not set t before loading through it:\n%s", src)
 	}
 }

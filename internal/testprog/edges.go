@@ -208,4 +208,24 @@ var Edges = map[string]func() *tl.Func{
 		})
 		return f
 	},
+	// Tensors named as the generated code's own names and C++ words
+	// (compiler/cudagen/names.go renames them).
+	"clashing_names": func() *tl.Func {
+		const rows, cols = 64, 96
+		f := tl.NewFunc("clashing_names")
+		in, bias, out := f.In("lane", tl.F32, rows, cols), f.In("int", tl.F32, cols), f.Out("val", tl.F32, rows)
+		f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+			tid := k.Fragment(tl.F32, rows, cols).Named("tid")
+			smem := k.Shared(tl.F32, cols).Named("smem")
+			ok := k.Fragment(tl.F32, rows).Named("ok")
+			c3 := k.Fragment(tl.F32, rows).Named("c3")
+			k.Copy(in, tid)
+			k.Copy(bias, smem)
+			k.Parallel(func(r, c tl.Expr) { tid.Set(tid.At(r, c).Mul(2).Add(smem.At(c)), r, c) }, rows, cols)
+			k.ReduceSum(tid, ok, 1)
+			k.Parallel(func(r tl.Expr) { c3.Set(ok.At(r).Add(1), r) }, rows)
+			k.Copy(c3, out)
+		})
+		return f
+	},
 }

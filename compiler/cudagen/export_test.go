@@ -1,0 +1,4 @@
+package cudagen
+
+// ReservedName is reservedName, for the external tests.
+var ReservedName = reservedName
