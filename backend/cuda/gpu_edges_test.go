@@ -25,35 +25,59 @@ func TestGPUEdgePrograms(t *testing.T) {
 			t.Fatalf("%s: %v", name, err) // they compile: a refusal is a bug
 		}
 		for _, arch := range archs(b) {
-			t.Run(fmt.Sprintf("%s/%s", name, arch), func(t *testing.T) {
-				var want, got []*tensor.Tensor
-				for i, p := range fn.Params {
-					shape := make([]int, len(p.Shape))
-					for d, e := range p.Shape {
-						n, _ := ir.ConstInt(e)
-						shape[d] = int(n)
-					}
-					w, g := tensor.New(p.DType, shape...), tensor.New(p.DType, shape...)
-					if !p.Output {
-						w.Rand(uint64(i+1), 1)
-						copy(g.Data, w.Data)
-					}
-					want, got = append(want, w), append(got, g)
-				}
-				if err := interp.Run(fn, want); err != nil {
-					t.Fatal(err)
-				}
-				runPoisoned(t, b, arch, fn, got)
-				for i, p := range fn.Params { // exact, but for a Gemm's order of additions
-					var d ref.Diff
-					for j, w := range want[i].Data {
-						d.Add(got[i].Data[j], w)
-					}
-					if p.Output && !(d.Rel() <= 1e-5) {
-						t.Errorf("%s: %s", p.Name, &d)
-					}
-				}
-			})
+			t.Run(fmt.Sprintf("%s/%s", name, arch), func(t *testing.T) { againstInterp(t, b, arch, fn, 1e-5) })
+		}
+	}
+}
+
+// The examples (package examples, internal/testprog/examples.go) at
+// sizes off their tiles give the interpreter's answer on the GPU, within
+// their outputs' type's tolerance; 8-bit GEMMs on sm_90a only.
+func TestGPUExamples(t *testing.T) {
+	b := openGPU(t)
+	for name, ex := range testprog.Examples {
+		fn, err := ex.Prog().Build(b.Limits())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, arch := range archs(b) {
+			if name == "gemm_fp8" && arch != "sm_90a" {
+				continue // mma.sync takes no 8-bit floats
+			}
+			t.Run(fmt.Sprintf("%s/%s", name, arch), func(t *testing.T) { againstInterp(t, b, arch, fn, ex.Tol) })
+		}
+	}
+}
+
+// againstInterp runs fn on the interpreter and, poisoned, on the GPU for
+// arch, on the same seeded inputs, and compares every output within tol.
+func againstInterp(t *testing.T, b *Backend, arch string, fn *ir.Func, tol float64) {
+	t.Helper()
+	var want, got []*tensor.Tensor
+	for i, p := range fn.Params {
+		shape := make([]int, len(p.Shape))
+		for d, e := range p.Shape {
+			n, _ := ir.ConstInt(e)
+			shape[d] = int(n)
+		}
+		w, g := tensor.New(p.DType, shape...), tensor.New(p.DType, shape...)
+		if !p.Output {
+			w.Rand(uint64(i+1), 1)
+			copy(g.Data, w.Data)
+		}
+		want, got = append(want, w), append(got, g)
+	}
+	if err := interp.Run(fn, want); err != nil {
+		t.Fatal(err)
+	}
+	runPoisoned(t, b, arch, fn, got)
+	for i, p := range fn.Params {
+		var d ref.Diff
+		for j, w := range want[i].Data {
+			d.Add(got[i].Data[j], w)
+		}
+		if p.Output && !(d.Rel() <= tol) {
+			t.Errorf("%s: %s", p.Name, &d)
 		}
 	}
 }

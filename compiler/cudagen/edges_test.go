@@ -18,6 +18,25 @@ func TestEdgeProgramsBuild(t *testing.T) {
 	}
 }
 
+// The examples the GPU tests run at odd sizes build and compile for both
+// CUDA targets (8-bit GEMMs for sm_90a only).
+func TestExampleProgramsCompile(t *testing.T) {
+	for name, ex := range testprog.Examples {
+		for _, arch := range []string{"sm_80", "sm_90a"} {
+			if name == "gemm_fp8" && arch == "sm_80" {
+				continue
+			}
+			fn, err := ex.Prog().Build(Limits(arch))
+			if err != nil {
+				t.Fatalf("%s on %s: %v", name, arch, err)
+			}
+			if _, err := Compile(fn, Options{Arch: arch}); err != nil {
+				t.Errorf("%s on %s: %v", name, arch, err)
+			}
+		}
+	}
+}
+
 // The emitted source of the programs the fuzzer found: no bulk store
 // between types, no "--" of a negated negative constant.
 func TestFuzzFoundSources(t *testing.T) {
