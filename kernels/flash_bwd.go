@@ -223,19 +223,25 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 					dPt.Set(ds, t, r)
 					St.Set(p, t, r)
 				}, c.N, c.M)
+				// dS reaches shared memory first, so that dQ's GEMM is issued
+				// first and its atomic adds run under dV's and dK's GEMMs
+				// (the compiler waits for each GEMM where its result is used).
 				if c.SharedP {
 					k.Copy(St, Ps)
 					k.Copy(dPt, dSs)
-					k.Gemm(Ps, dos, dv) // dV += Pᵀ·dO
-					k.Gemm(dSs, qs, dk) // dK += dSᵀ·Q (scaled at the end)
 				} else {
 					k.Copy(St, Pt)
 					k.Copy(dPt, dSt)
-					k.Gemm(Pt, dos, dv, rows) // dV += Pᵀ·dO
-					k.Gemm(dSt, qs, dk, rows) // dK += dSᵀ·Q (scaled at the end)
-					k.Copy(dSt, dSs)          // dQ's GEMM reads dSᵀ transposed
+					k.Copy(dSt, dSs) // dQ's GEMM reads dSᵀ transposed
 				}
 				k.Gemm(dSs, ks, dq, tl.TransA, tl.ClearAccum) // dQ_i = dS·K
+				if c.SharedP {
+					k.Gemm(Ps, dos, dv) // dV += Pᵀ·dO
+					k.Gemm(dSs, qs, dk) // dK += dSᵀ·Q (scaled at the end)
+				} else {
+					k.Gemm(Pt, dos, dv, rows) // dV += Pᵀ·dO
+					k.Gemm(dSt, qs, dk, rows) // dK += dSᵀ·Q (scaled at the end)
+				}
 				// Packed, a tile's rows past its sequence's end are the next
 				// sequence's: they see no key here, so their dS rows, and
 				// what they add, are zero.

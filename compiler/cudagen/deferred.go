@@ -62,9 +62,10 @@ func ownStmts(body []ir.Stmt, hoisted map[ir.Stmt]bool) []ir.Stmt {
 // it writes, its register A operand (nil when A is shared), and the
 // condition under which it was committed ("" for always).
 type wgGroup struct {
-	c, a *ir.Buffer
-	cond string
-	walk bool // it reads a walk's tile (persistent_loads.go's early release)
+	c, a   *ir.Buffer
+	sa, sb *ir.Buffer // its shared operands (nil where A is in registers)
+	cond   string
+	walk   bool // it reads a walk's tile (persistent_loads.go's early release)
 }
 
 // wgmmaWaits is the wgmma bookkeeping of a loop with Deferred statements.
@@ -160,18 +161,73 @@ func (e *emitter) deferredBody(v, iter string, d *ir.Deferred, guard string, hoi
 	e.close()
 }
 
+// lazyStmts emits a loop body's statements (no Deferred ones) with each
+// wgmma group waited for just before the first statement that uses its
+// accumulator or register operand or writes its shared operands, so
+// independent multiplies are in flight together (two GEMMs of one tile,
+// or a GEMM under the element-wise work on another's result). A compound
+// statement with a GEMM inside waits for every group first and emits its
+// own waits.
+func (e *emitter) lazyStmts(body []ir.Stmt) {
+	for _, st := range body {
+		if e.err != nil {
+			return
+		}
+		e.waitFor(st)
+		if _, ok := st.(*ir.Gemm); ok || !hasGemm(st) {
+			e.stmt(st)
+			continue
+		}
+		e.retireAll()
+		w := e.waits
+		e.waits = nil
+		e.stmt(st)
+		e.waits = w
+	}
+}
+
+// hasGemm says whether st is or holds a Gemm.
+func hasGemm(st ir.Stmt) bool {
+	found := false
+	ir.Walk([]ir.Stmt{st}, func(s ir.Stmt) {
+		if _, ok := s.(*ir.Gemm); ok {
+			found = true
+		}
+	})
+	return found
+}
+
+// overlapsGemm says whether a wgmma Gemm of body is followed by a
+// statement that need not wait for it (lazyStmts would let the two
+// overlap); where every Gemm's result is used at once, the body keeps
+// its waits in place.
+func (c *compilation) overlapsGemm(body []ir.Stmt) bool {
+	for i, st := range body[:max(len(body)-1, 0)] {
+		g, ok := st.(*ir.Gemm)
+		if !ok || !c.wgmma[g] {
+			continue
+		}
+		used, written := stmtBuffers(body[i+1]), stmtWrites(body[i+1])
+		if !used[g.C.Buf] && !(g.A.Buf.Scope == ir.Fragment && used[g.A.Buf]) && !written[g.A.Buf] && !written[g.B.Buf] {
+			return true
+		}
+	}
+	return false
+}
+
 // waitFor waits, before st, for the newest pending wgmma group whose
-// accumulator or register operand st touches, and for those before it.
+// accumulator or register operand st touches, or whose shared operands st
+// writes, and for those before it.
 // wgmma.wait_group counts groups, so the count of newer groups that may
 // stay in flight depends on which guarded groups this path committed.
 func (e *emitter) waitFor(st ir.Stmt) {
 	if e.waits == nil || len(e.waits.pending) == 0 {
 		return
 	}
-	used := stmtBuffers(st)
+	used, written := stmtBuffers(st), stmtWrites(st)
 	last := -1
 	for i, g := range e.waits.pending {
-		if used[g.c] || (g.a != nil && used[g.a]) {
+		if used[g.c] || (g.a != nil && used[g.a]) || written[g.sa] || written[g.sb] {
 			last = i
 		}
 	}
@@ -281,6 +337,30 @@ func stmtBuffers(st ir.Stmt) map[*ir.Buffer]bool {
 	return used
 }
 
+// stmtWrites lists the buffers st (and what it nests) writes.
+func stmtWrites(st ir.Stmt) map[*ir.Buffer]bool {
+	out := map[*ir.Buffer]bool{}
+	ir.Walk([]ir.Stmt{st}, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Copy:
+			out[s.Dst.Buf] = true
+		case *ir.AtomicAdd:
+			out[s.Dst.Buf] = true
+		case *ir.Ticket:
+			out[s.Dst.Buf] = true
+		case *ir.Gemm:
+			out[s.C.Buf] = true
+		case *ir.Fill:
+			out[s.Dst.Buf] = true
+		case *ir.Reduce:
+			out[s.Dst] = true
+		case *ir.Store:
+			out[s.Buf] = true
+		}
+	})
+	return out
+}
+
 // eachRegion calls fn on each region statement s (not the statements in
 // it) names: a copy's, a GEMM's operands, a fill's.
 func eachRegion(s ir.Stmt, fn func(ir.Region)) {
@@ -317,6 +397,9 @@ func (e *emitter) lazyNote(g *ir.Gemm) {
 	}
 	if g.A.Buf.Scope == ir.Fragment {
 		grp.a = g.A.Buf
+	} else {
+		grp.sa = g.A.Buf
 	}
+	grp.sb = g.B.Buf
 	e.waits.pending = append(e.waits.pending, grp)
 }

@@ -37,6 +37,26 @@ func TestExampleProgramsCompile(t *testing.T) {
 	}
 }
 
+// Two GEMMs of one iteration are in flight together on wgmma: the first
+// waited for (leaving one group) before its result is read, the second
+// before its own, every group at the iteration's end.
+func TestGemmsWaitedWhereUsed(t *testing.T) {
+	fn, err := testprog.Edges["gemms_waited_where_used"]().Build(Limits("sm_90a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(fn, Options{Arch: "sm_90a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := p.Source
+	first, second := strings.Index(src, "tl::wgmma_commit();"), strings.LastIndex(src, "tl::wgmma_commit();")
+	w1, w0 := strings.Index(src, "tl::wgmma_wait<1>();"), strings.Index(src, "tl::wgmma_wait<0>();")
+	if first < 0 || second == first || w1 < second || w0 < w1 {
+		t.Errorf("want two commits, then wait<1>, then wait<0>:\n%s", src)
+	}
+}
+
 // The emitted source of the programs the fuzzer found: no bulk store
 // between types, no "--" of a negated negative constant.
 func TestFuzzFoundSources(t *testing.T) {

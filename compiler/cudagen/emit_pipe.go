@@ -140,6 +140,11 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.turns = nil
 	case turns:
 		e.turnStmts(s, rest)
+	case e.c.overlapsGemm(rest):
+		e.waits = &wgmmaWaits{loop: s}
+		e.lazyStmts(rest)
+		e.retireAll()
+		e.waits = nil
 	default:
 		e.stmts(rest)
 	}
