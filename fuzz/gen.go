@@ -19,6 +19,10 @@ type gen struct {
 	// seeds was chosen (tests pick seeds that reach a feature), so that a
 	// seed's other draws stay as they were.
 	extra *rand.Rand
+	// names draws which buffers take a name the generated code uses
+	// itself (clashNames), on a stream of its own for the same reason.
+	names *rand.Rand
+	used  map[string]bool // the names given so far
 	sw    Switches
 	p     *Prog
 
@@ -38,7 +42,8 @@ type gen struct {
 
 // Generate draws the program of seed.
 func Generate(seed uint64, sw Switches) *Prog {
-	g := &gen{r: rand.New(rand.NewPCG(seed, 0x7f4a7c15)), extra: rand.New(rand.NewPCG(seed, 0x2545f491)), sw: sw, wide: -1, scalar: -1,
+	g := &gen{r: rand.New(rand.NewPCG(seed, 0x7f4a7c15)), extra: rand.New(rand.NewPCG(seed, 0x2545f491)),
+		names: rand.New(rand.NewPCG(seed, 0x5851f42d)), used: map[string]bool{}, sw: sw, wide: -1, scalar: -1,
 		frag2: map[int][]int{}, rowF: map[int][]int{}, colF: map[int][]int{}, oneF: map[int][]int{}}
 	p := &Prog{Seed: seed}
 	g.p = p
@@ -101,9 +106,23 @@ func (g *gen) add(b Buf) int {
 	if b.Name == "" {
 		prefix := map[Scope]string{In: "X", Out: "Y", Shared: "s", Frag: "f", Local: "l"}[b.Scope]
 		b.Name = fmt.Sprintf("%s%d", prefix, len(g.p.Bufs))
+		if n := clashNames[g.names.IntN(len(clashNames))]; g.names.IntN(6) == 0 && !g.used[n] {
+			b.Name = n
+		}
 	}
+	g.used[b.Name] = true
 	g.p.Bufs = append(g.p.Bufs, b)
 	return len(g.p.Bufs) - 1
+}
+
+// clashNames are names the generated code declares or reads itself (the
+// thread index, loop counters, numbered temporaries, tl's loop variables,
+// C++ words), which a buffer may take: the compiler must keep them apart
+// (compiler/cudagen/names.go).
+var clashNames = []string{
+	"tid", "warp", "lane", "smem", "bx", "by", "val", "vec", "ok", "r", "c", "it", "j", "s", "t", "p", "q", "x",
+	"idx", "next", "ring", "dot", "wg", "lo", "hi", "d", "da", "db", "k0", "i0", "i1", "c3", "t1", "red2", "w4",
+	"cp1", "gp2", "part", "half", "size", "group", "int", "float", "for", "auto", "threadIdx", "uint4",
 }
 
 // storeDT is a storage type for a tile or tensor; f8 only in shared
