@@ -7,6 +7,7 @@ import (
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/ref"
+	"github.com/tilego/tilego/tensor"
 )
 
 // The backward's three programs on the interpreter against
@@ -109,50 +110,72 @@ func TestAttnBwdProblemCheck(t *testing.T) {
 
 // A Derived backward's inputs from its Source (the forward kernel, here on
 // the interpreter) match Inputs' float64 O and LSE within the forward's
-// tolerance, and the backward run on them passes its float64 check.
+// tolerance, and the backward run on them passes its float64 check: the
+// padded backward with a score modifier and GQA, and the varlen one.
 func TestAttnBwdInputsFromForward(t *testing.T) {
-	e, err := Lookup("flash-attention-bwd")
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		kernel string
+		vals   map[string]string
+	}{
+		{"flash-attention-bwd", map[string]string{"batch": "1", "heads": "4", "heads-kv": "2", "seq-q": "70", "dim": "32",
+			"causal": "true", "layout": "bshd", "softcap": "20"}},
+		{"flash-attention-varlen-bwd", map[string]string{"lens": "17,40,1", "heads": "4", "heads-kv": "2", "dim": "32", "causal": "true"}},
+	} {
+		t.Run(tc.kernel, func(t *testing.T) {
+			e, err := Lookup(tc.kernel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := e.Problem(tc.vals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, ok := p.(Derived)
+			if !ok {
+				t.Fatalf("%T is not Derived", p)
+			}
+			src := d.Source()
+			sargs := src.Inputs(3)
+			runInterp(t, src, sargs)
+			got, want := d.Finish(sargs, 3), p.Inputs(3)
+			if len(got) != len(want) {
+				t.Fatalf("%d tensors from the forward, %d from Inputs", len(got), len(want))
+			}
+			for _, i := range []int{bwdQ, bwdK, bwdDO, bwdO, bwdLSE} {
+				var diff ref.Diff
+				want[i].Each(func(idx []int) { diff.Add(got[i].At(idx...), want[i].At(idx...)) })
+				if diff.Rel() > Tolerance(ir.BF16) {
+					t.Errorf("tensor %d: the forward's differs from the float64 one: %s", i, &diff)
+				}
+			}
+			runInterp(t, p, got)
+			if r := p.Check(got, 1); !r.OK() {
+				t.Errorf("backward on the forward's O and LSE: %s", r)
+			}
+		})
 	}
-	p, err := e.Problem(map[string]string{"batch": "1", "heads": "4", "heads-kv": "2", "seq-q": "70", "dim": "32",
-		"causal": "true", "layout": "bshd", "softcap": "20"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, ok := p.(Derived)
-	if !ok {
-		t.Fatalf("%T is not Derived", p)
-	}
-	src := d.Source()
-	sargs := src.Inputs(3)
-	f, err := Build(src, src.DefaultConfig(), ir.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := interp.Run(f, sargs); err != nil {
-		t.Fatal(err)
-	}
-	got, want := d.Finish(sargs, 3), p.Inputs(3)
-	if len(got) != len(want) {
-		t.Fatalf("%d tensors from the forward, %d from Inputs", len(got), len(want))
-	}
-	for _, i := range []int{bwdQ, bwdDO, bwdO, bwdLSE} {
-		var diff ref.Diff
-		want[i].Each(func(idx []int) { diff.Add(got[i].At(idx...), want[i].At(idx...)) })
-		if diff.Rel() > Tolerance(ir.BF16) {
-			t.Errorf("tensor %d: the forward's differs from the float64 one: %s", i, &diff)
-		}
-	}
+}
+
+// runInterp runs p at its default config on the interpreter over args (a
+// Chain's every step).
+func runInterp(t *testing.T, p Problem, args []*tensor.Tensor) {
+	t.Helper()
 	c := p.DefaultConfig()
-	steps, err := p.(Chain).Steps(c)
+	if ch, ok := p.(Chain); ok {
+		steps, err := ch.Steps(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := RunSteps(steps, args, ir.DefaultLimits, interp.Run); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	f, err := Build(p, c, ir.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := RunSteps(steps, got, ir.DefaultLimits, interp.Run); err != nil {
+	if err := interp.Run(f, args); err != nil {
 		t.Fatal(err)
-	}
-	if r := p.Check(got, 1); !r.OK() {
-		t.Errorf("backward on the forward's O and LSE: %s", r)
 	}
 }

@@ -65,6 +65,13 @@ func AttnBwdVarlenInputs(v VarlenShape, seed uint64) []*tensor.Tensor {
 		}
 		lse.Set(l, 0, r.h, r.q0+r.i)
 	})
+	return varlenBwdArgs(v, q, k, vv, o, lse, seed)
+}
+
+// varlenBwdArgs completes the varlen backward's list from the packed Q,
+// K, V, O and LSE.
+func varlenBwdArgs(v VarlenShape, q, k, vv, o, lse *tensor.Tensor, seed uint64) []*tensor.Tensor {
+	p := v.packed()
 	like := func(t *tensor.Tensor) *tensor.Tensor { return tensor.NewStrided(t.DType, t.Shape, t.Strides).Fill(nan) }
 	args := make([]*tensor.Tensor, bwdVarlenArgs)
 	args[bwdQ], args[bwdK], args[bwdV], args[bwdO], args[bwdLSE] = q, k, vv, o, lse
@@ -121,6 +128,24 @@ func (p *varlenBwdProblem) Steps(c Config) ([]Step, error) {
 // Inputs run each sequence's float64 forward for O and LSE.
 func (p *varlenBwdProblem) Inputs(seed uint64) []*tensor.Tensor {
 	return AttnBwdVarlenInputs(p.s, seed)
+}
+
+// Source is the varlen forward over the same sequences (Derived).
+func (p *varlenBwdProblem) Source() Problem { return &varlenProblem{s: p.s} }
+
+// Finish makes the backward's inputs from the varlen forward's arguments
+// after it ran: its packed [T, H, D] tensors are the backward's packed
+// [1, H, T, D] views of the same memory, its LSE [H, T] the backward's
+// [1, H, T].
+func (p *varlenBwdProblem) Finish(src []*tensor.Tensor, seed uint64) []*tensor.Tensor {
+	pk := p.s.packed()
+	rows := func(t *tensor.Tensor, heads, seq, d int) *tensor.Tensor { // [T, heads, d] as BSHD [1, heads, T, d]
+		shape := []int{1, heads, seq, d}
+		return &tensor.Tensor{DType: t.DType, Shape: shape, Strides: tensor.StridesFor(shape, []int{0, 2, 1, 3}), Data: t.Data}
+	}
+	lse := &tensor.Tensor{DType: src[6].DType, Shape: []int{1, pk.H, pk.Sq}, Strides: tensor.RowMajor([]int{1, pk.H, pk.Sq}), Data: src[6].Data}
+	return varlenBwdArgs(p.s, rows(src[0], pk.H, pk.Sq, pk.Dqk), rows(src[1], pk.HKV, pk.Skv, pk.Dqk), rows(src[2], pk.HKV, pk.Skv, pk.Dv),
+		rows(src[5], pk.H, pk.Sq, pk.Dv), lse, seed)
 }
 
 // Check compares rows of dQ (ref.GradQRow) and of dK and dV
