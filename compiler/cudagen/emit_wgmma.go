@@ -119,7 +119,9 @@ func panelCol(r ir.Region) int {
 // wgmma lowers a Gemm to wgmma.mma_async: each warpgroup computes its
 // share of M, 64 rows at a time, the whole N per instruction, stepping K
 // by 16 through matrix descriptors (or register fragments for A); then it
-// waits for the group, so the accumulator is ready for the next op.
+// waits for the group, so the accumulator is ready for the next op, or,
+// in a loop whose waits are lazy (deferred.go), notes the group to be
+// waited for where its results are used.
 func (e *emitter) wgmma(g *ir.Gemm) {
 	e.syncIfDirty(true)
 	T := e.c.threadsOf(g.C.Buf)
