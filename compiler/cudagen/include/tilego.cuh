@@ -281,6 +281,63 @@ __device__ __forceinline__ void mbar_arrive_wait(uint32_t bar) {
 }  // namespace tl
 #endif
 
+// ==== helpers of every target (sm_80+) ===================================
+namespace tl {
+// Adds two f32 to adjacent global words: one vector reduction on sm_90
+// and later, two atomics before.
+__device__ __forceinline__ void red_add_f32x2(float* p, float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(p), "f"(a), "f"(b) : "memory");
+#else
+  atomicAdd(p, a);
+  atomicAdd(p + 1, b);
+#endif
+}
+// lane0_read: the int at p as lane 0 of the warp reads it, for every lane
+// (all must take part). A drawn walk's ticket is read so: the lane that
+// reads the slot is the one that frees it, which racecheck can follow (a
+// read by the other lanes, ordered by __syncwarp before lane 0's
+// arrival, it reported as racing with the producer's next write).
+__device__ __forceinline__ int lane0_read(const volatile int* p) {
+  int v = 0;
+  if ((threadIdx.x & 31) == 0) v = *p;
+  return __shfl_sync(0xffffffffu, v, 0);
+}
+// spin_cycles waits about n of the SM's clock cycles (a late start:
+// Kernel.Late in the compiler).
+__device__ __forceinline__ void spin_cycles(long long n) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < n) {
+  }
+}
+// globaltimer is the GPU's nanosecond timer (%globaltimer): stamps for the
+// timeline of a hand-edited program (TILEGO_STAMPS, backend/cuda/stamps.go).
+__device__ __forceinline__ unsigned long long globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+  return t;
+}
+// quad_transpose: lane q of each quad (q = lane % 4) holds words w0..w3;
+// afterwards it holds lane j's word q as wj. Two exchanges of two words:
+// with lane q^2 the words whose index has bit 1 unlike q's, then with
+// lane q^1 those whose bit 0 is; every lane of the warp must take part.
+__device__ __forceinline__ void quad_transpose(uint32_t& w0, uint32_t& w1, uint32_t& w2, uint32_t& w3) {
+  const int q = threadIdx.x & 3;
+  const bool b1 = q & 2, b0 = q & 1;
+  const uint32_t k0 = b1 ? w2 : w0, k1 = b1 ? w3 : w1;  // kept: words (bit 1 = q's bit 1)
+  const uint32_t r0 = __shfl_xor_sync(0xffffffffu, b1 ? w0 : w2, 2);
+  const uint32_t r1 = __shfl_xor_sync(0xffffffffu, b1 ? w1 : w3, 2);
+  // v[x] is lane (q ^ x)'s word q.
+  const uint32_t v0 = b0 ? k1 : k0, v2 = b0 ? r1 : r0;
+  const uint32_t v1 = __shfl_xor_sync(0xffffffffu, b0 ? k0 : k1, 1);
+  const uint32_t v3 = __shfl_xor_sync(0xffffffffu, b0 ? r0 : r1, 1);
+  w0 = b1 ? (b0 ? v3 : v2) : (b0 ? v1 : v0);  // w[j] = v[j ^ q]
+  w1 = b1 ? (b0 ? v2 : v3) : (b0 ? v0 : v1);
+  w2 = b1 ? (b0 ? v1 : v0) : (b0 ? v3 : v2);
+  w3 = b1 ? (b0 ? v0 : v1) : (b0 ? v2 : v3);
+}
+}  // namespace tl
+
 // ==== TMA and mbarrier pipelines (sm_90+) ================================
 // Groundwork for lowering tile copies to TMA with producer/consumer warp
 // specialization. Nothing above uses it. The instructions exist only from
@@ -417,64 +474,11 @@ __device__ __forceinline__ uint64_t l2_evict_last() {
 __device__ __forceinline__ void st_global_f32x2_hint(void* p, float a, float b, uint64_t pol) {
   asm volatile("st.global.L2::cache_hint.v2.f32 [%0], {%1, %2}, %3;" ::"l"(p), "f"(a), "f"(b), "l"(pol) : "memory");
 }
-// Adds two f32 to adjacent global words: one vector reduction on sm_90
-// and later, two atomics before.
-__device__ __forceinline__ void red_add_f32x2(float* p, float a, float b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(p), "f"(a), "f"(b) : "memory");
-#else
-  atomicAdd(p, a);
-  atomicAdd(p + 1, b);
-#endif
-}
 __device__ __forceinline__ void st_global_b32_hint(void* p, uint32_t v, uint64_t pol) {
   asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(p), "r"(v), "l"(pol) : "memory");
 }
 __device__ __forceinline__ void st_global_v4_hint(void* p, uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint64_t pol) {
   asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(a), "r"(b), "r"(c), "r"(d), "l"(pol) : "memory");
-}
-// lane0_read: the int at p as lane 0 of the warp reads it, for every lane
-// (all must take part). A drawn walk's ticket is read so: the lane that
-// reads the slot is the one that frees it, which racecheck can follow (a
-// read by the other lanes, ordered by __syncwarp before lane 0's
-// arrival, it reported as racing with the producer's next write).
-__device__ __forceinline__ int lane0_read(const volatile int* p) {
-  int v = 0;
-  if ((threadIdx.x & 31) == 0) v = *p;
-  return __shfl_sync(0xffffffffu, v, 0);
-}
-// spin_cycles waits about n of the SM's clock cycles (a late start:
-// Kernel.Late in the compiler).
-__device__ __forceinline__ void spin_cycles(long long n) {
-  const long long t0 = clock64();
-  while (clock64() - t0 < n) {
-  }
-}
-// globaltimer is the GPU's nanosecond timer (%globaltimer): stamps for the
-// timeline of a hand-edited program (TILEGO_STAMPS, backend/cuda/stamps.go).
-__device__ __forceinline__ unsigned long long globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-  return t;
-}
-// quad_transpose: lane q of each quad (q = lane % 4) holds words w0..w3;
-// afterwards it holds lane j's word q as wj. Two exchanges of two words:
-// with lane q^2 the words whose index has bit 1 unlike q's, then with
-// lane q^1 those whose bit 0 is; every lane of the warp must take part.
-__device__ __forceinline__ void quad_transpose(uint32_t& w0, uint32_t& w1, uint32_t& w2, uint32_t& w3) {
-  const int q = threadIdx.x & 3;
-  const bool b1 = q & 2, b0 = q & 1;
-  const uint32_t k0 = b1 ? w2 : w0, k1 = b1 ? w3 : w1;  // kept: words (bit 1 = q's bit 1)
-  const uint32_t r0 = __shfl_xor_sync(0xffffffffu, b1 ? w0 : w2, 2);
-  const uint32_t r1 = __shfl_xor_sync(0xffffffffu, b1 ? w1 : w3, 2);
-  // v[x] is lane (q ^ x)'s word q.
-  const uint32_t v0 = b0 ? k1 : k0, v2 = b0 ? r1 : r0;
-  const uint32_t v1 = __shfl_xor_sync(0xffffffffu, b0 ? k0 : k1, 1);
-  const uint32_t v3 = __shfl_xor_sync(0xffffffffu, b0 ? r0 : r1, 1);
-  w0 = b1 ? (b0 ? v3 : v2) : (b0 ? v1 : v0);  // w[j] = v[j ^ q]
-  w1 = b1 ? (b0 ? v2 : v3) : (b0 ? v0 : v1);
-  w2 = b1 ? (b0 ? v1 : v0) : (b0 ? v3 : v2);
-  w3 = b1 ? (b0 ? v0 : v1) : (b0 ? v2 : v3);
 }
 // tma_load_Nd with an L2 policy (l2_evict_first, l2_evict_last).
 __device__ __forceinline__ void tma_load_2d_hint(uint32_t dst, const void* tm, int c0, int c1, uint32_t bar, uint64_t pol) {

@@ -1,0 +1,117 @@
+package cudagen_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tilego/tilego/compiler/cudagen"
+	"github.com/tilego/tilego/internal/testprog"
+	"github.com/tilego/tilego/ir"
+	"github.com/tilego/tilego/kernels"
+)
+
+// clangCUDA compiles p's CUDA C++ (the device library inlined) for its
+// arch to PTX with clang's CUDA front end, NVRTC's built-ins declared by
+// testdata/clang_cuda.h: the C++ is checked without a CUDA toolkit.
+func clangCUDA(t *testing.T, p *cudagen.Program, arch string) {
+	t.Helper()
+	prelude, err := filepath.Abs("testdata/clang_cuda.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, p.Name+".cu")
+	if err := os.WriteFile(src, []byte(p.FullSource()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("clang++-19", "-x", "cuda", "--cuda-gpu-arch="+arch, "--cuda-device-only", "-nocudainc", "-nocudalib",
+		"-include", prelude, "-Wno-unknown-cuda-version", "-S", "-o", filepath.Join(dir, p.Name+".ptx"), src)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		var errs []string
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.Contains(l, "error") {
+				errs = append(errs, l)
+			}
+		}
+		t.Errorf("%s for %s does not compile (clang++-19): %v\n%s", p.Name, arch, err, strings.Join(errs[:min(len(errs), 8)], "\n"))
+	}
+}
+
+// The library's programs, the edge programs and the examples compile as
+// CUDA C++ for both CUDA targets: sm_80's own (no sm_90 helper may
+// reach it) and sm_90a's.
+func TestCUDASourcesCompile(t *testing.T) {
+	var fns []struct {
+		name string
+		fn   *ir.Func
+		arch string
+	}
+	add := func(name, arch string, fn *ir.Func) {
+		fns = append(fns, struct {
+			name string
+			fn   *ir.Func
+			arch string
+		}{name, fn, arch})
+	}
+	for _, arch := range []string{"sm_80", "sm_90a"} {
+		for _, tc := range []struct {
+			kernel string
+			vals   map[string]string
+		}{
+			{"flash-attention", map[string]string{"dim": "128", "seq-q": "1000", "causal": "true"}},
+			{"flash-attention", map[string]string{"dim": "256", "seq-q": "8192"}},
+			{"flash-attention", map[string]string{"dim": "64", "seq-q": "2048", "heads": "8", "seq-kv": "8192", "splits": "0"}},
+			{"flash-attention", map[string]string{"dim": "64", "seq-q": "300", "window": "50,0", "softcap": "20", "doc-lens": "100,200"}},
+			{"flash-attention-bwd", map[string]string{"dim": "128", "seq-q": "500", "causal": "true", "alibi": "true"}},
+			{"flash-attention-bwd", map[string]string{"dim": "256", "seq-q": "300"}},
+			{"flash-attention-varlen-bwd", map[string]string{}},
+			{"flash-attention-kvcache", map[string]string{}},
+			{"mla-decode", map[string]string{"batch": "16", "heads": "128", "mean-kv": "2000", "splits": "0"}},
+			{"gemm", map[string]string{"m": "1000", "n": "600", "k": "300", "bias": "true", "act": "gelu"}},
+			{"gemm", map[string]string{"m": "512", "n": "512", "k": "4096", "split-k": "4"}},
+			{"rmsnorm", map[string]string{}},
+			{"softmax", map[string]string{}},
+			{"layernorm", map[string]string{}},
+		} {
+			e, err := kernels.Lookup(tc.kernel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := e.Problem(tc.vals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, fn := range programs(t, p, kernels.GPUConfigFor(p, arch), arch) {
+				add(tc.kernel, arch, fn)
+			}
+		}
+		for name, prog := range testprog.Edges {
+			fn, err := prog().Build(cudagen.Limits(arch))
+			if err != nil {
+				t.Fatal(err)
+			}
+			add(name, arch, fn)
+		}
+		for name, ex := range testprog.Examples {
+			if name == "gemm_fp8" && arch == "sm_80" {
+				continue
+			}
+			fn, err := ex.Prog().Build(cudagen.Limits(arch))
+			if err != nil {
+				t.Fatal(err)
+			}
+			add(name, arch, fn)
+		}
+	}
+	for _, x := range fns {
+		p, err := cudagen.Compile(x.fn, cudagen.Options{Arch: x.arch})
+		if err != nil {
+			t.Errorf("%s for %s: %v", x.name, x.arch, err)
+			continue
+		}
+		clangCUDA(t, p, x.arch)
+	}
+}
