@@ -10,6 +10,7 @@ import (
 
 	"github.com/tilego/tilego/backend/hip/emu"
 	"github.com/tilego/tilego/compiler/cudagen"
+	"github.com/tilego/tilego/internal/clangcuda"
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/tensor"
@@ -29,6 +30,9 @@ const (
 	InterpPanic = "interp panic"
 	InterpError = "interp error"
 	GPUCompile  = "GPU compile error"
+	// CUDACompile: clang's CUDA front end refused the CUDA C++
+	// (Checker.Clang), where NVRTC would have.
+	CUDACompile = "CUDA C++ error (clang)"
 	GPURun      = "GPU run error"
 	GPUMismatch = "GPU mismatch"
 )
@@ -115,6 +119,9 @@ type Checker struct {
 	// emulator (backend/hip/emu), its waves staggered, as GPU runs the
 	// CUDA ones.
 	Emulate bool
+	// Clang compiles the CUDA programs' C++ with clang
+	// (internal/clangcuda): the check NVRTC makes, without a GPU.
+	Clang bool
 	// Fault, for tests of the reporting path, fails a built program as an
 	// emit error on sm_80 when it returns a message.
 	Fault func(*ir.Func) string
@@ -276,6 +283,12 @@ func (c *Checker) cpu(p *Prog) *trial {
 		if msg := sourceFault(prog.Source); msg != "" {
 			t.fail(EmitError, arch, msg)
 			return t
+		}
+		if c.Clang && arch != "gfx942" {
+			if err := clangcuda.Compile(prog.FullSource(), arch); err != nil {
+				t.fail(CUDACompile, arch, err.Error())
+				return t
+			}
 		}
 		t.progs = append(t.progs, prog)
 	}

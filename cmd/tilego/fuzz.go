@@ -16,6 +16,7 @@ import (
 
 	"github.com/tilego/tilego/backend/hip/emu"
 	"github.com/tilego/tilego/fuzz"
+	"github.com/tilego/tilego/internal/clangcuda"
 	"github.com/tilego/tilego/ir"
 )
 
@@ -43,7 +44,7 @@ func newFuzzFlags(stderr io.Writer) *fuzzFlags {
 		fs:            fs,
 		n:             fs.Int("n", 200, "programs to generate"),
 		seed:          fs.Uint64("seed", 1, "seed of the first program; program i has seed S+i"),
-		backend:       fs.String("backend", "cpu", "cpu: interpreter and emitters only; gpu: also run on GPU 0 and compare; auto: gpu where one is usable; hip-emu: run gfx942's programs in the CPU emulator and compare"),
+		backend:       fs.String("backend", "cpu", "cpu: interpreter and emitters only (the CUDA C++ compiled by clang++-19 where it is on the PATH); gpu: also run on GPU 0 and compare; auto: gpu where one is usable; hip-emu: run gfx942's programs in the CPU emulator and compare"),
 		tgt:           fs.String("target", "both", "code paths to emit (and run): sm_80 (mma.sync), sm_90a (wgmma, TMA), both, gfx942 (AMD, HIP) or all"),
 		out:           fs.String("out", "fuzz-findings", "folder for the findings' reproducers (seed-N.go)"),
 		with:          fs.String("with", "", "comma-separated generator switches to turn on besides the defaults (constructs left out: see fuzz.Switches): "+strings.Join(sortedSwitches(), ", ")),
@@ -71,7 +72,9 @@ Parallel loops with broadcasts and index arithmetic, Serial, Unrolled and
 Pipelined loops with Defer, If, While, atomics, symbolic sizes), and for
 each: builds and verifies it, runs it on the interpreter on random inputs
 (outputs poisoned with NaN), emits CUDA for each target (an error or a
-panic is a finding) and, with --backend gpu, compiles and runs it on the
+panic is a finding; on the cpu backend, with clang++-19 on the PATH, the
+CUDA C++ is compiled to PTX by clang, NVRTC's check without a GPU) and,
+with --backend gpu, compiles and runs it on the
 GPU and compares with the interpreter: bit for bit where the arithmetic is
 exact, within the dtypes' tolerance elsewhere. A program the verifier
 refuses is the generator's bug: counted, not a finding.
@@ -289,7 +292,7 @@ func printFuzzSummary(w io.Writer, s fuzzSummary) {
 			fmt.Fprintf(w, "  %6d  %s\n", s.Refusals[c], c)
 		}
 	}
-	for _, k := range []string{fuzz.EmitError, fuzz.EmitPanic, fuzz.InterpPanic, fuzz.InterpError, fuzz.GPUCompile, fuzz.GPURun, fuzz.GPUMismatch} {
+	for _, k := range []string{fuzz.EmitError, fuzz.EmitPanic, fuzz.InterpPanic, fuzz.InterpError, fuzz.CUDACompile, fuzz.GPUCompile, fuzz.GPURun, fuzz.GPUMismatch} {
 		fmt.Fprintf(w, "  %-20s %d\n", k, s.Findings[k])
 	}
 	for _, r := range s.Reports {
@@ -316,6 +319,10 @@ func (ff *fuzzFlags) checker(stderr io.Writer) (*fuzz.Checker, string, string, e
 	}
 	switch *ff.backend {
 	case "cpu":
+		if clangcuda.Available() == nil && slices.ContainsFunc(c.Archs, func(a string) bool { return a != "gfx942" }) {
+			c.Clang = true
+			return c, "cpu", "CUDA C++ compiled by " + clangcuda.Clang, nil
+		}
 		return c, "cpu", "", nil
 	case "hip-emu":
 		if !slices.Contains(c.Archs, "gfx942") {

@@ -1,42 +1,21 @@
 package cudagen_test
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/tilego/tilego/compiler/cudagen"
+	"github.com/tilego/tilego/internal/clangcuda"
 	"github.com/tilego/tilego/internal/testprog"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 )
 
-// clangCUDA compiles p's CUDA C++ (the device library inlined) for its
-// arch to PTX with clang's CUDA front end, NVRTC's built-ins declared by
-// testdata/clang_cuda.h: the C++ is checked without a CUDA toolkit.
+// clangCUDA compiles p's CUDA C++ (the device library inlined) for arch
+// with clang (internal/clangcuda).
 func clangCUDA(t *testing.T, p *cudagen.Program, arch string) {
 	t.Helper()
-	prelude, err := filepath.Abs("testdata/clang_cuda.h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, p.Name+".cu")
-	if err := os.WriteFile(src, []byte(p.FullSource()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("clang++-19", "-x", "cuda", "--cuda-gpu-arch="+arch, "--cuda-device-only", "-nocudainc", "-nocudalib",
-		"-include", prelude, "-Wno-unknown-cuda-version", "-S", "-o", filepath.Join(dir, p.Name+".ptx"), src)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		var errs []string
-		for _, l := range strings.Split(string(out), "\n") {
-			if strings.Contains(l, "error") {
-				errs = append(errs, l)
-			}
-		}
-		t.Errorf("%s for %s does not compile (clang++-19): %v\n%s", p.Name, arch, err, strings.Join(errs[:min(len(errs), 8)], "\n"))
+	if err := clangcuda.Compile(p.FullSource(), arch); err != nil {
+		t.Errorf("%s: %v", p.Name, err)
 	}
 }
 

@@ -283,6 +283,8 @@ __device__ __forceinline__ void mbar_arrive_wait(uint32_t bar) {
 
 // ==== helpers of every target (sm_80+) ===================================
 namespace tl {
+// Fetches the 128-byte line holding p into L2 (a hint).
+__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 // Adds two f32 to adjacent global words: one vector reduction on sm_90
 // and later, two atomics before.
 __device__ __forceinline__ void red_add_f32x2(float* p, float a, float b) {
@@ -401,9 +403,6 @@ __device__ __forceinline__ void bar_sync_apart(uint32_t id, uint32_t n) {
 // async-proxy accesses (a TMA store of what threads wrote). Same instruction
 // as fence_proxy_async, which exists only in sm_90a builds.
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
-
-// Fetches the 128-byte line holding p into L2 (a hint; sm_80 on).
-__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
 // -- TMA. prefetch_tensormap brings a descriptor into the TMA unit's cache
 // ahead of the first copy (one thread, once per kernel).
