@@ -65,7 +65,6 @@ type pass struct {
 // passes is the whole pipeline from verified IR to CUDA C++.
 var passes = []pass{
 	{"verify", verifyPass, func(c *compilation) string { return c.f.String() }},
-	{"safe-names", safeNames, nil},
 	{"check-target", checkTarget, nil},
 	{"assign-warpgroups", assignRoles, dumpRoles},
 	{"infer-layouts", inferLayouts, dumpLayouts},
@@ -83,7 +82,7 @@ var passes = []pass{
 	{"plan-cluster", step(planCluster), dumpCluster},
 	{"plan-warpgroup-epilogue", step(planWarpgroupEpilogue), dumpWarpgroupEpilogue},
 	{"check-split", checkSplit, nil},
-	{"emit", emitPass, func(c *compilation) string { return c.prog.Source }},
+	{"emit", emitSafeNames, func(c *compilation) string { return c.prog.Source }},
 }
 
 type compilation struct {

@@ -12,10 +12,9 @@ import (
 // tile's), in the same scopes as the program's tensors and sizes. A
 // program that named a fragment "tid" or "sum", or a parameter "lane",
 // would redeclare or shadow one of them: a compile error, or a wrong
-// value where the inner name hides the outer. safeNames renames such a
-// tensor or size before anything prints a name: it appends "_", which no
-// name of the emitter's own ends with (TestGeneratedNames checks this on
-// the library's programs).
+// value where the inner name hides the outer. emitSafeNames emits such a
+// tensor or size with "_" appended, which no name of the emitter's own
+// ends with (TestGeneratedNames checks this on the library's programs).
 
 // generatedNames are the names the emitter declares or reads besides the
 // program's own: kernel-wide ones, helpers' and fixed temporaries'.
@@ -61,17 +60,17 @@ var cxxKeywords = []string{
 var generatedShape = regexp.MustCompile(`^(?:(?:c|t|w|i|k|red|gi|gj|gp|pf|cp)[0-9]+(?:_\w*)?|(?:ga|gb|da|db)_\w*|(?:wgmma|mma|mfma)_\w*|\w+_(?:v[0-9]+|late|n))$`)
 
 // reservedName reports whether a program's tensor or size named n would
-// meet a name of the generated code's. A name ending in "_" never does,
-// so a renamed name stays as it is when compiled again.
+// meet a name of the generated code's. A name ending in "_" never does.
 func reservedName(n string) bool {
 	return !strings.HasSuffix(n, "_") && (generatedNames[n] || generatedShape.MatchString(n))
 }
 
-// safeNames renames f's parameters, sizes and allocations whose names are
-// reserved, appending "_" until the name is not taken. It renames them in
-// f itself: later messages, and a second compile, see the new names.
-// Loop variables and block indices are tl's, named clear of the emitter's.
-func safeNames(c *compilation) error {
+// emitSafeNames emits c's program with its parameters', sizes' and
+// allocations' reserved names renamed, "_" appended until the name is not
+// taken, and gives them their own names back after: the program, and the
+// messages of the passes before, keep the names the user gave. Loop
+// variables and block indices are tl's, named clear of the emitter's.
+func emitSafeNames(c *compilation) error {
 	f := c.f
 	taken := map[string]bool{}
 	var bufs []*ir.Buffer
@@ -96,11 +95,23 @@ func safeNames(c *compilation) error {
 		taken[m] = true
 		return m
 	}
+	type saved struct {
+		name *string
+		was  string
+	}
+	var restore []saved
 	for _, b := range bufs {
+		restore = append(restore, saved{&b.Name, b.Name})
 		b.Name = rename(b.Name)
 	}
 	for _, v := range f.Syms {
+		restore = append(restore, saved{&v.Name, v.Name})
 		v.Name = rename(v.Name)
 	}
-	return nil
+	defer func() {
+		for _, r := range restore {
+			*r.name = r.was
+		}
+	}()
+	return emitPass(c)
 }
