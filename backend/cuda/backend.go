@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -98,7 +99,7 @@ func (b *Backend) function(p *cudagen.Program) (*drv.Function, error) {
 	if os.Getenv("TILEGO_LINEINFO") == "1" { // source lines in compute-sanitizer's and ncu's reports
 		opts = append(opts, "-lineinfo")
 	}
-	image, err := jit.Compile(src, p.Name, b.arch, opts)
+	image, err := jit.Compile(src, p.Name, nvrtcArch(p.Arch, b.arch), opts)
 	if err != nil {
 		return nil, fmt.Errorf("compiling %s: %w", p.Name, err)
 	}
@@ -483,4 +484,26 @@ func (b *Backend) TimeEach(ls []Runnable, warmup, n, flushBytes int) ([]time.Dur
 		times[i] = time.Duration(float64(ms) * 1e6)
 	}
 	return times, nil
+}
+
+// nvrtcArch is the architecture NVRTC compiles a program emitted for
+// target to on a device of arch dev: the device's own, but for a target of
+// an older major version (sm_80 on a Hopper), whose program compiles to
+// that target's PTX (compute_80) for the driver to translate, so that the
+// device library's code for that target is what runs.
+func nvrtcArch(target, dev string) string {
+	major := func(a string) (int, bool) {
+		d := strings.TrimRight(strings.TrimPrefix(a, "sm_"), "af")
+		if len(d) < 2 {
+			return 0, false
+		}
+		n, err := strconv.Atoi(d[:len(d)-1])
+		return n, err == nil
+	}
+	t, ok1 := major(target)
+	d, ok2 := major(dev)
+	if !ok1 || !ok2 || t >= d {
+		return dev
+	}
+	return "compute_" + strings.TrimRight(strings.TrimPrefix(target, "sm_"), "af")
 }

@@ -42,3 +42,22 @@ func TestSourceFor(t *testing.T) {
 		}
 	}
 }
+
+// A program emitted for an older major architecture than the device's
+// compiles to that target's PTX; others to the device's own.
+func TestNVRTCArch(t *testing.T) {
+	for _, tc := range []struct{ target, dev, want string }{
+		{"sm_80", "sm_90a", "compute_80"},
+		{"sm_86", "sm_90a", "compute_86"},
+		{"sm_90", "sm_90a", "sm_90a"},
+		{"sm_90a", "sm_90a", "sm_90a"},
+		{"sm_80", "sm_80", "sm_80"},
+		{"sm_80", "sm_86", "sm_86"},
+		{"", "sm_90a", "sm_90a"},
+		{"gfx942", "sm_90a", "sm_90a"},
+	} {
+		if got := nvrtcArch(tc.target, tc.dev); got != tc.want {
+			t.Errorf("nvrtcArch(%q, %q) = %q, want %q", tc.target, tc.dev, got, tc.want)
+		}
+	}
+}

@@ -33,6 +33,7 @@ type Options struct {
 type Program struct {
 	Func    *ir.Func
 	Name    string // the kernel's symbol
+	Arch    string // the target it was emitted for (Options.Arch)
 	Source  string
 	Threads int
 	Shared  int // dynamic shared memory bytes

@@ -63,7 +63,7 @@ func emitPass(c *compilation) error {
 	if e.err != nil {
 		return e.err
 	}
-	c.prog = &Program{Func: c.f, Name: c.f.Name, Source: src, Threads: c.launchThreads(), Shared: c.smem.total, Layouts: c.layouts, TMA: c.tmaSpecs, PingPong: c.pingPong, smem: c.smem,
+	c.prog = &Program{Func: c.f, Name: c.f.Name, Arch: c.opts.Arch, Source: src, Threads: c.launchThreads(), Shared: c.smem.total, Layouts: c.layouts, TMA: c.tmaSpecs, PingPong: c.pingPong, smem: c.smem,
 		Counter: c.ws != nil && c.ws.walk != nil && c.ws.walk.draw, Early: c.f.Kernel.StartEarly && gridDeps(c.opts.Arch),
 		Cooperative: c.f.Kernel.Cooperative}
 	return nil
