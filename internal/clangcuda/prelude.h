@@ -46,9 +46,9 @@ __device__ int abs(int);
 __device__ long long abs(long long);
 __device__ float abs(float);
 template <class A, class B>
-__device__ inline auto min(A a, B b) -> decltype(a < b ? a : b) { return a < b ? a : b; }
+__device__ inline auto min(A a, B b) { return a < b ? a : b; }
 template <class A, class B>
-__device__ inline auto max(A a, B b) -> decltype(a < b ? b : a) { return a < b ? b : a; }
+__device__ inline auto max(A a, B b) { return a < b ? b : a; }
 extern "C" {
 __device__ float expf(float);
 __device__ float exp2f(float);
