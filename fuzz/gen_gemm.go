@@ -14,6 +14,10 @@ type gemmParts struct {
 	// aOff, bOff >= 0: the operand is the K slice [off, off+bk) of a shared
 	// tile twice as deep (a region operand), else the whole tile.
 	aOff, bOff int
+	// c2 >= 0: a second accumulator of C's family that the K loop's
+	// iterations also multiply into, cleared each time: two independent
+	// Gemms a step, which wgmma keeps in flight together (lazy waits).
+	c2 int
 	// An attention-like second Gemm, or nil: O [BM,n2] += P·V(j), where P
 	// is C converted to 16 bits in registers (its layout the accumulator's,
 	// as the A operand wants where warps split rows only: FullRow).
@@ -46,9 +50,13 @@ func gemmWarpsFit(p ir.Policy, m, n, warps int) bool {
 // added by gemmInputs once the column count is known.
 func (g *gen) gemmTiles() *gemmParts {
 	p := g.p
-	gp := &gemmParts{af: -1, transA: g.coin(2), transB: g.coin(2)}
+	gp := &gemmParts{af: -1, c2: -1, transA: g.coin(2), transB: g.coin(2)}
 	gp.fam = g.family(ir.F32)
 	gp.c = g.frag2[gp.fam][0]
+	if g.extra.IntN(3) == 0 {
+		gp.c2 = g.add(Buf{Scope: Frag, DT: ir.F32, Shape: []int{p.BM, p.BN}, Family: gp.fam})
+		g.frag2[gp.fam] = append(g.frag2[gp.fam], gp.c2)
+	}
 	if g.coin(3) { // P: C converted to 16 bits, as attention's probabilities
 		g.frag2[gp.fam] = append(g.frag2[gp.fam], g.add(Buf{Scope: Frag, DT: g.pick16(), Shape: []int{p.BM, p.BN}, Family: gp.fam}))
 	}
@@ -197,6 +205,9 @@ func (g *gen) gemmLoop(outerPipelined bool) []Op {
 	}
 	mm := Op{Kind: OpGemm, Src: aOp, Dst: bTile, C: whole(gp.c), TransA: gp.transA, TransB: gp.transB, Policy: gp.policy, Clear: gp.nk == 1 && g.coin(2)}
 	loop := Op{Kind: OpLoop, N: gp.nk, Loop: LoopKind(g.r.IntN(3))}
+	if gp.c2 >= 0 && g.extra.IntN(2) == 0 { // two Gemms a step: in a Pipelined loop their waits are lazy
+		loop.Loop = Pipelined
+	}
 	if loop.Loop == Pipelined && outerPipelined && !g.sw.NestedPipelined {
 		loop.Loop = Serial
 	}
@@ -207,6 +218,11 @@ func (g *gen) gemmLoop(outerPipelined bool) []Op {
 		loop.Body = append([]Op{{Kind: OpDefer, Body: []Op{mm}}}, copies...)
 	} else {
 		loop.Body = append(copies, mm)
+		if gp.c2 >= 0 {
+			mm2 := mm
+			mm2.C, mm2.Clear = whole(gp.c2), true
+			loop.Body = append(loop.Body, mm2)
+		}
 	}
 	var out []Op
 	if !mm.Clear {
