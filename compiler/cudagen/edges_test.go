@@ -39,21 +39,27 @@ func TestExampleProgramsCompile(t *testing.T) {
 
 // Two GEMMs of one iteration are in flight together on wgmma: the first
 // waited for (leaving one group) before its result is read, the second
-// before its own, every group at the iteration's end.
+// before its own, every group at the iteration's end; with a producer
+// warpgroup, before the consumers free the tiles' ring slot.
 func TestGemmsWaitedWhereUsed(t *testing.T) {
-	fn, err := testprog.Edges["gemms_waited_where_used"]().Build(Limits("sm_90a"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Compile(fn, Options{Arch: "sm_90a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := p.Source
-	first, second := strings.Index(src, "tl::wgmma_commit();"), strings.LastIndex(src, "tl::wgmma_commit();")
-	w1, w0 := strings.Index(src, "tl::wgmma_wait<1>();"), strings.Index(src, "tl::wgmma_wait<0>();")
-	if first < 0 || second == first || w1 < second || w0 < w1 {
-		t.Errorf("want two commits, then wait<1>, then wait<0>:\n%s", src)
+	for _, name := range []string{"gemms_waited_where_used", "gemms_waited_where_used_ws"} {
+		fn, err := testprog.Edges[name]().Build(Limits("sm_90a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(fn, Options{Arch: "sm_90a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := p.Source
+		first, second := strings.Index(src, "tl::wgmma_commit();"), strings.LastIndex(src, "tl::wgmma_commit();")
+		w1, w0 := strings.Index(src, "tl::wgmma_wait<1>();"), strings.LastIndex(src, "tl::wgmma_wait<0>();")
+		if first < 0 || second == first || w1 < second || w0 < w1 {
+			t.Errorf("%s: want two commits, then wait<1>, then wait<0>:\n%s", name, src)
+		}
+		if free := strings.LastIndex(src, "tl::mbar_arrive(tl::smem_addr"); strings.HasSuffix(name, "_ws") && (free < 0 || free < w0) {
+			t.Errorf("%s: the consumers free the ring slot (at %d) before waiting for the GEMMs (at %d):\n%s", name, free, w0, src)
+		}
 	}
 }
 

@@ -208,32 +208,10 @@ var Edges = map[string]func() *tl.Func{
 		})
 		return f
 	},
-	// Two independent GEMMs a pipelined iteration, the first's result used
-	// before the second's: on wgmma each
-	// is waited for where it is used (cudagen's lazyStmts).
-	"gemms_waited_where_used": func() *tl.Func {
-		f := tl.NewFunc("gemms_waited_where_used")
-		A, B := f.In("A", tl.BF16, 64, 256), f.In("B", tl.BF16, 64, 256)
-		C, D := f.Out("C", tl.F32, 64, 64), f.Out("D", tl.F32, 64, 64)
-		f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
-			as, bs := k.Shared(tl.BF16, 64, 64), k.Shared(tl.BF16, 64, 64)
-			c, d := k.Fragment(tl.F32, 64, 64), k.Fragment(tl.F32, 64, 64)
-			sum, prod := k.Fragment(tl.F32, 64, 64), k.Fragment(tl.F32, 64, 64)
-			k.Clear(sum)
-			k.Clear(prod)
-			k.Pipelined(4, 2, func(i tl.Expr) {
-				k.Copy(A.Sub(tl.All, tl.Tile(i, 64)), as)
-				k.Copy(B.Sub(tl.All, tl.Tile(i, 64)), bs)
-				k.Gemm(as, bs, c, tl.TransB, tl.ClearAccum) // A·Bᵀ
-				k.Gemm(bs, as, d, tl.TransB, tl.ClearAccum) // B·Aᵀ
-				k.Parallel(func(r, q tl.Expr) { sum.Set(sum.At(r, q).Add(c.At(r, q)), r, q) }, 64, 64)
-				k.Parallel(func(r, q tl.Expr) { prod.Set(prod.At(r, q).Add(d.At(r, q).Mul(0.5)), r, q) }, 64, 64)
-			})
-			k.Copy(sum, C)
-			k.Copy(prod, D)
-		})
-		return f
-	},
+	// Two independent GEMMs a pipelined iteration, each waited for on
+	// wgmma where it is used (cudagen's lazyStmts); then with a producer.
+	"gemms_waited_where_used":    func() *tl.Func { return gemmsWaitedWhereUsed(false) },
+	"gemms_waited_where_used_ws": func() *tl.Func { return gemmsWaitedWhereUsed(true) },
 	// Tensors named as the generated code's own names and C++ words
 	// (compiler/cudagen/names.go renames them).
 	"clashing_names": func() *tl.Func {
@@ -254,4 +232,38 @@ var Edges = map[string]func() *tl.Func{
 		})
 		return f
 	},
+}
+
+// gemmsWaitedWhereUsed is two independent GEMMs a pipelined iteration, the
+// first's result used before the second's (with ws, a producer warpgroup
+// loads the tiles, whose slot the consumers free only once both are done).
+func gemmsWaitedWhereUsed(ws bool) *tl.Func {
+	name := "gemms_waited_where_used"
+	if ws {
+		name += "_ws"
+	}
+	f := tl.NewFunc(name)
+	A, B := f.In("A", tl.BF16, 64, 256), f.In("B", tl.BF16, 64, 256)
+	C, D := f.Out("C", tl.F32, 64, 64), f.Out("D", tl.F32, 64, 64)
+	f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+		if ws {
+			k.WarpSpecialize()
+		}
+		as, bs := k.Shared(tl.BF16, 64, 64), k.Shared(tl.BF16, 64, 64)
+		c, d := k.Fragment(tl.F32, 64, 64), k.Fragment(tl.F32, 64, 64)
+		sum, prod := k.Fragment(tl.F32, 64, 64), k.Fragment(tl.F32, 64, 64)
+		k.Clear(sum)
+		k.Clear(prod)
+		k.Pipelined(4, 2, func(i tl.Expr) {
+			k.Copy(A.Sub(tl.All, tl.Tile(i, 64)), as)
+			k.Copy(B.Sub(tl.All, tl.Tile(i, 64)), bs)
+			k.Gemm(as, bs, c, tl.TransB, tl.ClearAccum) // A·Bᵀ
+			k.Gemm(bs, as, d, tl.TransB, tl.ClearAccum) // B·Aᵀ
+			k.Parallel(func(r, q tl.Expr) { sum.Set(sum.At(r, q).Add(c.At(r, q)), r, q) }, 64, 64)
+			k.Parallel(func(r, q tl.Expr) { prod.Set(prod.At(r, q).Add(d.At(r, q).Mul(0.5)), r, q) }, 64, 64)
+		})
+		k.Copy(sum, C)
+		k.Copy(prod, D)
+	})
+	return f
 }
