@@ -20,8 +20,9 @@ func clangCUDA(t *testing.T, p *cudagen.Program, arch string) {
 }
 
 // The library's programs, the edge programs and the examples compile as
-// CUDA C++ for both CUDA targets: sm_80's own (no sm_90 helper may
-// reach it) and sm_90a's.
+// CUDA C++ for each CUDA target as that target: sm_80 (no sm_90 helper
+// may reach it), sm_90 (the mma.sync path on Hopper, without sm_90a's
+// wgmma) and sm_90a.
 func TestCUDASourcesCompile(t *testing.T) {
 	var fns []struct {
 		name string
@@ -35,7 +36,7 @@ func TestCUDASourcesCompile(t *testing.T) {
 			arch string
 		}{name, fn, arch})
 	}
-	for _, arch := range []string{"sm_80", "sm_90a"} {
+	for _, arch := range []string{"sm_80", "sm_90", "sm_90a"} {
 		for _, tc := range []struct {
 			kernel string
 			vals   map[string]string
@@ -75,7 +76,7 @@ func TestCUDASourcesCompile(t *testing.T) {
 			add(name, arch, fn)
 		}
 		for name, ex := range testprog.Examples {
-			if name == "gemm_fp8" && arch == "sm_80" {
+			if name == "gemm_fp8" && arch != "sm_90a" {
 				continue
 			}
 			fn, err := ex.Prog().Build(cudagen.Limits(arch))
