@@ -31,6 +31,10 @@ func TestGPUAttnBwd(t *testing.T) {
 		// P and dS through shared memory: two warpgroups over 64 keys.
 		{"d256_sharedp_causal_gqa", func(s *kernels.AttnShape) { s.Dqk, s.Dv, s.HKV, s.Causal = 256, 256, 2, true },
 			kernels.AttnConfig{M: 64, N: 64, Stages: 1, Threads: 256, SharedP: true}},
+		// issue 52's odd shapes: GQA 6:2, head dim 96, f16 BSHD, S off the tile
+		{"gqa6:2_d96_f16_bshd_causal", func(s *kernels.AttnShape) {
+			s.H, s.HKV, s.Dqk, s.Dv, s.DType, s.BSHD, s.Causal, s.Sq, s.Skv = 6, 2, 96, 96, ir.F16, true, true, 190, 190
+		}, kernels.AttnConfig{M: 64, N: 128, Stages: 2, Threads: 256}},
 		{"d128_sharedp_sq<skv", func(s *kernels.AttnShape) { s.Dqk, s.Dv, s.Sq, s.Skv, s.BSHD = 128, 128, 130, 250, true },
 			kernels.AttnConfig{M: 64, N: 128, Stages: 2, Threads: 256, SharedP: true}},
 	}
