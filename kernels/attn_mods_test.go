@@ -181,6 +181,10 @@ func TestAttnModsBwd(t *testing.T) {
 		if i == 0 {
 			checkEmulated(t, p, 6)
 		}
+		// The tiles a mask shows whole left unmasked (WholeTiles).
+		c := p.DefaultConfig().(kernels.AttnConfig)
+		c.WholeTiles = true
+		checkRun(t, p, c, ir.DefaultLimits, 4, "interpreter, whole tiles unmasked", interp.Run)
 	})
 }
 

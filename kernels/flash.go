@@ -80,6 +80,11 @@ type AttnConfig struct {
 	// dV's columns, where head dim 256's accumulators do not fit one
 	// warpgroup's registers.
 	SharedP bool `config:"omitzero"`
+	// WholeTiles (the backward, causal or masked) computes P without the
+	// element-wise mask on the tiles every query of which sees every key
+	// (in bounds, below the diagonal, whole to the modifiers' mask), and
+	// with it on the others. A candidate of the fa-bwd suites until timed.
+	WholeTiles bool `config:"omitzero"`
 }
 
 // SoftmaxScale is the scale applied to Q·Kᵀ.

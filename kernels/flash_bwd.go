@@ -187,42 +187,63 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 				k.Copy(Delta.Sub(sq.b, h, qRows), delta)
 				k.Gemm(ks, qs, St, tl.TransB, tl.ClearAccum, rows)   // Sᵀ = K·Qᵀ
 				k.Gemm(vs, dos, dPt, tl.TransB, tl.ClearAccum, rows) // dPᵀ = V·dOᵀ
-				k.Parallel(func(t, r tl.Expr) {
-					key, row := j.Mul(c.N).Add(t), i.Mul(c.M).Add(r)
-					hide := key.Ge(sq.skv).Or(row.Ge(sq.sq))
+				// P and dS, masked element by element or (mask false) not.
+				pds := func(mask bool) {
+					k.Parallel(func(t, r tl.Expr) {
+						key, row := j.Mul(c.N).Add(t), i.Mul(c.M).Add(r)
+						hide := key.Ge(sq.skv).Or(row.Ge(sq.sq))
+						if s.Causal {
+							hide = hide.Or(key.Gt(row.Add(sq.skv.Sub(sq.sq))))
+						}
+						// exp(scale·S − LSE) in base 2; a row that sees no key
+						// has LSE −inf and every key hidden. With a score
+						// modifier f, exp(f(scale·S) − LSE), and dS takes f's
+						// derivative (the chain rule; scale comes at the end).
+						x := St.At(t, r).Mul(scale * math.Log2E)
+						var grad tl.Expr
+						if mods != nil {
+							if mods.Mask != nil {
+								hide = hide.Or(mods.Mask(b, h, row, key).Not())
+							}
+							if mods.Score != nil {
+								x0 := St.At(t, r).Mul(scale)
+								x = mods.Score(x0, b, h, row, key).Mul(math.Log2E)
+								grad = mods.ScoreGrad(x0, b, h, row, key)
+							}
+						}
+						// P and dS overwrite Sᵀ and dPᵀ (dS first: its
+						// derivative reads Sᵀ), then are copied into dV's and
+						// dK's A operands: a Parallel writing those directly
+						// would tie them to the accumulators' layout, which
+						// gfx942's MFMA operands cannot take. P is computed
+						// once, for both.
+						e := tl.Exp2(x.Sub(lse.At(r).Mul(math.Log2E)))
+						if mask {
+							e = tl.Select(hide, 0, e)
+						}
+						p := k.Let(e)
+						ds := p.Mul(dPt.At(t, r).Sub(delta.At(r)))
+						if grad.IR() != nil {
+							ds = ds.Mul(grad)
+						}
+						dPt.Set(ds, t, r)
+						St.Set(p, t, r)
+					}, c.N, c.M)
+				}
+				masks := s.Causal || mods != nil && mods.Mask != nil
+				if !c.WholeTiles || !masks || mods != nil && mods.Mask != nil && mods.Whole == nil {
+					pds(true)
+				} else { // unmasked where every query of the tile sees every key
+					k0, k1, q0, q1 := j.Mul(c.N), j.Add(1).Mul(c.N), i.Mul(c.M), i.Add(1).Mul(c.M)
+					whole := k1.Le(sq.skv).And(q1.Le(sq.sq))
 					if s.Causal {
-						hide = hide.Or(key.Gt(row.Add(sq.skv.Sub(sq.sq))))
+						whole = whole.And(k1.Sub(1).Le(q0.Add(sq.skv.Sub(sq.sq))))
 					}
-					// exp(scale·S − LSE) in base 2; a row that sees no key
-					// has LSE −inf and every key hidden. With a score
-					// modifier f, exp(f(scale·S) − LSE), and dS takes f's
-					// derivative (the chain rule; scale comes at the end).
-					x := St.At(t, r).Mul(scale * math.Log2E)
-					var grad tl.Expr
-					if mods != nil {
-						if mods.Mask != nil {
-							hide = hide.Or(mods.Mask(b, h, row, key).Not())
-						}
-						if mods.Score != nil {
-							x0 := St.At(t, r).Mul(scale)
-							x = mods.Score(x0, b, h, row, key).Mul(math.Log2E)
-							grad = mods.ScoreGrad(x0, b, h, row, key)
-						}
+					if mods != nil && mods.Mask != nil {
+						whole = whole.And(mods.Whole(b, q0, q1, k0, k1))
 					}
-					// P and dS overwrite Sᵀ and dPᵀ (dS first: its
-					// derivative reads Sᵀ), then are copied into dV's and
-					// dK's A operands: a Parallel writing those directly
-					// would tie them to the accumulators' layout, which
-					// gfx942's MFMA operands cannot take. P is computed
-					// once, for both.
-					p := k.Let(tl.Select(hide, 0, tl.Exp2(x.Sub(lse.At(r).Mul(math.Log2E)))))
-					ds := p.Mul(dPt.At(t, r).Sub(delta.At(r)))
-					if grad.IR() != nil {
-						ds = ds.Mul(grad)
-					}
-					dPt.Set(ds, t, r)
-					St.Set(p, t, r)
-				}, c.N, c.M)
+					k.If(whole, func() { pds(false) }).Else(func() { pds(true) })
+				}
 				// dS reaches shared memory first, so that dQ's GEMM is issued
 				// first and its atomic adds run under dV's and dK's GEMMs
 				// (the compiler waits for each GEMM where its result is used).

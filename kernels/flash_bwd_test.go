@@ -17,28 +17,30 @@ func TestAttnBwdInterp(t *testing.T) {
 	base := AttnShape{B: 2, H: 2, HKV: 2, Sq: 80, Skv: 80, Dqk: 32, Dv: 32, DType: ir.BF16}
 	cfg := AttnConfig{M: 32, N: 32, Stages: 1, Threads: 128}
 	cases := []struct {
-		name    string
-		edit    func(*AttnShape)
-		stages  int // 0: cfg's
-		sharedP bool
+		name string
+		edit func(*AttnShape)
+		conf func(*AttnConfig) // nil: cfg
 	}{
-		{"mha", func(*AttnShape) {}, 0, false},
-		{"causal", func(s *AttnShape) { s.Causal = true }, 0, false},
-		{"gqa_bshd", func(s *AttnShape) { s.H, s.HKV, s.BSHD = 4, 2, true }, 0, false},
-		{"causal_sq<skv_dv", func(s *AttnShape) { s.Sq, s.Skv, s.Dv, s.Causal = 50, 97, 16, true }, 0, false},
-		{"causal_sq>skv", func(s *AttnShape) { s.Sq, s.Skv, s.Causal = 97, 50, true }, 0, false}, // rows that see no key
-		{"f16_scale", func(s *AttnShape) { s.DType, s.Scale = ir.F16, 0.3 }, 0, false},
-		{"mqa_stages2", func(s *AttnShape) { s.Causal, s.H, s.HKV = true, 4, 1 }, 2, false},
-		{"sharedp_causal_gqa", func(s *AttnShape) { s.Causal, s.H, s.HKV, s.Sq = true, 4, 2, 70 }, 0, true},
+		{"mha", func(*AttnShape) {}, nil},
+		{"causal", func(s *AttnShape) { s.Causal = true }, nil},
+		{"gqa_bshd", func(s *AttnShape) { s.H, s.HKV, s.BSHD = 4, 2, true }, nil},
+		{"causal_sq<skv_dv", func(s *AttnShape) { s.Sq, s.Skv, s.Dv, s.Causal = 50, 97, 16, true }, nil},
+		{"causal_sq>skv", func(s *AttnShape) { s.Sq, s.Skv, s.Causal = 97, 50, true }, nil}, // rows that see no key
+		{"f16_scale", func(s *AttnShape) { s.DType, s.Scale = ir.F16, 0.3 }, nil},
+		{"mqa_stages2", func(s *AttnShape) { s.Causal, s.H, s.HKV = true, 4, 1 }, func(c *AttnConfig) { c.Stages = 2 }},
+		{"sharedp_causal_gqa", func(s *AttnShape) { s.Causal, s.H, s.HKV, s.Sq = true, 4, 2, 70 }, func(c *AttnConfig) { c.SharedP = true }},
+		// whole tiles unmasked: below the diagonal, past the edges, rows that see no key
+		{"whole_causal", func(s *AttnShape) { s.Causal, s.Sq, s.Skv = true, 130, 130 }, func(c *AttnConfig) { c.WholeTiles = true }},
+		{"whole_causal_sq<skv", func(s *AttnShape) { s.Causal, s.Sq, s.Skv = true, 50, 97 }, func(c *AttnConfig) { c.WholeTiles = true }},
+		{"whole_causal_sq>skv", func(s *AttnShape) { s.Causal, s.Sq, s.Skv = true, 97, 50 }, func(c *AttnConfig) { c.WholeTiles = true }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s, c := base, cfg
 			tc.edit(&s)
-			if tc.stages > 0 {
-				c.Stages = tc.stages
+			if tc.conf != nil {
+				tc.conf(&c)
 			}
-			c.SharedP = tc.sharedP
 			args := AttnBwdInputs(s, 5)
 			if err := RunSteps(AttnBwdSteps(s, c), args, ir.DefaultLimits, interp.Run); err != nil {
 				t.Fatal(err)

@@ -86,6 +86,25 @@ func TestGPUAttnMods(t *testing.T) {
 	}
 	runCasesGPU(t, b, "flash-attention", archs(b), fwd...)
 	runCasesGPU(t, b, "flash-attention-bwd", archs(b), bwd...)
+	// The backward with the tiles a mask shows whole left unmasked.
+	for _, vals := range append(bwd, map[string]string{"causal": "true", "seq-q": "333", "seq-kv": "400", "dim": "128", "heads": "4", "batch": "2"}) {
+		p := registryProblem(t, "flash-attention-bwd", vals)
+		for _, arch := range archs(b) {
+			t.Run(fmt.Sprintf("whole/%s/%s", arch, p.Shape()), func(t *testing.T) {
+				c := kernels.GPUConfigFor(p, arch).(kernels.AttnConfig)
+				c.WholeTiles = true
+				args := p.Inputs(11)
+				steps, err := p.(kernels.Chain).Steps(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				runChainPoisoned(t, b, arch, steps, args)
+				if r := p.Check(args, 11); !r.OK() {
+					t.Errorf("%s (%s): %s", p.Shape(), kernels.ConfigFields(c), r)
+				}
+			})
+		}
+	}
 }
 
 // gemm's fused epilogue and split-K on the GPU, both code paths, at odd
