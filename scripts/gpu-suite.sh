@@ -5,6 +5,9 @@
 #   scripts/gpu-suite.sh run     # there (carry bin/): tests, sanitizers,
 #                                # benchmark, peers; prints a table last
 #
+# (scripts/gpu-tests.sh runs the tests alone, in parallel groups: about 8
+# minutes for all of them, where this script's sequential run takes longer.)
+#
 # Knobs (environment): FUZZ=N (tilego fuzz: N random programs on both
 # code paths against the interpreter; FUZZ_SEED), SANFUZZ=N
 # (compute-sanitizer memcheck, racecheck and synccheck over N of them), SUITES (default fa-sweep,extra,gemm), QUICK=1 (fewer
