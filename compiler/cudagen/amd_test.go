@@ -11,7 +11,6 @@ import (
 
 	"github.com/tilego/tilego/backend/hip/codeobj"
 	"github.com/tilego/tilego/backend/hip/emu"
-	"github.com/tilego/tilego/bench"
 	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
@@ -54,25 +53,13 @@ func TestAMDGemmCodeObject(t *testing.T) {
 // head dims 64, 128 and 256, causal with Sq ≠ Skv, GQA, both layouts.
 func TestAMDAttentionCodeObject(t *testing.T) {
 	dir := amdIncludeDir(t)
-	e, err := kernels.Lookup("flash-attention")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, flags := range []map[string]string{
 		{"dim": "128", "seq-q": "4096"},
 		{"dim": "64", "batch": "2", "heads": "8", "heads-kv": "2", "seq-q": "300", "seq-kv": "517", "causal": "true", "layout": "bshd", "dtype": "f16"},
 		{"dim": "256", "heads": "2", "heads-kv": "1", "seq-q": "200", "causal": "true"},
 	} {
 		t.Run(fmt.Sprint(flags), func(t *testing.T) {
-			p, err := e.Problem(flags)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fn, err := kernels.Build(p, kernels.GPUConfigFor(p, "gfx942"), cudagen.Limits("gfx942"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			k := amdKernel(t, dir, fn)
+			k := amdKernel(t, dir, libraryPrograms(t, "flash-attention", flags, "gfx942", "")[0])
 			if k.Instr.MFMA == 0 || k.Spills() > 0 || k.ScratchBytes > 0 {
 				t.Errorf("%s", k)
 			}
@@ -91,23 +78,12 @@ func TestAMDAttentionCodeObject(t *testing.T) {
 // MFMA code without spills or scratch, single and split with its combine.
 func TestAMDMLACodeObject(t *testing.T) {
 	dir := amdIncludeDir(t)
-	e, err := kernels.Lookup("mla-decode")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, flags := range []map[string]string{
 		{"heads": "128", "seq-q": "2"},
 		{"heads": "16", "splits": "2"},
 	} {
 		t.Run(fmt.Sprint(flags), func(t *testing.T) {
-			p, err := e.Problem(flags)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fns, _, err := bench.Programs(p, kernels.GPUConfigFor(p, "gfx942"), cudagen.Limits("gfx942"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			fns := libraryPrograms(t, "mla-decode", flags, "gfx942", "")
 			k := amdKernel(t, dir, fns[0])
 			if k.Instr.MFMA == 0 || k.Spills() > 0 || k.ScratchBytes > 0 {
 				t.Errorf("%s", k)
@@ -392,25 +368,13 @@ func TestAMDScalarGemmEmulated(t *testing.T) {
 // SIMD at d64, where the LDS would allow two).
 func TestAMDAttentionBwdCodeObject(t *testing.T) {
 	dir := amdIncludeDir(t)
-	e, err := kernels.Lookup("flash-attention-bwd")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, flags := range []map[string]string{
 		{"dim": "128", "seq-q": "1024"},
 		{"dim": "64", "heads": "8", "heads-kv": "2", "seq-q": "300", "seq-kv": "517", "causal": "true", "layout": "bshd"},
 		{"dim": "256", "seq-q": "200", "causal": "true"},
 	} {
 		t.Run(fmt.Sprint(flags), func(t *testing.T) {
-			p, err := e.Problem(flags)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fns, _, err := bench.Programs(p, kernels.GPUConfigFor(p, "gfx942"), cudagen.Limits("gfx942"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, fn := range fns {
+			for i, fn := range libraryPrograms(t, "flash-attention-bwd", flags, "gfx942", "") {
 				k, _ := amdCodeObject(t, dir, fn)
 				if k.Spills() > 0 || k.ScratchBytes > 0 || i == 1 && k.Instr.MFMA == 0 {
 					t.Errorf("program %d: %s", i+1, k)

@@ -7,7 +7,6 @@ import (
 	"github.com/tilego/tilego/internal/clangcuda"
 	"github.com/tilego/tilego/internal/testprog"
 	"github.com/tilego/tilego/ir"
-	"github.com/tilego/tilego/kernels"
 )
 
 // clangCUDA compiles p's CUDA C++ (the device library inlined) for arch
@@ -56,15 +55,7 @@ func TestCUDASourcesCompile(t *testing.T) {
 			{"softmax", map[string]string{}},
 			{"layernorm", map[string]string{}},
 		} {
-			e, err := kernels.Lookup(tc.kernel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := e.Problem(tc.vals)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, fn := range programs(t, p, kernels.GPUConfigFor(p, arch), arch) {
+			for _, fn := range libraryPrograms(t, tc.kernel, tc.vals, arch, "") {
 				add(tc.kernel, arch, fn)
 			}
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/tilego/tilego/compiler/cudagen"
 	"github.com/tilego/tilego/internal/testprog"
 	"github.com/tilego/tilego/ir"
-	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/tensor"
 )
 
@@ -95,21 +94,7 @@ func TestGeneratedNames(t *testing.T) {
 		{"layernorm", "sm_80", map[string]string{}, ""},
 	}
 	for _, tc := range cases {
-		e, err := kernels.Lookup(tc.kernel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := e.Problem(tc.vals)
-		if err != nil {
-			t.Fatalf("%s %v: %v", tc.kernel, tc.vals, err)
-		}
-		c := kernels.GPUConfigFor(p, tc.arch)
-		if tc.config != "" {
-			if c, err = kernels.ParseConfig(c, tc.config); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, fn := range programs(t, p, c, tc.arch) {
+		for _, fn := range libraryPrograms(t, tc.kernel, tc.vals, tc.arch, tc.config) {
 			prog, err := cudagen.Compile(fn, cudagen.Options{Arch: tc.arch})
 			if err != nil {
 				t.Fatalf("%s %s: %v", tc.kernel, tc.arch, err)
@@ -133,32 +118,6 @@ func TestGeneratedNames(t *testing.T) {
 			}
 		}
 	}
-}
-
-// programs builds p's programs at c for arch (a chain's every step).
-func programs(t *testing.T, p kernels.Problem, c kernels.Config, arch string) []*ir.Func {
-	t.Helper()
-	ch, ok := p.(kernels.Chain)
-	if !ok {
-		fn, err := kernels.Build(p, c, cudagen.Limits(arch))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return []*ir.Func{fn}
-	}
-	steps, err := ch.Steps(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fns []*ir.Func
-	for _, st := range steps {
-		fn, err := st.Func.Build(cudagen.Limits(arch))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fns = append(fns, fn)
-	}
-	return fns
 }
 
 // ownNames are fn's names: its tensors', sizes', loop variables' and block
