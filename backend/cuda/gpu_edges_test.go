@@ -12,6 +12,7 @@ import (
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/ref"
 	"github.com/tilego/tilego/tensor"
+	"github.com/tilego/tilego/tl"
 )
 
 // The edge programs (internal/testprog/edges.go) give the interpreter's answer on the
@@ -19,15 +20,7 @@ import (
 // everything else exactly.
 func TestGPUEdgePrograms(t *testing.T) {
 	b := openGPU(t)
-	for name, prog := range testprog.Edges {
-		fn, err := prog().Build(b.Limits())
-		if err != nil {
-			t.Fatalf("%s: %v", name, err) // they compile: a refusal is a bug
-		}
-		for _, arch := range archs(b) {
-			t.Run(fmt.Sprintf("%s/%s", name, arch), func(t *testing.T) { againstInterp(t, b, arch, fn, 1e-5) })
-		}
-	}
+	testProgs(t, b, archs(b), false)
 }
 
 // The examples (package examples, internal/testprog/examples.go) at
@@ -35,16 +28,39 @@ func TestGPUEdgePrograms(t *testing.T) {
 // their outputs' type's tolerance; 8-bit GEMMs on sm_90a only.
 func TestGPUExamples(t *testing.T) {
 	b := openGPU(t)
-	for name, ex := range testprog.Examples {
-		fn, err := ex.Prog().Build(b.Limits())
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+	testProgs(t, b, archs(b), true)
+}
+
+// testProgs runs internal/testprog's edge programs (examples false) or
+// examples on each of archs against the interpreter (againstInterp): the
+// edge programs within f32 rounding, the examples within their outputs'
+// type's tolerance, 8-bit GEMMs on sm_90a only.
+func testProgs(t *testing.T, b *Backend, archs []string, examples bool) {
+	t.Helper()
+	type prog struct {
+		build func() *tl.Func
+		tol   float64
+	}
+	progs := map[string]prog{}
+	if examples {
+		for name, ex := range testprog.Examples {
+			progs[name] = prog{ex.Prog, ex.Tol}
 		}
-		for _, arch := range archs(b) {
+	} else {
+		for name, p := range testprog.Edges {
+			progs[name] = prog{p, 1e-5}
+		}
+	}
+	for name, p := range progs {
+		fn, err := p.build().Build(b.Limits())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err) // they compile: a refusal is a bug
+		}
+		for _, arch := range archs {
 			if name == "gemm_fp8" && arch != "sm_90a" {
 				continue // mma.sync takes no 8-bit floats
 			}
-			t.Run(fmt.Sprintf("%s/%s", name, arch), func(t *testing.T) { againstInterp(t, b, arch, fn, ex.Tol) })
+			t.Run(fmt.Sprintf("%s/%s", name, arch), func(t *testing.T) { againstInterp(t, b, arch, fn, p.tol) })
 		}
 	}
 }
