@@ -290,9 +290,9 @@ func faBwd(o SuiteOptions) ([]Point, error) {
 
 // attnBwdConfigs are the backward's candidates: its GPU config and, where
 // causality or a mask hides keys (masked), the same with the tiles every
-// query of which sees every key left unmasked (WholeTiles, not yet timed).
-// 32 query rows a step, once the other candidate, ran 1.03-1.29× slower
-// at every fa-bwd point (H200, 2026-11-29).
+// query of which sees every key left unmasked (WholeTiles). 32 query rows
+// a step are not among them: 1.03-1.29× slower at every fa-bwd point
+// (H200, 2026-11-29).
 func attnBwdConfigs(c kernels.AttnConfig, masked bool) []kernels.Config {
 	if !masked {
 		return []kernels.Config{c}

@@ -265,3 +265,44 @@ func TestAttnShapeOf(t *testing.T) {
 		t.Errorf("mla-decode's problem taken for attention")
 	}
 }
+
+// Each attention kernel refuses the other direction's schedules with a
+// message naming them, rather than building without them.
+func TestAttnSchedulesOfTheOtherDirection(t *testing.T) {
+	fwd := AttnConfig{M: 64, N: 64, Stages: 1, Threads: 128}
+	for _, c := range []struct {
+		kernel string
+		edit   func(*AttnConfig)
+		want   string
+	}{
+		{"flash-attention", func(c *AttnConfig) { c.SharedP = true }, "the backward's schedules (sharedp, wholetiles) are not the forward's"},
+		{"flash-attention-varlen", func(c *AttnConfig) { c.WholeTiles = true }, "the backward's schedules"},
+		{"flash-attention-kvcache", func(c *AttnConfig) { c.SharedP = true }, "the backward's schedules"},
+		{"flash-attention-bwd", func(c *AttnConfig) { c.Persistent = true }, "the forward's schedules"},
+		{"flash-attention-varlen-bwd", func(c *AttnConfig) { c.WS = true }, "the forward's schedules"},
+	} {
+		e, err := Lookup(c.kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := e.Problem(map[string]string{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := fwd
+		c.edit(&cfg)
+		if err := buildAll(p, cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s with %s: %v, want %q", c.kernel, ConfigFields(cfg), err, c.want)
+		}
+	}
+}
+
+// buildAll builds p's program, or a Chain's steps, at c.
+func buildAll(p Problem, c Config) error {
+	if ch, ok := p.(Chain); ok {
+		_, err := ch.Steps(c)
+		return err
+	}
+	_, err := Build(p, c, ir.DefaultLimits)
+	return err
+}
