@@ -207,8 +207,7 @@ func (c *compilation) overlapsGemm(body []ir.Stmt) bool {
 		if !ok || !c.wgmma[g] {
 			continue
 		}
-		used, written := stmtBuffers(body[i+1]), stmtWrites(body[i+1])
-		if !used[g.C.Buf] && !(g.A.Buf.Scope == ir.Fragment && used[g.A.Buf]) && !written[g.A.Buf] && !written[g.B.Buf] {
+		if !groupOf(g).neededBy(stmtBuffers(body[i+1]), stmtWrites(body[i+1])) {
 			return true
 		}
 	}
@@ -227,7 +226,7 @@ func (e *emitter) waitFor(st ir.Stmt) {
 	used, written := stmtBuffers(st), stmtWrites(st)
 	last := -1
 	for i, g := range e.waits.pending {
-		if used[g.c] || (g.a != nil && used[g.a]) || written[g.sa] || written[g.sb] {
+		if g.neededBy(used, written) {
 			last = i
 		}
 	}
@@ -391,15 +390,28 @@ func eachRegion(s ir.Stmt, fn func(ir.Region)) {
 
 // lazyNote records a wgmma group just committed by g.
 func (e *emitter) lazyNote(g *ir.Gemm) {
-	grp := wgGroup{c: g.C.Buf, cond: e.waits.cond}
+	grp := groupOf(g)
+	grp.cond = e.waits.cond
 	if w := e.waits.early; w != nil {
 		grp.walk = w.w.bufs[g.A.Buf] || w.w.bufs[g.B.Buf]
 	}
+	e.waits.pending = append(e.waits.pending, grp)
+}
+
+// groupOf is the buffers a wgmma group of g holds until it is waited for.
+func groupOf(g *ir.Gemm) wgGroup {
+	grp := wgGroup{c: g.C.Buf, sb: g.B.Buf}
 	if g.A.Buf.Scope == ir.Fragment {
 		grp.a = g.A.Buf
 	} else {
 		grp.sa = g.A.Buf
 	}
-	grp.sb = g.B.Buf
-	e.waits.pending = append(e.waits.pending, grp)
+	return grp
+}
+
+// neededBy reports whether a statement that touches the buffers in used
+// and writes those in written must wait for the group: it touches the
+// accumulator or the register operand, or writes a shared operand.
+func (g wgGroup) neededBy(used, written map[*ir.Buffer]bool) bool {
+	return used[g.c] || g.a != nil && used[g.a] || written[g.sa] || written[g.sb]
 }
