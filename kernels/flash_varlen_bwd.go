@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/ref"
 	"github.com/tilego/tilego/tensor"
 	"github.com/tilego/tilego/tl"
@@ -69,18 +68,13 @@ func AttnBwdVarlenInputs(v VarlenShape, seed uint64) []*tensor.Tensor {
 }
 
 // varlenBwdArgs completes the varlen backward's list from the packed Q,
-// K, V, O and LSE.
+// K, V, O and LSE: the padded backward's over the packed view, then the
+// cumulative offsets.
 func varlenBwdArgs(v VarlenShape, q, k, vv, o, lse *tensor.Tensor, seed uint64) []*tensor.Tensor {
 	p := v.packed()
-	like := func(t *tensor.Tensor) *tensor.Tensor { return tensor.NewStrided(t.DType, t.Shape, t.Strides).Fill(nan) }
-	args := make([]*tensor.Tensor, bwdVarlenArgs)
-	args[bwdQ], args[bwdK], args[bwdV], args[bwdO], args[bwdLSE] = q, k, vv, o, lse
-	args[bwdDO] = like(o).Rand(seed+3, 1)
-	args[bwdDelta] = tensor.New(ir.F32, 1, p.H, p.Sq).Fill(nan)
-	args[bwdDQAcc] = tensor.New(ir.F32, 1, p.H, p.Sq, p.Dqk).Fill(nan)
-	args[bwdDQ], args[bwdDK], args[bwdDV] = like(q), like(k), like(vv)
-	args[bwdCuQ], args[bwdCuK] = cumulative(v.LensQ), cumulative(v.LensK)
-	return args
+	p.Mods = nil // varlen takes none (refused at Build)
+	args := attnBwdArgs(p, []*tensor.Tensor{q, k, vv, o, lse}, seed)
+	return append(args, cumulative(v.LensQ), cumulative(v.LensK))
 }
 
 // ---- flash-attention-varlen-bwd ----
