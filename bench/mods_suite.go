@@ -47,19 +47,10 @@ func faMods(o SuiteOptions) ([]Point, error) {
 	})
 }
 
-// faModsBwd: the backward at ModsPoints, over the fa-bwd suite's configs.
+// faModsBwd: the backward at ModsPoints, in its GPU config.
 func faModsBwd(o SuiteOptions) ([]Point, error) {
-	return modsPoints(o, "fa-mods-bwd", "flash-attention-bwd", func(p kernels.Problem, vals map[string]string) ([]kernels.Config, error) {
-		c, ok := p.GPUConfig().(kernels.AttnConfig)
-		if !ok {
-			return nil, fmt.Errorf("fa-mods-bwd: %s's GPU config is %T, want kernels.AttnConfig", p.Kernel(), p.GPUConfig())
-		}
-		_, masks := vals["window"]
-		for _, k := range []string{"prefix", "doc-lens"} {
-			_, m := vals[k]
-			masks = masks || m
-		}
-		return attnBwdConfigs(c, masks || vals["causal"] == "true"), nil
+	return modsPoints(o, "fa-mods-bwd", "flash-attention-bwd", func(p kernels.Problem, _ map[string]string) ([]kernels.Config, error) {
+		return []kernels.Config{p.GPUConfig()}, nil
 	})
 }
 

@@ -283,23 +283,9 @@ func faBwd(o SuiteOptions) ([]Point, error) {
 		if !ok {
 			return nil, fmt.Errorf("fa-bwd: %s's GPU config is %T, want kernels.AttnConfig", p.Kernel(), p.GPUConfig())
 		}
-		ps = append(ps, Point{Suite: "fa-bwd", Problem: p, Configs: attnBwdConfigs(c, sh.causal)})
+		ps = append(ps, Point{Suite: "fa-bwd", Problem: p, Configs: []kernels.Config{c}})
 	}
 	return ps, nil
-}
-
-// attnBwdConfigs are the backward's candidates: its GPU config and, where
-// causality or a mask hides keys (masked), the same with the tiles every
-// query of which sees every key left unmasked (WholeTiles). 32 query rows
-// a step are not among them: 1.03-1.29× slower at every fa-bwd point
-// (H200, 2026-11-29).
-func attnBwdConfigs(c kernels.AttnConfig, masked bool) []kernels.Config {
-	if !masked {
-		return []kernels.Config{c}
-	}
-	whole := c
-	whole.WholeTiles = true
-	return []kernels.Config{c, whole}
 }
 
 func gemm(SuiteOptions) ([]Point, error) {

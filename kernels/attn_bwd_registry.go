@@ -51,15 +51,18 @@ func (p *attnBwdProblem) DefaultConfig() Config {
 
 // GPUConfig: 64 query rows a step, the query tiles in two stages; 128
 // keys over two warpgroups up to head dim 128 (1.43× the 64 keys over one
-// at d128 2k, H200, 2026-11-25); above, 64 keys over two warpgroups with P
-// and dS through shared memory (SharedP), each warpgroup half of dK's and
-// dV's columns: 2.4× one warpgroup, whose accumulators spilled, at d256 4k
-// on an H200 (2026-11-29).
+// at d128 2k, H200); above, 64 keys over two warpgroups with P and dS
+// through shared memory (SharedP), each warpgroup half of dK's and dV's
+// columns: 2.4× one warpgroup, whose accumulators spilled, at d256 4k.
+// Where causality or a mask hides keys, the tiles that hide none skip the
+// mask (WholeTiles): 1.02-1.11× faster at every causal fa-bwd point but
+// d256 (even), 1.08-1.35× with the fa-mods-bwd modifiers (H200).
 func (p *attnBwdProblem) GPUConfig() Config {
+	masked := p.s.Causal || p.s.Mods != nil && p.s.Mods.Mask != nil
 	if p.s.Dqk <= 128 && p.s.Dv <= 128 {
-		return AttnConfig{M: 64, N: 128, Stages: 2, Threads: 256}
+		return AttnConfig{M: 64, N: 128, Stages: 2, Threads: 256, WholeTiles: masked}
 	}
-	return AttnConfig{M: 64, N: 64, Stages: 2, Threads: 256, SharedP: true}
+	return AttnConfig{M: 64, N: 64, Stages: 2, Threads: 256, SharedP: true, WholeTiles: masked}
 }
 
 // GPUConfigFor is GPUConfig, with one stage on sm_8x at head dims over 128

@@ -83,8 +83,8 @@ type AttnConfig struct {
 	// WholeTiles (the backward, causal or masked) computes P without the
 	// element-wise mask on the tiles every query of which sees every key
 	// (in bounds, below the diagonal, whole to the modifiers' mask), and
-	// with it on the others. Off by default; a candidate of the fa-bwd
-	// suites (bench's attnBwdConfigs).
+	// with it on the others. The backward's GPU config where keys are
+	// hidden.
 	WholeTiles bool `config:"omitzero"`
 }
 

@@ -20,9 +20,12 @@ func clangCUDA(t *testing.T, p *cudagen.Program, arch string) {
 
 // The library's programs, the edge programs and the examples compile as
 // CUDA C++ for each CUDA target as that target: sm_80 (no sm_90 helper
-// may reach it), sm_90 (the mma.sync path on Hopper, without sm_90a's
-// wgmma) and sm_90a.
+// may reach it; its PTX is assembled), sm_90 (the mma.sync path on
+// Hopper, without sm_90a's wgmma) and sm_90a.
 func TestCUDASourcesCompile(t *testing.T) {
+	if !clangcuda.Assembles("sm_80") {
+		t.Fatalf("no %s on the PATH that assembles sm_80 (.ci/run installs Debian's)", clangcuda.Ptxas)
+	}
 	var fns []struct {
 		name string
 		fn   *ir.Func

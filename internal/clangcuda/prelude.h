@@ -70,6 +70,7 @@ __device__ float floorf(float);
 __device__ float ceilf(float);
 __device__ float truncf(float);
 __device__ float roundf(float);
+__device__ float rintf(float);
 __device__ float __expf(float);
 __device__ float __logf(float);
 __device__ float __fdividef(float, float);

@@ -53,12 +53,12 @@ __device__ __forceinline__ uint16_t f32_to_f16_ra(float f) {
   uint32_t u = __float_as_uint(f) + 0x1000u;
   return f32_to_f16_rz(__uint_as_float(u & ~0x1fffu));
 }
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 890
 __device__ __forceinline__ float e4m3_to_f32(uint8_t x) {
   uint16_t h;
   asm("{ .reg .b32 t; cvt.rn.f16x2.e4m3x2 t, %1; mov.b32 {%0, _}, t; }" : "=h"(h) : "h"(uint16_t(x)));
   return f16_to_f32(h);
 }
-__device__ __forceinline__ float e5m2_to_f32(uint8_t x) { return f16_to_f32(uint16_t(x) << 8); }
 __device__ __forceinline__ uint8_t f32_to_e4m3(float f) {
   uint16_t r;
   asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %1;" : "=h"(r) : "f"(f));
@@ -69,6 +69,35 @@ __device__ __forceinline__ uint8_t f32_to_e5m2(float f) {
   asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %1;" : "=h"(r) : "f"(f));
   return uint8_t(r);
 }
+#else
+// Before sm_89 PTX has no f8 conversions: the same results in integer and
+// f32 arithmetic. Round to nearest even at the format's quantum for the
+// value's exponent (clamped to the subnormal one), saturate past the
+// largest finite value; NaN gives the format's NaN.
+template <int MANT, int BIAS>
+__device__ __forceinline__ uint8_t f32_to_f8_sat(float f, float max_finite, uint8_t max_bits, uint8_t nan) {
+  uint8_t sign = uint8_t((__float_as_uint(f) >> 24) & 0x80u);
+  float a = fabsf(f);
+  if (a != a) return nan;
+  if (a >= max_finite) return sign | max_bits;
+  int e = max(int(__float_as_uint(a) >> 23) - 127, 1 - BIAS);
+  float q = __uint_as_float(uint32_t(e - MANT + 127) << 23);  // the quantum, 2^(e-MANT)
+  int r = int(rintf(a / q));  // exact division by a power of two; ties to even
+  // r in [0, 2^(MANT+1)]; adding it to the biased exponent's field carries
+  // into the exponent where r reaches 2^(MANT+1), and a subnormal's field is r.
+  return sign | uint8_t(((e + BIAS - 1) << MANT) + r);
+}
+__device__ __forceinline__ float e4m3_to_f32(uint8_t x) {
+  uint32_t e = (x >> 3) & 15u, m = x & 7u;
+  float a = (x & 0x7fu) == 0x7fu ? __uint_as_float(0x7fc00000u)
+            : e == 0             ? float(m) * 0.001953125f  // m * 2^-9
+                                 : __uint_as_float(((e + 120u) << 23) | (m << 20));
+  return (x & 0x80u) ? -a : a;
+}
+__device__ __forceinline__ uint8_t f32_to_e4m3(float f) { return f32_to_f8_sat<3, 7>(f, 448.0f, 0x7e, 0x7f); }
+__device__ __forceinline__ uint8_t f32_to_e5m2(float f) { return f32_to_f8_sat<2, 15>(f, 57344.0f, 0x7b, 0x7e); }
+#endif
+__device__ __forceinline__ float e5m2_to_f32(uint8_t x) { return f16_to_f32(uint16_t(x) << 8); }
 // Two f32 to a packed pair, lo in the low half (the mma operand order).
 __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
   uint32_t r;
