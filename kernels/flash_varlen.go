@@ -62,8 +62,18 @@ func FlashAttentionVarlen(v VarlenShape, c AttnConfig) *tl.Func {
 		s.Mods = nil
 	}
 	maxQ := slices.Max(v.LensQ)
-	f.Kernel(tl.Grid(tl.CeilDiv(maxQ, c.M), s.H, B), c.Threads, func(k *tl.Block) {
+	nM := (maxQ + c.M - 1) / c.M
+	f.Kernel(tl.Grid(nM, s.H, B), c.Threads, func(k *tl.Block) {
 		bx, h, b := k.Idx()
+		// Causal: longest first, as the padded kernel's blocks over the
+		// longest sequence (tile bx sees as many keys in every sequence
+		// whose query and key lengths match): at 4 × 4096 0.95× the time
+		// of the sequences' own order, with 6269 to 1 tokens 0.96×.
+		if s.Causal {
+			padded := s
+			padded.B, padded.Sq, padded.Skv, padded.BSHD = B, maxQ, slices.Max(v.LensK), true
+			b, h, bx = longestFirst(b.Mul(s.H).Add(h).Mul(nM).Add(bx), padded, c)
+		}
 		q0, k0 := k.Let(CuQ.At(b)), k.Let(CuK.At(b))
 		sq, skv := k.Let(CuQ.At(b.Add(1)).Sub(q0)), k.Let(CuK.At(b.Add(1)).Sub(k0))
 		// A query tile past its sequence's end visits no key tile and
@@ -79,12 +89,22 @@ func FlashAttentionVarlen(v VarlenShape, c AttnConfig) *tl.Func {
 			r.lse.Set(tl.Select(r.l.At(i).Eq(0), tl.NegInf(), lse), i)
 		}, c.M)
 		NormalizeRows(k, r.acc, r.l, c.M, s.Dv)
-		// Row by row: the tile's rows past the sequence's end are the
-		// next sequence's, which another block writes.
-		k.Parallel(func(i, d tl.Expr) {
-			row := bx.Mul(c.M).Add(i)
-			k.If(row.Lt(sq), func() { O.Set(r.acc.At(i, d), q0.Add(row), h, d) })
-		}, c.M, s.Dv)
+		// Through shared memory: a tile within its sequence leaves as one
+		// copy (16-byte rows or TMA, as the padded kernel's), the last
+		// tile row by row, since its rows past the sequence's end are the
+		// next sequence's, which another block writes. Row by row from
+		// the fragment, O's stores were 4 bytes a thread and four times
+		// its bytes reached the L2.
+		os := k.Shared(s.DType, c.M, s.Dv).Named("os")
+		k.Copy(r.acc, os)
+		k.If(bx.Add(1).Mul(c.M).Le(sq), func() {
+			k.Copy(os, O.Sub(tl.Range(q0.Add(bx.Mul(c.M)), c.M), h, tl.All))
+		}).Else(func() {
+			k.Parallel(func(i, d tl.Expr) {
+				row := bx.Mul(c.M).Add(i)
+				k.If(row.Lt(sq), func() { O.Set(os.At(i, d), q0.Add(row), h, d) })
+			}, c.M, s.Dv)
+		})
 		k.Parallel(func(i tl.Expr) {
 			row := bx.Mul(c.M).Add(i)
 			k.If(row.Lt(sq), func() { LSE.Set(r.lse.At(i), h, q0.Add(row)) })
