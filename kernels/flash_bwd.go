@@ -275,17 +275,24 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 			k.Copy(dv, dV.Sub(b, hk, tl.Tile(j, c.N), tl.All))
 			return
 		}
-		// Row by row: the tile's keys past the sequence's end are the next
-		// sequence's, which another block writes.
-		for _, x := range []struct {
-			acc, out *tl.Tensor
-			d        int
-		}{{dk, dK, s.Dqk}, {dv, dV, s.Dv}} {
-			k.Parallel(func(t, d tl.Expr) {
-				key := j.Mul(c.N).Add(t)
-				k.If(key.Lt(sq.skv), func() { x.out.Set(x.acc.At(t, d), 0, hk, sq.k0.Add(key), d) })
-			}, c.N, x.d)
-		}
+		// A key tile within its sequence stores as the padded one does;
+		// the last row by row, since its keys past the sequence's end are
+		// the next sequence's, which another block writes.
+		k.If(j.Add(1).Mul(c.N).Le(sq.skv), func() {
+			keys := tl.Range(sq.k0.Add(j.Mul(c.N)), c.N)
+			k.Copy(dk, dK.Sub(0, hk, keys, tl.All))
+			k.Copy(dv, dV.Sub(0, hk, keys, tl.All))
+		}).Else(func() {
+			for _, x := range []struct {
+				acc, out *tl.Tensor
+				d        int
+			}{{dk, dK, s.Dqk}, {dv, dV, s.Dv}} {
+				k.Parallel(func(t, d tl.Expr) {
+					key := j.Mul(c.N).Add(t)
+					k.If(key.Lt(sq.skv), func() { x.out.Set(x.acc.At(t, d), 0, hk, sq.k0.Add(key), d) })
+				}, c.N, x.d)
+			}
+		})
 	})
 	return f
 }

@@ -17,7 +17,10 @@ import (
 // copies may address the walk's tiles through it (pureExpr). Without a
 // walk, such variables set in the kernel's body before its pipelined loop
 // (a varlen sequence's offsets) are set by the producer before its loop,
-// those its bounds and copies read (producerSets).
+// those its bounds and copies read (producerSets). Without a producer,
+// variables the kernel sets before a serial loop around the pipelined
+// loop count as well (a varlen sequence's offsets around a GQA group's
+// loop).
 
 // walkVars are the walk's variables, in the order they are set, or none.
 type walkVars struct {
@@ -55,16 +58,35 @@ func (c *compilation) walkVars() *walkVars {
 		return c.wv
 	}
 	writes := writeCounts(body)
+	set := func(st ir.Stmt) (*ir.Store, bool) { // st sets a variable
+		s, ok := st.(*ir.Store)
+		if !ok || s.Buf.Scope != ir.Local || writes[s.Buf] != 1 || !oneElement(s.Buf) || !pureWith(s.Value, c.wv.vars) {
+			return nil, false
+		}
+		return s, true
+	}
+	if o != nil && !c.f.Kernel.WarpSpecialize {
+		// Variables the kernel sets before the serial loop count too (a
+		// varlen sequence's offsets around a GQA group's loop): every
+		// thread has set them before any copy reads them. A producer
+		// warpgroup would need them set on its side as well.
+		for _, st := range body {
+			if st == ir.Stmt(o) {
+				break
+			}
+			if s, ok := set(st); ok {
+				c.wv.vars[s.Buf] = true
+			}
+		}
+	}
 	for _, st := range scan {
 		if st == ir.Stmt(pipelined[0]) {
 			break
 		}
-		s, ok := st.(*ir.Store)
-		if !ok || s.Buf.Scope != ir.Local || writes[s.Buf] != 1 || !oneElement(s.Buf) || !pureWith(s.Value, c.wv.vars) {
-			continue
+		if s, ok := set(st); ok {
+			c.wv.sets = append(c.wv.sets, s)
+			c.wv.vars[s.Buf] = true
 		}
-		c.wv.sets = append(c.wv.sets, s)
-		c.wv.vars[s.Buf] = true
 	}
 	if len(c.wv.sets) > 0 {
 		c.wv.outer = o
