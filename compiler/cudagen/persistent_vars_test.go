@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/internal/testprog"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/tl"
@@ -90,37 +91,12 @@ func TestWalkVarsProducer(t *testing.T) {
 	}
 }
 
-// offsetProgram reads tiles of A from a row offset the kernel sets once
-// from an input (a packed sequence's start), in a pipelined loop inside a
-// serial one; ws gives it a producer warpgroup.
-func offsetProgram(ws bool) *tl.Func {
-	f := tl.NewFunc("offset")
-	off := f.In("Off", tl.I32, 2)
-	A := f.In("A", tl.BF16, 512, 64)
-	O := f.Out("O", tl.BF16, 2, 2, 256, 64)
-	f.Kernel(tl.Grid(2), 128, func(k *tl.Block) {
-		b, _, _ := k.Idx()
-		if ws {
-			k.WarpSpecialize()
-		}
-		start := k.Let(off.At(b))
-		s := k.Shared(tl.BF16, 64, 64)
-		k.Serial(2, func(g tl.Expr) {
-			k.Pipelined(4, 2, func(j tl.Expr) {
-				k.Copy(A.Sub(tl.Range(start.Add(j.Mul(64)), 64), tl.All), s)
-				k.Copy(s, O.Sub(b, g, tl.Tile(j, 64), tl.All))
-			})
-		})
-	})
-	return f
-}
-
 // A variable the kernel sets before a serial loop lets the pipelined loop
 // inside it load ahead through it; with a producer warpgroup, which would
 // need it set on its side too, it does not.
 func TestKernelVarsBeforeSerialLoop(t *testing.T) {
 	for _, ws := range []bool{false, true} {
-		fn, err := offsetProgram(ws).Build()
+		fn, err := testprog.OffsetBeforeSerialLoop(ws).Build()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,6 +32,10 @@ var Edges = map[string]func() *tl.Func{
 		})
 		return f
 	},
+	// A pipelined loop inside a serial one reads tiles from a row offset
+	// the kernel sets once before both (a packed sequence's start): the
+	// loop loads ahead through it.
+	"offset_before_serial_loop": func() *tl.Func { return OffsetBeforeSerialLoop(false) },
 	// Source and result took a spread each, which did not match.
 	"reduce_rows": func() *tl.Func {
 		f := tl.NewFunc("reduce_rows")
@@ -264,6 +268,32 @@ func gemmsWaitedWhereUsed(ws bool) *tl.Func {
 		})
 		k.Copy(sum, C)
 		k.Copy(prod, D)
+	})
+	return f
+}
+
+// OffsetBeforeSerialLoop reads tiles of A from a row offset the kernel
+// sets once from an input (a packed sequence's start), in a pipelined
+// loop inside a serial one, and stores them to O; ws gives it a producer
+// warpgroup.
+func OffsetBeforeSerialLoop(ws bool) *tl.Func {
+	f := tl.NewFunc("offset_before_serial_loop")
+	off := f.In("Off", tl.I32, 2)
+	A := f.In("A", tl.BF16, 512, 64)
+	O := f.Out("O", tl.BF16, 2, 2, 256, 64)
+	f.Kernel(tl.Grid(2), 128, func(k *tl.Block) {
+		b, _, _ := k.Idx()
+		if ws {
+			k.WarpSpecialize()
+		}
+		start := k.Let(tl.Max(off.At(b), 0).Add(b.Mul(37).Add(5)))
+		s := k.Shared(tl.BF16, 64, 64)
+		k.Serial(2, func(g tl.Expr) {
+			k.Pipelined(4, 2, func(j tl.Expr) {
+				k.Copy(A.Sub(tl.Range(start.Add(j.Mul(64)).Add(g), 64), tl.All), s)
+				k.Copy(s, O.Sub(b, g, tl.Tile(j, 64), tl.All))
+			})
+		})
 	})
 	return f
 }

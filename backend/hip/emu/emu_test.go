@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tilego/tilego/compiler/cudagen"
+	"github.com/tilego/tilego/internal/testprog"
 	"github.com/tilego/tilego/interp"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
@@ -406,4 +407,18 @@ func TestGemmFragmentA(t *testing.T) {
 		t.Fatalf("no MFMA:\n%s", p.Source)
 	}
 	checkInterp(t, p, inputs(p.Func, [][]int{{96, 32}, {32, 64}, {96, 64}}), 1e-5)
+}
+
+// A pipelined loop that loads ahead through a variable the kernel set
+// before the serial loop around it (a packed sequence's offset) reads the
+// rows the interpreter does, at offsets no tile divides.
+func TestLoadAheadThroughKernelVariable(t *testing.T) {
+	needClang(t)
+	p := compile(t, testprog.OffsetBeforeSerialLoop(false))
+	if !strings.Contains(p.Source, " - lo) % 2)") { // the copy's slot of a ring of two
+		t.Fatalf("the loop's copy is not issued ahead:\n%s", p.Source)
+	}
+	args := inputs(p.Func, [][]int{{2}, {512, 64}, {2, 2, 256, 64}})
+	args[0].Data[0], args[0].Data[1] = 7, 100
+	checkInterp(t, p, args, 0)
 }
