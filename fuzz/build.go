@@ -52,6 +52,14 @@ func (p *Prog) Func() (f *tl.Func, err error) {
 		}
 		bx, _, _ := k.Idx()
 		b.vars = []tl.Expr{bx}
+		if x, ok := p.rowVarInput(); ok {
+			zeros := make([]any, len(p.Bufs[x].Shape))
+			for i := range zeros {
+				zeros[i] = 0
+			}
+			zero := tl.Min(tl.Max(tl.Cast(b.ts[x].At(zeros...), tl.I32), 0), 0) // inputs lie in ±[1/4, 2]
+			b.vars[0] = k.Let(zero.Add(bx))
+		}
 		for i, d := range p.Bufs {
 			if !d.Scope.global() {
 				b.ts[i] = b.alloc(d)
@@ -68,9 +76,27 @@ func (p *Prog) Func() (f *tl.Func, err error) {
 			})
 			return
 		}
+		if p.Repeat > 0 {
+			k.Serial(p.Repeat, func(tl.Expr) { b.ops(p.Body) })
+			return
+		}
 		b.ops(p.Body)
 	})
 	return b.f, nil
+}
+
+// rowVarInput is the input RowVar reads (the first), if p has RowVar and
+// an input.
+func (p *Prog) rowVarInput() (int, bool) {
+	if !p.RowVar || p.Spread > 0 || p.UnboundSym {
+		return 0, false
+	}
+	for i, d := range p.Bufs {
+		if d.Scope == In {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 func (b *builder) param(d Buf) *tl.Tensor {

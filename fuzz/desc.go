@@ -31,8 +31,16 @@ type Prog struct {
 	// UnboundSym: the body runs under an If on a Sym no parameter binds
 	// (Switches.UnboundSym).
 	UnboundSym bool
-	Bufs       []Buf
-	Body       []Op
+	// RowVar: the block's row tile is a variable the kernel sets before
+	// the body, bx plus a read of the first input that is always zero,
+	// which the compiler cannot see through (as a packed sequence's offset
+	// read from its offsets tensor). Repeat > 0: the body runs Repeat
+	// times in a serial loop (its index unused), so a pipelined loop in
+	// it sits in a serial loop, after the variable.
+	RowVar bool
+	Repeat int
+	Bufs   []Buf
+	Body   []Op
 }
 
 // Scope of a Buf: a parameter or an on-chip tile.

@@ -55,6 +55,15 @@ func Generate(seed uint64, sw Switches) *Prog {
 		g.gemm = g.gemmTiles()
 	}
 	g.body()
+	// On a stream of their own, so that the rest of a seed's program
+	// stays as it was drawn before them.
+	outer := rand.New(rand.NewPCG(seed, 0x1b873593))
+	if p.Spread == 0 && !p.UnboundSym {
+		p.RowVar = outer.IntN(3) == 0
+		if outer.IntN(3) == 0 {
+			p.Repeat = 2
+		}
+	}
 	return p
 }
 

@@ -59,6 +59,11 @@ func (p *Prog) GoSource() string {
 	w.line("bx, _, _ := k.Idx()")
 	w.line("_ = bx")
 	w.vars = []string{"bx"}
+	if x, ok := p.rowVarInput(); ok {
+		zeros := strings.TrimSuffix(strings.Repeat("0, ", len(p.Bufs[x].Shape)), ", ")
+		w.line("row := k.Let(tl.Min(tl.Max(tl.Cast(%s.At(%s), tl.I32), 0), 0).Add(bx)) // bx, through an input read", p.Bufs[x].Name, zeros)
+		w.vars[0] = "row"
+	}
 	for _, b := range p.Bufs {
 		if b.Scope.global() {
 			continue
@@ -80,7 +85,13 @@ func (p *Prog) GoSource() string {
 		w.block(p.Body)
 		w.line("})")
 	} else {
-		w.ops(p.Body)
+		if p.Repeat > 0 {
+			w.line("k.Serial(%d, func(tl.Expr) {", p.Repeat)
+			w.block(p.Body)
+			w.line("})")
+		} else {
+			w.ops(p.Body)
+		}
 	}
 	w.depth--
 	w.line("})")

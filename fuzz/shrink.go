@@ -300,6 +300,8 @@ func smallerGrid(p *Prog) []*Prog {
 	edit(func(c *Prog) bool { ok := c.SplitN; c.SplitN = false; return ok })
 	edit(func(c *Prog) bool { ok := c.WS; c.WS = false; return ok })
 	edit(func(c *Prog) bool { ok := c.Spread > 0; c.Spread = 0; return ok })
+	edit(func(c *Prog) bool { ok := c.RowVar; c.RowVar = false; return ok })
+	edit(func(c *Prog) bool { ok := c.Repeat > 0; c.Repeat = 0; return ok })
 	edit(func(c *Prog) bool {
 		ok := false
 		walkOps(c.Body, func(o *Op) { ok, o.Mask = ok || o.Mask != "", "" })
