@@ -11,19 +11,20 @@ import (
 
 // Suites lists the benchmark suites by name.
 var Suites = map[string]func(SuiteOptions) ([]Point, error){
-	"fa-sweep":    faSweep,
-	"fa-short":    faShort,
-	"extra":       extra,
-	"gemm":        gemm,
-	"mla":         mla,
-	"fa-tail":     faTail,
-	"fa-bwd":      faBwd,
-	"rows":        rows,
-	"fa-mods":     faMods,
-	"gemm-llm":    gemmLLM,
-	"gemm-fp8":    gemmFP8,
-	"fa-mods-bwd": faModsBwd,
-	"fa-varlen":   faVarlen,
+	"fa-sweep":      faSweep,
+	"fa-short":      faShort,
+	"extra":         extra,
+	"gemm":          gemm,
+	"mla":           mla,
+	"fa-tail":       faTail,
+	"fa-bwd":        faBwd,
+	"rows":          rows,
+	"fa-mods":       faMods,
+	"gemm-llm":      gemmLLM,
+	"gemm-fp8":      gemmFP8,
+	"fa-mods-bwd":   faModsBwd,
+	"fa-varlen":     faVarlen,
+	"fa-varlen-bwd": faVarlenBwd,
 }
 
 // SuiteFlush is how a suite's launches are kept cold unless the run says

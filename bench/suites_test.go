@@ -30,13 +30,14 @@ func TestSuites(t *testing.T) {
 	want := map[string]struct{ full, quick int }{
 		"fa-sweep": {37, 12}, "fa-short": {6, 6}, "extra": {4, 4}, "gemm": {1, 1},
 		"mla": {40, 8}, "fa-tail": {48, 8}, // a split path and the single program per shape
-		"fa-bwd":      {15, 1},
-		"rows":        {30, 6},
-		"fa-mods":     {6, 2},
-		"gemm-llm":    {7, 2},
-		"gemm-fp8":    {8, 2},
-		"fa-mods-bwd": {6, 2},
-		"fa-varlen":   {8, 2},
+		"fa-bwd":        {15, 1},
+		"rows":          {30, 6},
+		"fa-mods":       {6, 2},
+		"gemm-llm":      {7, 2},
+		"gemm-fp8":      {8, 2},
+		"fa-mods-bwd":   {6, 2},
+		"fa-varlen":     {8, 2},
+		"fa-varlen-bwd": {8, 2},
 	}
 	if len(want) != len(Suites) {
 		t.Errorf("%d suites, %d tested", len(Suites), len(want))
@@ -352,7 +353,7 @@ func TestCandidateInputBytes(t *testing.T) {
 // Every program of the new suites' candidates generates CUDA for Hopper
 // (no GPU needed), so the device run meets no code generator refusal.
 func TestSplitSuitesCompile(t *testing.T) {
-	for _, name := range []string{"mla", "fa-tail", "fa-bwd"} {
+	for _, name := range []string{"mla", "fa-tail", "fa-bwd", "fa-varlen-bwd"} {
 		ps, err := Suites[name](SuiteOptions{})
 		if err != nil {
 			t.Fatal(err)

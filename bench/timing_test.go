@@ -31,7 +31,7 @@ func TestParseFlush(t *testing.T) {
 // on rotated inputs, the attention and GEMM suites after do_bench's flush.
 func TestSuiteFlush(t *testing.T) {
 	want := map[string]Flush{"fa-sweep": FlushL2, "fa-short": FlushL2, "extra": FlushL2, "gemm": FlushL2, "mla": FlushRotate, "fa-tail": FlushL2, "fa-bwd": FlushL2, "rows": FlushRotate, "fa-mods": FlushL2,
-		"fa-mods-bwd": FlushL2, "gemm-llm": FlushL2, "gemm-fp8": FlushL2, "fa-varlen": FlushL2}
+		"fa-mods-bwd": FlushL2, "gemm-llm": FlushL2, "gemm-fp8": FlushL2, "fa-varlen": FlushL2, "fa-varlen-bwd": FlushL2}
 	for name := range Suites {
 		w, ok := want[name]
 		if !ok {

@@ -17,33 +17,53 @@ var VarlenLens = []string{"4096,4096,4096,4096", "1024,3072,5120,7168", "1,17,10
 // point tries the configs the sweep tries at 4096 tokens that varlen
 // takes.
 func faVarlen(o SuiteOptions) ([]Point, error) {
-	var ps []Point
-	for _, causal := range []bool{false, true} {
-		if o.Quick && causal {
-			break
-		}
+	return varlenPoints(o, "fa-varlen", "flash-attention", "flash-attention-varlen", func(p kernels.Problem, causal, varlen bool) []kernels.Config {
 		cs := AttnConfigsFor(128, causal, 4096)
-		pad, err := problem("flash-attention", map[string]string{"batch": "4", "seq-q": "4096", "heads": "16", "dim": "128",
-			"layout": "bshd", "dtype": "bf16", "causal": fmt.Sprint(causal)})
-		if err != nil {
-			return nil, err
+		if !varlen {
+			return cs
 		}
-		ps = append(ps, Point{Suite: "fa-varlen", Problem: pad, Configs: cs})
 		var vcs []kernels.Config
 		for _, c := range cs {
 			if a := c.(kernels.AttnConfig); kernels.VarlenConfig(a) == a {
 				vcs = append(vcs, c)
 			}
 		}
+		return vcs
+	})
+}
+
+// faVarlenBwd: the varlen backward at faVarlen's points, beside the padded
+// backward, each in its GPU config.
+func faVarlenBwd(o SuiteOptions) ([]Point, error) {
+	return varlenPoints(o, "fa-varlen-bwd", "flash-attention-bwd", "flash-attention-varlen-bwd", func(p kernels.Problem, _, _ bool) []kernels.Config {
+		return []kernels.Config{p.GPUConfig()}
+	})
+}
+
+// varlenPoints are a varlen suite's points: for causal and not, the padded
+// 4×4096 batch of kernel pad, then kernel varlen at VarlenLens, each over
+// configs(problem, causal, varlen).
+func varlenPoints(o SuiteOptions, suite, pad, varlen string, configs func(p kernels.Problem, causal, varlen bool) []kernels.Config) ([]Point, error) {
+	var ps []Point
+	for _, causal := range []bool{false, true} {
+		if o.Quick && causal {
+			break
+		}
+		p, err := problem(pad, map[string]string{"batch": "4", "seq-q": "4096", "heads": "16", "dim": "128",
+			"layout": "bshd", "dtype": "bf16", "causal": fmt.Sprint(causal)})
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, Point{Suite: suite, Problem: p, Configs: configs(p, causal, false)})
 		for i, lens := range VarlenLens {
 			if o.Quick && i != 1 {
 				continue
 			}
-			p, err := problem("flash-attention-varlen", map[string]string{"lens": lens, "heads": "16", "dim": "128", "causal": fmt.Sprint(causal)})
+			p, err := problem(varlen, map[string]string{"lens": lens, "heads": "16", "dim": "128", "causal": fmt.Sprint(causal)})
 			if err != nil {
 				return nil, err
 			}
-			ps = append(ps, Point{Suite: "fa-varlen", Problem: p, Configs: vcs})
+			ps = append(ps, Point{Suite: suite, Problem: p, Configs: configs(p, causal, true)})
 		}
 	}
 	return ps, nil

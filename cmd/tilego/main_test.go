@@ -133,7 +133,7 @@ func TestErrors(t *testing.T) {
 		{1, "tune needs a GPU", []string{"tune", "flash-attention"}},
 		{1, "bench needs a GPU", []string{"bench"}},
 		{2, "--sms -4: must be at least 0", []string{"bench", "--suite", "fa-tail", "--sms", "-4"}},
-		{1, `unknown suite "fa-swep" (have extra, fa-bwd, fa-mods, fa-mods-bwd, fa-short, fa-sweep, fa-tail, fa-varlen, gemm, gemm-fp8, gemm-llm, mla, rows)`, []string{"bench", "--suite", "mla,fa-swep"}},
+		{1, `unknown suite "fa-swep" (have extra, fa-bwd, fa-mods, fa-mods-bwd, fa-short, fa-sweep, fa-tail, fa-varlen, fa-varlen-bwd, gemm, gemm-fp8, gemm-llm, mla, rows)`, []string{"bench", "--suite", "mla,fa-swep"}},
 		{1, "--shape: error parsing regexp", []string{"bench", "--shape", "dim=(64"}},
 		{1, "--match: error parsing regexp", []string{"bench", "--match", "m=[64"}},
 		{2, "config n=7: must be a positive multiple of 16", []string{"emit", "flash-attention", "--target", "sm_90a", "--config", "m=64 n=7 threads=128"}},
