@@ -14,11 +14,7 @@ import (
 
 func kernelProblem(t testing.TB, kernel string, vals map[string]string) kernels.Problem {
 	t.Helper()
-	e, err := kernels.Lookup(kernel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := e.Problem(vals)
+	p, err := kernels.NewProblem(kernel, vals)
 	if err != nil {
 		t.Fatal(err)
 	}

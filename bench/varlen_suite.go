@@ -49,7 +49,7 @@ func varlenPoints(o SuiteOptions, suite, pad, varlen string, configs func(p kern
 		if o.Quick && causal {
 			break
 		}
-		p, err := problem(pad, map[string]string{"batch": "4", "seq-q": "4096", "heads": "16", "dim": "128",
+		p, err := kernels.NewProblem(pad, map[string]string{"batch": "4", "seq-q": "4096", "heads": "16", "dim": "128",
 			"layout": "bshd", "dtype": "bf16", "causal": fmt.Sprint(causal)})
 		if err != nil {
 			return nil, err
@@ -59,7 +59,7 @@ func varlenPoints(o SuiteOptions, suite, pad, varlen string, configs func(p kern
 			if o.Quick && i != 1 {
 				continue
 			}
-			p, err := problem(varlen, map[string]string{"lens": lens, "heads": "16", "dim": "128", "causal": fmt.Sprint(causal)})
+			p, err := kernels.NewProblem(varlen, map[string]string{"lens": lens, "heads": "16", "dim": "128", "causal": fmt.Sprint(causal)})
 			if err != nil {
 				return nil, err
 			}
@@ -67,13 +67,4 @@ func varlenPoints(o SuiteOptions, suite, pad, varlen string, configs func(p kern
 		}
 	}
 	return ps, nil
-}
-
-// problem is a registry kernel's problem at the flag values.
-func problem(kernel string, vals map[string]string) (kernels.Problem, error) {
-	e, err := kernels.Lookup(kernel)
-	if err != nil {
-		return nil, err
-	}
-	return e.Problem(vals)
 }

@@ -55,6 +55,16 @@ func Lookup(name string) (*Entry, error) {
 	return nil, fmt.Errorf("unknown kernel %q (have %s)", name, strings.Join(names, ", "))
 }
 
+// NewProblem is the problem of the kernel named kernel at the flag values
+// (Lookup, then Problem).
+func NewProblem(kernel string, vals map[string]string) (Problem, error) {
+	e, err := Lookup(kernel)
+	if err != nil {
+		return nil, err
+	}
+	return e.Problem(vals)
+}
+
 // Problem makes the problem the flag values describe. Values are keyed by
 // flag name without dashes; missing flags take their defaults.
 func (e *Entry) Problem(vals map[string]string) (Problem, error) {

@@ -12,11 +12,7 @@ import (
 // registryProblem is a registry kernel at the flag values.
 func registryProblem(t *testing.T, kernel string, vals map[string]string) kernels.Problem {
 	t.Helper()
-	e, err := kernels.Lookup(kernel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := e.Problem(vals)
+	p, err := kernels.NewProblem(kernel, vals)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,11 +14,7 @@ import (
 // edit names changed ("" for none: kernels.ParseConfig).
 func libraryPrograms(t *testing.T, kernel string, flags map[string]string, arch, edit string) []*ir.Func {
 	t.Helper()
-	e, err := kernels.Lookup(kernel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := e.Problem(flags)
+	p, err := kernels.NewProblem(kernel, flags)
 	if err != nil {
 		t.Fatalf("%s %v: %v", kernel, flags, err)
 	}
