@@ -71,7 +71,8 @@ __device__ __forceinline__ uint8_t f32_to_e5m2(float f) {
 }
 #else
 // Before sm_89 PTX has no f8 conversions: the same results in integer and
-// f32 arithmetic. Round to nearest even at the format's quantum for the
+// f32 arithmetic (as tilego_hip.h's f8_round, for gfx942, whose own fp8
+// instructions take other encodings; both must equal tensor.Bits). Round to nearest even at the format's quantum for the
 // value's exponent (clamped to the subnormal one), saturate past the
 // largest finite value; NaN gives the format's NaN.
 template <int MANT, int BIAS>

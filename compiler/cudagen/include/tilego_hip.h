@@ -150,7 +150,8 @@ __device__ __forceinline__ uint16_t f32_to_f16_ra(float f) {
 // OCP 8-bit floats, rounded to nearest even with saturation to the largest
 // finite value (PTX's cvt.rn.satfinite): E4M3 (bias 7, largest 448, no
 // infinities, NaN 0x7f) and E5M2 (bias 15, largest 57344). gfx942's own
-// fp8 instructions use the FNUZ encodings, so these are spelled out.
+// fp8 instructions use the FNUZ encodings, so these are spelled out (as
+// tilego.cuh's are for sm_80, which has no f8 conversions).
 // f8_round rounds f to mbits of mantissa and exponent bias, saturating to
 // maxEnc.
 __device__ __forceinline__ uint8_t f8_round(float f, int mbits, int bias, uint8_t maxEnc, uint8_t nan) {
