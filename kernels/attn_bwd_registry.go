@@ -59,10 +59,11 @@ func (p *attnBwdProblem) DefaultConfig() Config {
 // d256 (even), 1.08-1.35× with the fa-mods-bwd modifiers (H200).
 func (p *attnBwdProblem) GPUConfig() Config {
 	masked := p.s.Causal || p.s.Mods != nil && p.s.Mods.Mask != nil
-	if p.s.Dqk <= 128 && p.s.Dv <= 128 {
-		return AttnConfig{M: 64, N: 128, Stages: 2, Threads: 256, WholeTiles: masked}
+	d := max(p.s.Dqk, p.s.Dv)
+	if d <= 128 {
+		return AttnConfig{M: 64, N: 128, Stages: 2, Threads: 256, WholeTiles: masked, WS: d <= 64}
 	}
-	return AttnConfig{M: 64, N: 64, Stages: 2, Threads: 256, SharedP: true, WholeTiles: masked}
+	return AttnConfig{M: 64, N: 64, Stages: 2, Threads: 256, SharedP: true, WholeTiles: masked, WS: true}
 }
 
 // GPUConfigFor is GPUConfig, with one stage on sm_8x at head dims over 128
@@ -96,8 +97,8 @@ func (p *attnBwdProblem) Steps(c Config) ([]Step, error) {
 	if cfg.M < 1 || cfg.N < 1 || cfg.Threads < 1 {
 		return nil, fmt.Errorf("%s: config %s: m, n and threads must be at least 1", p.Kernel(), ConfigFields(cfg))
 	}
-	if cfg.WS || cfg.PingPong || cfg.Overlap || cfg.Prefetch || cfg.Direct || cfg.Persistent || cfg.Draw || cfg.Cluster > 1 {
-		return nil, fmt.Errorf("%s: the forward's schedules (ws, pingpong, overlap, prefetch, direct, persistent, draw, cluster) "+
+	if cfg.PingPong || cfg.Overlap || cfg.Prefetch || cfg.Direct || cfg.Persistent || cfg.Draw || cfg.Cluster > 1 {
+		return nil, fmt.Errorf("%s: the forward's schedules (pingpong, overlap, prefetch, direct, persistent, draw, cluster) "+
 			"are not the backward's; config %s", p.Kernel(), ConfigFields(cfg))
 	}
 	return AttnBwdSteps(p.s, cfg), nil

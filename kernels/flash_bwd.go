@@ -142,6 +142,9 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 		}
 		kRows := sq.rows(sq.k0, j, c.N, sq.skv)
 		k.SplitN() // dQ's 64 rows over two warpgroups: wgmma, half the columns each
+		if c.WS {
+			k.WarpSpecialize()
+		}
 		ks := k.Shared(s.DType, c.N, s.Dqk).Named("ks")
 		vs := k.Shared(s.DType, c.N, s.Dv).Named("vs")
 		qs := k.Shared(s.DType, c.M, s.Dqk).Named("qs")

@@ -279,7 +279,7 @@ func TestAttnSchedulesOfTheOtherDirection(t *testing.T) {
 		{"flash-attention-varlen", func(c *AttnConfig) { c.WholeTiles = true }, "the backward's schedules"},
 		{"flash-attention-kvcache", func(c *AttnConfig) { c.SharedP = true }, "the backward's schedules"},
 		{"flash-attention-bwd", func(c *AttnConfig) { c.Persistent = true }, "the forward's schedules"},
-		{"flash-attention-varlen-bwd", func(c *AttnConfig) { c.WS = true }, "the forward's schedules"},
+		{"flash-attention-varlen-bwd", func(c *AttnConfig) { c.PingPong = true }, "the forward's schedules"},
 	} {
 		e, err := Lookup(c.kernel)
 		if err != nil {

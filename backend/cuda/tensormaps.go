@@ -28,13 +28,20 @@ func encodeTMA(b *Backend, p *cudagen.Program, bufs []drv.Buffer, syms map[*ir.V
 
 // tiledSpec describes tensor map i of p over its tensor on bufs: the
 // tensor's dims and byte strides innermost first, the box, the 128B
-// swizzle the shared tiles use.
+// swizzle the shared tiles use (none for a line).
 func tiledSpec(p *cudagen.Program, i int, bufs []drv.Buffer, syms map[*ir.Var]int) (drv.TiledSpec, error) {
 	s := p.TMA[i]
 	prm := p.Func.Params[s.Param]
 	n := len(prm.Shape)
 	spec := drv.TiledSpec{Global: bufs[s.Param], Box: s.Box, Swizzle: drv.Swizzle128B, L2: drv.L2Promotion128B}
+	if s.Line {
+		spec.Swizzle = drv.SwizzleNone
+	}
 	switch prm.DType {
+	case ir.F32:
+		spec.DType = drv.TensorFloat32
+	case ir.I32:
+		spec.DType = drv.TensorInt32
 	case ir.BF16:
 		spec.DType = drv.TensorBFloat16
 	case ir.F16:

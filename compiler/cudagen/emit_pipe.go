@@ -76,8 +76,15 @@ func (e *emitter) pipelined(s *ir.For) {
 	if ws {
 		hand = e.c.handoff
 	}
+	// carry: a body that writes shared memory of its own meets the other
+	// consumers where its own hazards need it, not at every iteration's
+	// top. The state crosses the back edge instead: an iteration starts as
+	// if the previous one's reads were unfenced (a write waits for them at
+	// a barrier), and one that ends with writes not yet met ends at a
+	// barrier.
+	carry := ws && !free && hand == nil && !late && !split
 	halves := e.halvesPipe(s)
-	if (free || hand != nil) && !(halves && !e.dirty && !e.pending && !e.read) { // by halves: nothing issued before it
+	if (free || hand != nil || carry) && !(halves && !e.dirty && !e.pending && !e.read) { // by halves: nothing issued before it
 		e.line("tl::cp_async_wait<0>();")
 		e.pending = false
 		e.written()
@@ -95,7 +102,7 @@ func (e *emitter) pipelined(s *ir.For) {
 	}
 	e.open("for (int %s = lo; %s < hi; ++%s)", v, v, v)
 	switch {
-	case free || hand != nil:
+	case free || hand != nil || carry:
 		e.tmaWait(tma, v, R)
 	case tma != nil:
 		e.line("tl::cp_async_wait<0>();") // copies issued before the loop (cp.async) have landed too
@@ -105,7 +112,10 @@ func (e *emitter) pipelined(s *ir.For) {
 	default:
 		e.line("tl::cp_async_wait<%d>();", S-2) // also lands copies issued before the loop
 	}
-	if !free && hand == nil {
+	switch {
+	case carry:
+		e.read = true
+	case !free && hand == nil:
 		e.pending = false
 		e.written() // so sync fences them for wgmma
 		e.sync()
@@ -147,6 +157,10 @@ func (e *emitter) pipelined(s *ir.For) {
 		e.waits = nil
 	default:
 		e.stmts(rest)
+	}
+	if carry && (e.dirty || e.pending) {
+		e.flushAsync()
+		e.sync()
 	}
 	switch {
 	case split: // K's slot now, V's (read by the Deferred statements) an iteration late

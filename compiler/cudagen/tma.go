@@ -2,6 +2,7 @@ package cudagen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tilego/tilego/ir"
@@ -19,6 +20,9 @@ import (
 type TMASpec struct {
 	Param int      // the global parameter it describes
 	Box   []uint32 // elements per dim, innermost first
+	// Line: a box of one row that lands unswizzled (tmaLine), of any
+	// element type; otherwise the 128B swizzle of the shared tiles.
+	Line bool
 }
 
 // tmaCopy is one prefetched copy lowered to TMA.
@@ -27,7 +31,7 @@ type tmaCopy struct {
 	rank   int
 	panels int // 128-byte panels of the tile's rows
 	bytes  int // the whole tile
-	row    int // the box dim (innermost first) of the tile's rows
+	row    int // the box dim (innermost first) of the tile's rows; -1 for a line
 }
 
 // tmaLoop is a pipelined loop whose prefetches are all TMA loads.
@@ -85,9 +89,64 @@ func planTMA(c *compilation) {
 	})
 }
 
-// tmaCopy says how cp (global to shared) goes by TMA, if it can.
+// tmaCopy says how cp (global to shared) goes by TMA, if it can: as
+// swizzled boxes (tmaBox) or as one line (tmaLine).
 func (c *compilation) tmaCopy(cp *ir.Copy) (*tmaCopy, TMASpec, bool) {
-	return c.tmaBox(cp.Src, c.smem.bufs[cp.Dst.Buf])
+	sb := c.smem.bufs[cp.Dst.Buf]
+	if tc, spec, ok := c.tmaBox(cp.Src, sb); ok {
+		return tc, spec, true
+	}
+	return c.tmaLine(cp.Src, sb)
+}
+
+// tmaLine says how the global region g, which keeps only its last dim,
+// loads into the one-row shared tile sb by a single unswizzled box, if it
+// can: a row of 16-byte multiples up to 256 elements of any type TMA
+// knows (a row of per-query statistics in f32, say), from a tensor of
+// rank 1-4 whose last dim is contiguous and whose other strides are
+// multiples of 16 bytes. A one-row tile's layout is linear (its swizzle
+// XORs with row 0), so the box lands as the threads read it. Elements
+// past the tensor's end arrive as zeros, as cp.async's do.
+func (c *compilation) tmaLine(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool) {
+	p := g.Buf
+	n := len(p.Shape)
+	if p.Scope != ir.Global || n < 1 || n > 4 || sb == nil || sb.dt != p.DType || sb.rows != 1 || !tmaLineType(p.DType) {
+		return nil, TMASpec{}, false
+	}
+	if !g.Keep[n-1] || slices.Contains(g.Keep[:n-1], true) || g.Extent[n-1] != sb.cols {
+		return nil, TMASpec{}, false
+	}
+	if sb.cols > 256 || sb.cols*sb.eb%16 != 0 {
+		return nil, TMASpec{}, false
+	}
+	if p.Strides != nil {
+		if one, ok := ir.ConstInt(p.Strides[n-1]); !ok || one != 1 {
+			return nil, TMASpec{}, false
+		}
+	}
+	rowSteps := []ir.Expr{p.Shape[n-1]}
+	if p.Strides != nil {
+		rowSteps = p.Strides[:n-1]
+	}
+	if n > 1 {
+		for _, st := range rowSteps {
+			if multipleOf(st)%int64(16/p.DType.Bytes()) != 0 {
+				return nil, TMASpec{}, false
+			}
+		}
+	}
+	box := make([]uint32, n)
+	for d := range box {
+		box[d] = 1
+	}
+	box[0] = uint32(sb.cols)
+	return &tmaCopy{rank: n, panels: 1, bytes: sb.cols * sb.eb, row: -1},
+		TMASpec{Param: c.paramIndex(p), Box: box, Line: true}, true
+}
+
+// tmaLineType: the element types a line moves (those tensor maps name).
+func tmaLineType(dt ir.DType) bool {
+	return tmaMoves(dt) || dt == ir.F32 || dt == ir.I32
 }
 
 // tmaBox says how the global region g and the shared tile sb move as TMA

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilego/tilego/internal/testprog"
 	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/kernels"
 	"github.com/tilego/tilego/tl"
@@ -305,5 +306,42 @@ func TestWarpSpecializedKernelVars(t *testing.T) {
 	set := strings.Index(producer, "v0[(0)] = (int)(Off[bx]);")
 	if set < 0 || set > strings.Index(producer, "const int lo") {
 		t.Errorf("the producer does not set the offset before its loop:\n%s", p.Source)
+	}
+}
+
+// A pipelined loop that loads an f32 row beside a bf16 tile loads both by
+// TMA, the row as one unswizzled box; with a producer warpgroup, the
+// consumers whose body writes a shared row meet where that write needs
+// it (after the reads before it, and at the iteration's end, before the
+// next reads it) and not at each iteration's top.
+func TestRowLoadsByTMA(t *testing.T) {
+	for _, ws := range []bool{false, true} {
+		fn, err := testprog.RowBesideTile(ws).Build(Limits("sm_90a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(fn, Options{Arch: "sm_90a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []TMASpec{{Param: 0, Box: []uint32{64, 64, 1}}, {Param: 1, Box: []uint32{64, 1}, Line: true}}
+		if len(p.TMA) != 2 || !slices.Equal(p.TMA[0].Box, want[0].Box) || p.TMA[0].Line ||
+			!slices.Equal(p.TMA[1].Box, want[1].Box) || !p.TMA[1].Line {
+			t.Errorf("ws %v: tensor maps %+v, want %+v", ws, p.TMA, want)
+		}
+		if !strings.Contains(p.Source, "tl::tma_load_2d(") || !strings.Contains(p.Source, ", 8448);") {
+			t.Errorf("ws %v: no TMA load of the row, or the slot does not expect both copies' 8448 bytes:\n%s", ws, p.Source)
+		}
+		if !ws {
+			continue
+		}
+		src := p.Source
+		wait, free := strings.LastIndex(src, "tl::mbar_wait("), strings.LastIndex(src, "tl::mbar_arrive(tl::smem_addr")
+		body := src[wait:free]
+		acc, write := strings.Index(body, "for (int r = 0; r < 32; ++r) {"), strings.Index(body, "idx < 64")
+		first, last := strings.Index(body, "tl::bar_sync(1, 128);"), strings.LastIndex(body, "tl::bar_sync(1, 128);")
+		if acc < 0 || write < acc || first < acc || first > write || last < write {
+			t.Errorf("consumers' iteration: want the accumulation, a barrier, the row's write, a barrier:\n%s", body)
+		}
 	}
 }

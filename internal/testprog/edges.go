@@ -216,6 +216,11 @@ var Edges = map[string]func() *tl.Func{
 	// wgmma where it is used (cudagen's lazyStmts); then with a producer.
 	"gemms_waited_where_used":    func() *tl.Func { return gemmsWaitedWhereUsed(false) },
 	"gemms_waited_where_used_ws": func() *tl.Func { return gemmsWaitedWhereUsed(true) },
+	// A pipelined loop loads an f32 row beside a bf16 tile (both by TMA on
+	// Hopper), the last tile past the tensor's end; the body writes a
+	// shared row that the next iteration reads first.
+	"row_beside_tile":    func() *tl.Func { return RowBesideTile(false) },
+	"row_beside_tile_ws": func() *tl.Func { return RowBesideTile(true) },
 	// Tensors named as the generated code's own names and C++ words
 	// (compiler/cudagen/names.go renames them).
 	"clashing_names": func() *tl.Func {
@@ -294,6 +299,41 @@ func OffsetBeforeSerialLoop(ws bool) *tl.Func {
 				k.Copy(s, O.Sub(b, g, tl.Tile(j, 64), tl.All))
 			})
 		})
+	})
+	return f
+}
+
+// RowBesideTile loads, each iteration of a pipelined loop, a 64×64 bf16
+// tile of A and the 64 f32 values of L for its rows (200 rows: the last
+// tile reaches past the end), and accumulates A's rows scaled by L plus
+// a shared row the previous iteration wrote (0 for the first); ws gives
+// it a producer warpgroup.
+func RowBesideTile(ws bool) *tl.Func {
+	name := "row_beside_tile"
+	if ws {
+		name += "_ws"
+	}
+	f := tl.NewFunc(name)
+	A, L := f.In("A", tl.BF16, 2, 200, 64), f.In("L", tl.F32, 2, 200)
+	O := f.Out("O", tl.F32, 2, 64, 64)
+	f.Kernel(tl.Grid(2), 128, func(k *tl.Block) {
+		b, _, _ := k.Idx()
+		if ws {
+			k.WarpSpecialize()
+		}
+		as, ls, prev := k.Shared(tl.BF16, 64, 64), k.Shared(tl.F32, 64), k.Shared(tl.F32, 64)
+		acc := k.Fragment(tl.F32, 64, 64)
+		k.Clear(acc)
+		k.Parallel(func(r tl.Expr) { prev.Set(0, r) }, 64)
+		k.Pipelined(4, 2, func(i tl.Expr) {
+			k.Copy(A.Sub(b, tl.Tile(i, 64), tl.All), as)
+			k.Copy(L.Sub(b, tl.Tile(i, 64)), ls)
+			k.Parallel(func(r, d tl.Expr) {
+				acc.Set(acc.At(r, d).Add(as.At(r, d).Mul(ls.At(r))).Add(prev.At(r)), r, d)
+			}, 64, 64)
+			k.Parallel(func(r tl.Expr) { prev.Set(ls.At(r).Mul(0.5).Add(i), r) }, 64)
+		})
+		k.Copy(acc, O.Sub(b, tl.All, tl.All))
 	})
 	return f
 }

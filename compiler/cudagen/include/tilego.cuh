@@ -510,6 +510,12 @@ __device__ __forceinline__ void st_global_v4_hint(void* p, uint32_t a, uint32_t 
   asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(a), "r"(b), "r"(c), "r"(d), "l"(pol) : "memory");
 }
 // tma_load_Nd with an L2 policy (l2_evict_first, l2_evict_last).
+__device__ __forceinline__ void tma_load_1d_hint(uint32_t dst, const void* tm, int c0, uint32_t bar, uint64_t pol) {
+  asm volatile(
+      "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {%2}], [%3], %4;" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(bar), "l"(pol)
+      : "memory");
+}
 __device__ __forceinline__ void tma_load_2d_hint(uint32_t dst, const void* tm, int c0, int c1, uint32_t bar, uint64_t pol) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
@@ -527,6 +533,11 @@ __device__ __forceinline__ void tma_load_4d_hint(uint32_t dst, const void* tm, i
       "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(dst),
       "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "l"(pol)
       : "memory");
+}
+__device__ __forceinline__ void tma_load_1d(uint32_t dst, const void* tm, int c0, uint32_t bar) {
+  asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2}], [%3];" ::"r"(dst),
+               "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(bar)
+               : "memory");
 }
 __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void* tm, int c0, int c1, uint32_t bar) {
   asm volatile(
