@@ -56,7 +56,10 @@ func (p *attnBwdProblem) DefaultConfig() Config {
 // columns: 2.4× one warpgroup, whose accumulators spilled, at d256 4k.
 // Where causality or a mask hides keys, the tiles that hide none skip the
 // mask (WholeTiles): 1.02-1.11× faster at every causal fa-bwd point but
-// d256 (even), 1.08-1.35× with the fa-mods-bwd modifiers (H200).
+// d256 (even), 1.08-1.35× with the fa-mods-bwd modifiers (H200). A
+// producer warpgroup loads the query tiles (WS) except at head dims
+// 65-128, whose consumers need more registers than setmaxnreg leaves them
+// (232): there it ran 25% slower, at d64 causal 7% faster.
 func (p *attnBwdProblem) GPUConfig() Config {
 	masked := p.s.Causal || p.s.Mods != nil && p.s.Mods.Mask != nil
 	d := max(p.s.Dqk, p.s.Dv)
