@@ -299,8 +299,8 @@ func attnConfigOf(p Problem, c Config) (AttnConfig, error) {
 	if cfg.M < 1 || cfg.N < 1 || cfg.Stages < 1 || cfg.Threads < 1 {
 		return cfg, fmt.Errorf("%s: bad config %+v", p.Kernel(), cfg)
 	}
-	if cfg.SharedP || cfg.WholeTiles {
-		return cfg, fmt.Errorf("%s: the backward's schedules (sharedp, wholetiles) are not the forward's; config %s", p.Kernel(), ConfigFields(cfg))
+	if cfg.SharedP || cfg.WholeTiles || cfg.BulkDQ {
+		return cfg, fmt.Errorf("%s: the backward's schedules (sharedp, wholetiles, bulkdq) are not the forward's; config %s", p.Kernel(), ConfigFields(cfg))
 	}
 	return cfg, nil
 }

@@ -164,6 +164,10 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 		dk := k.Fragment(tl.F32, c.N, s.Dqk).Named("dk")
 		dv := k.Fragment(tl.F32, c.N, s.Dv).Named("dv")
 		dq := k.Fragment(tl.F32, c.M, s.Dqk).Named("dq")
+		var dqs *tl.Tensor
+		if c.BulkDQ {
+			dqs = k.Shared(tl.F32, c.M, s.Dqk).Named("dqs")
+		}
 
 		k.Copy(K.Sub(sq.b, hk, kRows, tl.All), ks)
 		k.Copy(V.Sub(sq.b, hk, kRows, tl.All), vs)
@@ -269,7 +273,12 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 				// Packed, a tile's rows past its sequence's end are the next
 				// sequence's: they see no key here, so their dS rows, and
 				// what they add, are zero.
-				k.AtomicAdd(dq, dQAcc.Sub(sq.b, h, qRows, tl.All))
+				if c.BulkDQ {
+					k.Copy(dq, dqs)
+					k.AtomicAdd(dqs, dQAcc.Sub(sq.b, h, qRows, tl.All))
+				} else {
+					k.AtomicAdd(dq, dQAcc.Sub(sq.b, h, qRows, tl.All))
+				}
 			})
 		})
 		k.Parallel(func(t, d tl.Expr) { dk.Set(dk.At(t, d).Mul(scale), t, d) }, c.N, s.Dqk)

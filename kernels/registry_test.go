@@ -275,8 +275,9 @@ func TestAttnSchedulesOfTheOtherDirection(t *testing.T) {
 		edit   func(*AttnConfig)
 		want   string
 	}{
-		{"flash-attention", func(c *AttnConfig) { c.SharedP = true }, "the backward's schedules (sharedp, wholetiles) are not the forward's"},
+		{"flash-attention", func(c *AttnConfig) { c.SharedP = true }, "the backward's schedules (sharedp, wholetiles, bulkdq) are not the forward's"},
 		{"flash-attention-varlen", func(c *AttnConfig) { c.WholeTiles = true }, "the backward's schedules"},
+		{"flash-attention", func(c *AttnConfig) { c.BulkDQ = true }, "the backward's schedules"},
 		{"flash-attention-kvcache", func(c *AttnConfig) { c.SharedP = true }, "the backward's schedules"},
 		{"flash-attention-bwd", func(c *AttnConfig) { c.Persistent = true }, "the forward's schedules"},
 		{"flash-attention-varlen-bwd", func(c *AttnConfig) { c.PingPong = true }, "the forward's schedules"},

@@ -28,7 +28,7 @@ group() { # name, then the test binary and its arguments
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 group attn $C -test.run '^(TestGPUAttnBwd|TestGPUAttnMods|TestGPUVarlen|TestGPUKVCache)$'
 group gemm $C -test.run '^(TestGPUGemm|TestGPUGemmF8|TestGPUGemmEpilogueSplitK|TestGPURowScale|TestGPUStamps)$'
-group small $C -test.run '^(TestGPUDeviceTensors|TestGPUEdgePrograms|TestGPUExamples|TestGPUMLASixtyFourThreads|TestGPURowKernels|TestGPUMath|TestGPUSoftmax|TestGPUSm80)$'
+group small $C -test.run '^(TestGPUDeviceTensors|TestGPUEdgePrograms|TestGPUSharedTileAdds|TestGPUExamples|TestGPUMLASixtyFourThreads|TestGPURowKernels|TestGPUMath|TestGPUSoftmax|TestGPUSm80)$'
 group deferred $C -test.run '^(TestGPUCluster|TestGPUDeferred)$'
 group persistent $C -test.run '^TestGPUPersistent$'
 group mla $C -test.run '^(TestGPUMLADecode|TestGPUFlashAttentionSplit|TestGPUFlashAttentionTail|TestGPUFlashAttentionWide)$'

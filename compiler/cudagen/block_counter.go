@@ -34,11 +34,11 @@ func (e *emitter) signal(s *ir.Signal) {
 }
 
 // writesDone ends the block's writes before a ticket or signal: TMA
-// stores completed (not only read out of shared memory), cp.async copies
+// stores and reductions completed (not only read out of shared memory), cp.async copies
 // landed, then a barrier.
 func (e *emitter) writesDone() {
-	if len(e.c.tmaStores) > 0 || e.c.halves != nil {
-		e.line("tl::bulk_wait<0>(); // TMA stores written, not only read out")
+	if len(e.c.tmaStores) > 0 || len(e.c.tmaReduces) > 0 || e.c.halves != nil {
+		e.line("tl::bulk_wait<0>(); // TMA stores and reductions written, not only read out")
 	}
 	e.flushAsync()
 	e.sync()

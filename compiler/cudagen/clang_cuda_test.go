@@ -69,6 +69,11 @@ func TestCUDASourcesCompile(t *testing.T) {
 			}
 			add(name, arch, fn)
 		}
+		adds, err := testprog.SharedTileAdds().Build(cudagen.Limits(arch))
+		if err != nil {
+			t.Fatal(err)
+		}
+		add("shared_tile_adds", arch, adds)
 		for name, ex := range testprog.Examples {
 			if name == "gemm_fp8" && arch != "sm_90a" {
 				continue

@@ -74,6 +74,7 @@ var passes = []pass{
 	{"place-shared", placeSharedTiles, dumpShared},
 	{"plan-tma", step(planTMA), dumpTMA},
 	{"plan-tma-stores", step(planTMAStores), dumpTMAStores},
+	{"plan-tma-reduces", step(planTMAReduces), nil},
 	{"plan-ws", step(planWS), dumpWS},
 	{"plan-persistent-loads", step(planPersistentLoads), nil},
 	{"plan-hand-bars", step(planHandBars), nil},
@@ -95,22 +96,24 @@ type compilation struct {
 	smem      *smemPlan
 	tma       map[*ir.For]*tmaLoop // pipelined loops whose prefetches are TMA loads
 	tmaSpecs  []TMASpec
-	tmaStores map[*ir.Copy]*tmaCopy  // epilogue copies stored by TMA
-	mfma      map[*ir.Gemm]mfmaPlan  // AMD: each Gemm's MFMA instruction and waves
-	ws        *wsPlan                // the producer warpgroup's plan, or nil
-	roleBars  int                    // without a producer, the shared offset of the warpgroup blocks' own mbarriers, or -1 (planHandBars)
-	wv        *walkVars              // a persistent walk's variables (persistent_vars.go), found on first use
-	split     map[*ir.For]*splitRing // loops whose K and V rings are apart (split_rings.go)
-	pingPong  bool                   // the consumer warpgroups take turns (pingpong.go)
-	roles     map[*ir.Buffer]int     // fragments owned by one warpgroup (roles.go)
-	halves    *halves                // a walk whose epilogue stores by warpgroup halves (warpgroup_epilogue.go), or nil
-	cluster   bool                   // blocks in pairs multicast the producer's ring tiles (cluster.go)
-	handoff   *handoff               // the producer's loop's warpgroup blocks hand tiles to each other (handoff.go), or nil
-	turns     bool                   // the producer's loop's consumer warpgroups take turns (plan-pingpong)
-	walkEarly *walkEarly             // the walk's tiles freed in the producer's loop's last iteration (persistent_loads.go), or nil
-	prog      *Program
-	pass      string  // the pass running, for an internal error (ice.go)
-	at        ir.Stmt // the statement being lowered, if known, for the same
+	tmaStores map[*ir.Copy]*tmaCopy // epilogue copies stored by TMA
+	// tmaReduces are the atomic adds from shared tiles reduced by TMA.
+	tmaReduces map[*ir.AtomicAdd]*tmaCopy
+	mfma       map[*ir.Gemm]mfmaPlan  // AMD: each Gemm's MFMA instruction and waves
+	ws         *wsPlan                // the producer warpgroup's plan, or nil
+	roleBars   int                    // without a producer, the shared offset of the warpgroup blocks' own mbarriers, or -1 (planHandBars)
+	wv         *walkVars              // a persistent walk's variables (persistent_vars.go), found on first use
+	split      map[*ir.For]*splitRing // loops whose K and V rings are apart (split_rings.go)
+	pingPong   bool                   // the consumer warpgroups take turns (pingpong.go)
+	roles      map[*ir.Buffer]int     // fragments owned by one warpgroup (roles.go)
+	halves     *halves                // a walk whose epilogue stores by warpgroup halves (warpgroup_epilogue.go), or nil
+	cluster    bool                   // blocks in pairs multicast the producer's ring tiles (cluster.go)
+	handoff    *handoff               // the producer's loop's warpgroup blocks hand tiles to each other (handoff.go), or nil
+	turns      bool                   // the producer's loop's consumer warpgroups take turns (plan-pingpong)
+	walkEarly  *walkEarly             // the walk's tiles freed in the producer's loop's last iteration (persistent_loads.go), or nil
+	prog       *Program
+	pass       string  // the pass running, for an internal error (ice.go)
+	at         ir.Stmt // the statement being lowered, if known, for the same
 }
 
 // Compile translates f to CUDA C++. Set TILEGO_DUMP to the program's name

@@ -313,6 +313,10 @@ func (e *emitter) lower(s ir.Stmt) {
 		}
 		e.copy(s, false)
 	case *ir.AtomicAdd:
+		if tc := e.c.tmaReduces[s]; tc != nil {
+			e.tmaReduce(s, tc)
+			break
+		}
 		e.copy(&ir.Copy{At: s.At, Src: s.Src, Dst: s.Dst}, true)
 	case *ir.Prefetch:
 		e.prefetch(s)

@@ -65,7 +65,7 @@ const smemAlign, smemAlignThreads = 1024, 128
 
 // hardwareTiles lists the shared tiles that a wgmma descriptor or a bulk
 // copy may address: the operands of wgmma Gemms, and the tiles loaded from
-// or stored to global memory.
+// or stored (or added) to global memory.
 func hardwareTiles(c *compilation) map[*ir.Buffer]bool {
 	hw := map[*ir.Buffer]bool{}
 	ir.Walk(c.f.Kernel.Body, func(s ir.Stmt) {
@@ -79,6 +79,10 @@ func hardwareTiles(c *compilation) map[*ir.Buffer]bool {
 			case s.Src.Buf.Scope == ir.Global && s.Dst.Buf.Scope == ir.Shared:
 				hw[s.Dst.Buf] = true
 			case s.Src.Buf.Scope == ir.Shared && s.Dst.Buf.Scope == ir.Global:
+				hw[s.Src.Buf] = true
+			}
+		case *ir.AtomicAdd:
+			if s.Src.Buf.Scope == ir.Shared && s.Dst.Buf.Scope == ir.Global {
 				hw[s.Src.Buf] = true
 			}
 		}

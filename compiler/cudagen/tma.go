@@ -160,9 +160,14 @@ func tmaLineType(dt ir.DType) bool {
 // layout for such a box), each panel on a period of the pattern
 // (hardwareSwizzled).
 func (c *compilation) tmaBox(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool) {
+	return c.tmaBoxOf(g, sb, tmaMoves)
+}
+
+// tmaBoxOf is tmaBox for the element types moves accepts.
+func (c *compilation) tmaBoxOf(g ir.Region, sb *smemBuf, moves func(ir.DType) bool) (*tmaCopy, TMASpec, bool) {
 	p := g.Buf
 	n := len(p.Shape)
-	if p.Scope != ir.Global || !tmaMoves(p.DType) || n < 2 || n > 4 || sb == nil || sb.dt != p.DType {
+	if p.Scope != ir.Global || !moves(p.DType) || n < 2 || n > 4 || sb == nil || sb.dt != p.DType {
 		return nil, TMASpec{}, false
 	}
 	if p.Strides != nil {

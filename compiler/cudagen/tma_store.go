@@ -61,9 +61,90 @@ func (e *emitter) tmaStore(cp *ir.Copy, tc *tmaCopy) {
 	e.read = true
 }
 
+// TMA reductions (sm_90a, with the TMA stores): an AtomicAdd of a whole
+// shared f32 tile into a global region that TMA can address is issued by
+// one thread as one bulk reduce-add per 128-byte panel, which the L2
+// applies element by element (rows past the tensor's end dropped, as the
+// masked atomics drop them). The threads' own atomics would each travel
+// to the L2 from a register pair; the bulk form leaves them free once the
+// tile is in shared memory. Not where the kernel reads the tensor back.
+
+// planTMAReduces picks the atomic adds that reduce by TMA and gives each
+// its tensor map.
+func planTMAReduces(c *compilation) {
+	if c.opts.Arch != "sm_90a" || !tmaEnabled(c.opts) {
+		return
+	}
+	ir.Walk(c.f.Kernel.Body, func(st ir.Stmt) {
+		a, ok := st.(*ir.AtomicAdd)
+		if !ok || a.Src.Buf.Scope != ir.Shared || !a.Src.IsWhole() || a.Dst.Buf.DType != ir.F32 {
+			return
+		}
+		// Other atomic adds into the tensor may stay the threads' own: the
+		// L2 applies both kinds atomically.
+		isAdd := func(x *ir.AtomicAdd) bool { return x.Dst.Buf == a.Dst.Buf }
+		if readsBufferBeside(c.f.Kernel.Body, a.Dst.Buf, isAdd) || storesTo(c.f.Kernel.Body, a.Dst.Buf) {
+			return
+		}
+		tc, spec, ok := c.tmaBoxOf(a.Dst, c.smem.bufs[a.Src.Buf], func(dt ir.DType) bool { return dt == ir.F32 })
+		if !ok {
+			return
+		}
+		tc.spec = len(c.tmaSpecs)
+		c.tmaSpecs = append(c.tmaSpecs, spec)
+		if c.tmaReduces == nil {
+			c.tmaReduces = map[*ir.AtomicAdd]*tmaCopy{}
+		}
+		c.tmaReduces[a] = tc
+	})
+}
+
+// storesTo reports whether body writes b other than by atomic adds (which
+// the async proxy's reductions would not be ordered after).
+func storesTo(body []ir.Stmt, b *ir.Buffer) bool {
+	found := false
+	ir.Walk(body, func(st ir.Stmt) {
+		switch s := st.(type) {
+		case *ir.Copy:
+			found = found || s.Dst.Buf == b
+		case *ir.Store:
+			found = found || s.Buf == b
+		case *ir.Fill:
+			found = found || s.Dst.Buf == b
+		case *ir.Ticket:
+			found = found || s.Counter.Buf == b || s.Dst.Buf == b
+		case *ir.Signal:
+			found = found || s.Counter.Buf == b
+		}
+	})
+	return found
+}
+
+// tmaReduce emits a as TMA reduce-adds, after the barrier that makes the
+// tile whole and visible to the async proxy; the issuing thread waits
+// until they have read the tile, which the next barrier then frees.
+func (e *emitter) tmaReduce(a *ir.AtomicAdd, tc *tmaCopy) {
+	e.syncIfDirty(true)
+	sb := e.c.smem.bufs[a.Src.Buf]
+	e.open("if (tid == 0)")
+	for p := range tc.panels {
+		src := fmt.Sprintf("tl::smem_addr(%s) + %d", e.sharedBase(a.Src.Buf), p*sb.rows*128)
+		e.line("tl::tma_reduce_add_%dd(&tm%d, %s, %s);", tc.rank, tc.spec, e.tmaCoords(a.Dst, p), src)
+	}
+	e.line("tl::bulk_commit();")
+	e.line("tl::bulk_wait_read<0>();")
+	e.close()
+	e.read = true
+}
+
 // readsBuffer reports whether any statement of body reads b: as a copy's
-// or a GEMM's operand, a reduction's source, or a load in an expression.
-func readsBuffer(body []ir.Stmt, b *ir.Buffer) bool {
+// or a GEMM's operand, a reduction's source, or a load in an expression
+// (an atomic add reads its destination too).
+func readsBuffer(body []ir.Stmt, b *ir.Buffer) bool { return readsBufferBeside(body, b, nil) }
+
+// readsBufferBeside is readsBuffer with the atomic adds into b other than
+// by counting as reads of it (their regions' starts still count).
+func readsBufferBeside(body []ir.Stmt, b *ir.Buffer, by func(*ir.AtomicAdd) bool) bool {
 	found := false
 	exprs := func(xs ...ir.Expr) {
 		for _, x := range xs {
@@ -88,7 +169,7 @@ func readsBuffer(body []ir.Stmt, b *ir.Buffer) bool {
 			found = found || s.Src.Buf == b
 			regions(s.Src, s.Dst)
 		case *ir.AtomicAdd:
-			found = found || s.Src.Buf == b || s.Dst.Buf == b
+			found = found || s.Src.Buf == b || s.Dst.Buf == b && (by == nil || !by(s))
 			regions(s.Src, s.Dst)
 		case *ir.Ticket:
 			found = found || s.Counter.Buf == b

@@ -345,3 +345,54 @@ func TestRowLoadsByTMA(t *testing.T) {
 		}
 	}
 }
+
+// An atomic add of a whole shared f32 tile into global memory is one TMA
+// reduce-add per 128-byte panel (32 columns), from one thread, on sm_90a;
+// the threads' own atomics on sm_80, or where the kernel also stores to
+// the tensor.
+func TestAtomicAddByTMA(t *testing.T) {
+	fn, err := testprog.SharedTileAdds().Build(Limits("sm_90a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(fn, Options{Arch: "sm_90a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.TMA) != 1 || p.TMA[0].Param != 1 || !slices.Equal(p.TMA[0].Box, []uint32{32, 64}) || p.TMA[0].Line {
+		t.Errorf("tensor maps %+v, want Y's 32×64 boxes", p.TMA)
+	}
+	if n := strings.Count(p.Source, "tl::tma_reduce_add_2d("); n != 2 || strings.Contains(p.Source, "atomicAdd(") ||
+		!strings.Contains(p.Source, "tl::bulk_wait_read<0>();") {
+		t.Errorf("want two reduce-adds, waited for their reads, and no thread's atomics:\n%s", p.Source)
+	}
+	old, err := Compile(fn, Options{Arch: "sm_80"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(old.Source, "tma_reduce") || !strings.Contains(old.Source, "atomicAdd(") {
+		t.Errorf("sm_80: want the threads' atomics:\n%s", old.Source)
+	}
+	// The same kernel also clearing a row of Y first: the threads add.
+	f := tl.NewFunc("stores_and_adds")
+	X, Y := f.In("X", tl.F32, 64, 64), f.Out("Y", tl.F32, 64, 64)
+	f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+		x, s, z := k.Fragment(tl.F32, 64, 64), k.Shared(tl.F32, 64, 64), k.Fragment(tl.F32, 64)
+		k.Clear(z)
+		k.Copy(z, Y.Sub(0, tl.All))
+		k.Copy(X, x)
+		k.Copy(x, s)
+		k.AtomicAdd(s, Y)
+	})
+	both, err := f.Build(Limits("sm_90a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := Compile(both, Options{Arch: "sm_90a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(q.Source, "tma_reduce") {
+		t.Errorf("a kernel that also stores to Y reduces by TMA:\n%s", q.Source)
+	}
+}

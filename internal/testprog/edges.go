@@ -337,3 +337,20 @@ func RowBesideTile(ws bool) *tl.Func {
 	})
 	return f
 }
+
+// SharedTileAdds has four blocks each add a 64×64 f32 tile, made in
+// registers and handed through shared memory, into overlapping rows of Y
+// (100 rows: the last block's tile reaches past the end).
+func SharedTileAdds() *tl.Func {
+	f := tl.NewFunc("shared_tile_adds")
+	X, Y := f.In("X", tl.F32, 4, 64, 64), f.Out("Y", tl.F32, 100, 64)
+	f.Kernel(tl.Grid(4), 128, func(k *tl.Block) {
+		b, _, _ := k.Idx()
+		x, s := k.Fragment(tl.F32, 64, 64), k.Shared(tl.F32, 64, 64)
+		k.Copy(X.Sub(b, tl.All, tl.All), x)
+		k.Parallel(func(i, j tl.Expr) { x.Set(x.At(i, j).Mul(2).Add(b), i, j) }, 64, 64)
+		k.Copy(x, s)
+		k.AtomicAdd(s, Y.Sub(tl.Range(b.Mul(16), 64), tl.All))
+	})
+	return f
+}

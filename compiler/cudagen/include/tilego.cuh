@@ -563,6 +563,26 @@ __device__ __forceinline__ void tma_load_4d(uint32_t dst, const void* tm, int c0
 // tensor are dropped. Threads that wrote src must fence_async_shared() and
 // synchronize before the one issuing thread calls this; then bulk_commit()
 // and bulk_wait_read<0>() before src is overwritten or the CTA exits.
+// tma_reduce_add_Nd adds an f32 box of shared memory into global memory
+// (the L2 adds element by element), in the bulk group like tma_store_Nd.
+__device__ __forceinline__ void tma_reduce_add_2d(const void* tm, int c0, int c1, uint32_t src) {
+  asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                   reinterpret_cast<uint64_t>(tm)),
+               "r"(c0), "r"(c1), "r"(src)
+               : "memory");
+}
+__device__ __forceinline__ void tma_reduce_add_3d(const void* tm, int c0, int c1, int c2, uint32_t src) {
+  asm volatile("cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [%0, {%1, %2, %3}], [%4];" ::"l"(
+                   reinterpret_cast<uint64_t>(tm)),
+               "r"(c0), "r"(c1), "r"(c2), "r"(src)
+               : "memory");
+}
+__device__ __forceinline__ void tma_reduce_add_4d(const void* tm, int c0, int c1, int c2, int c3, uint32_t src) {
+  asm volatile("cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];" ::"l"(
+                   reinterpret_cast<uint64_t>(tm)),
+               "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(src)
+               : "memory");
+}
 __device__ __forceinline__ void tma_store_2d(const void* tm, int c0, int c1, uint32_t src) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
                    reinterpret_cast<uint64_t>(tm)),
