@@ -104,7 +104,8 @@ func (c *compilation) tmaCopy(cp *ir.Copy) (*tmaCopy, TMASpec, bool) {
 // can: a row of 16-byte multiples up to 256 elements of any type TMA
 // knows (a row of per-query statistics in f32, say), from a tensor of
 // rank 1-4 whose last dim is contiguous and whose other strides are
-// multiples of 16 bytes. A one-row tile's layout is linear (its swizzle
+// multiples of 16 bytes, the row's start provably a multiple of 16 bytes
+// too. A one-row tile's layout is linear (its swizzle
 // XORs with row 0), so the box lands as the threads read it. Elements
 // past the tensor's end arrive as zeros, as cp.async's do.
 func (c *compilation) tmaLine(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool) {
@@ -116,7 +117,10 @@ func (c *compilation) tmaLine(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool
 	if !g.Keep[n-1] || slices.Contains(g.Keep[:n-1], true) || g.Extent[n-1] != sb.cols {
 		return nil, TMASpec{}, false
 	}
-	if sb.cols > 256 || sb.cols*sb.eb%16 != 0 {
+	// The row must start on 16 bytes: boxes of a packed sequence's
+	// statistics from odd offsets faulted on an H200 (illegal
+	// instruction), where the same loads from multiples of 64 ran.
+	if sb.cols > 256 || sb.cols*sb.eb%16 != 0 || multipleOf(g.Start[n-1])*int64(sb.eb)%16 != 0 {
 		return nil, TMASpec{}, false
 	}
 	if p.Strides != nil {

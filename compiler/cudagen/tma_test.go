@@ -335,6 +335,32 @@ func TestRowLoadsByTMA(t *testing.T) {
 		if !ws {
 			continue
 		}
+		// From an offset the compiler cannot prove a multiple of 16 bytes,
+		// the row (and with it the loop) stays on cp.async.
+		odd := tl.NewFunc("row_from_odd_offset")
+		L, O := odd.In("L", tl.F32, 200), odd.Out("O", tl.F32, 64)
+		off := odd.In("Off", tl.I32, 1)
+		odd.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
+			start := k.Let(off.At(0))
+			ls, acc := k.Shared(tl.F32, 64), k.Fragment(tl.F32, 64)
+			k.Clear(acc)
+			k.Pipelined(2, 2, func(i tl.Expr) {
+				k.Copy(L.Sub(tl.Range(start.Add(i.Mul(64)), 64)), ls)
+				k.Parallel(func(r tl.Expr) { acc.Set(acc.At(r).Add(ls.At(r)), r) }, 64)
+			})
+			k.Copy(acc, O)
+		})
+		ofn, err := odd.Build(Limits("sm_90a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := Compile(ofn, Options{Arch: "sm_90a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(q.TMA) != 0 {
+			t.Errorf("a row from an unproven offset loads by TMA: %+v", q.TMA)
+		}
 		src := p.Source
 		wait, free := strings.LastIndex(src, "tl::mbar_wait("), strings.LastIndex(src, "tl::mbar_arrive(tl::smem_addr")
 		body := src[wait:free]
