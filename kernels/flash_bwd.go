@@ -107,8 +107,12 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 	}
 	Q, K, V := s.qkv(f)
 	dO := s.rows(f.In, "dO", s.H, s.Sq, s.Dv)
-	LSE := f.In("LSE", tl.F32, s.B, s.H, s.Sq)
-	Delta := f.In("Delta", tl.F32, s.B, s.H, s.Sq)
+	statsLen := s.Sq
+	if v != nil { // at each sequence's aligned offset (attnBwdVarlenStats)
+		statsLen = v.statsLen()
+	}
+	LSE := f.In("LSE", tl.F32, s.B, s.H, statsLen)
+	Delta := f.In("Delta", tl.F32, s.B, s.H, statsLen)
 	dQAcc := f.Out("dQacc", tl.F32, s.B, s.H, s.Sq, s.Dqk)
 	dK := s.rows(f.Out, "dK", s.HKV, s.Skv, s.Dqk)
 	dV := s.rows(f.Out, "dV", s.HKV, s.Skv, s.Dv)
@@ -190,8 +194,12 @@ func attnBwdMain(s AttnShape, c AttnConfig, v *VarlenShape) *tl.Func {
 				qRows := sq.rows(sq.q0, i, c.M, sq.sq)
 				k.Copy(Q.Sub(sq.b, h, qRows, tl.All), qs)
 				k.Copy(dO.Sub(sq.b, h, qRows, tl.All), dos)
-				k.Copy(LSE.Sub(sq.b, h, qRows), lse)
-				k.Copy(Delta.Sub(sq.b, h, qRows), delta)
+				statRows := qRows
+				if sq.packed { // i·M < the sequence's length, so no clamp
+					statRows = tl.Range(statsOffset(sq.q0, b).Add(i.Mul(c.M)), c.M)
+				}
+				k.Copy(LSE.Sub(sq.b, h, statRows), lse)
+				k.Copy(Delta.Sub(sq.b, h, statRows), delta)
 				k.Gemm(ks, qs, St, tl.TransB, tl.ClearAccum, rows)   // Sᵀ = K·Qᵀ
 				k.Gemm(vs, dos, dPt, tl.TransB, tl.ClearAccum, rows) // dPᵀ = V·dOᵀ
 				// P and dS, masked element by element or (mask false) not.

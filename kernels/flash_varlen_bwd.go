@@ -5,18 +5,20 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/tilego/tilego/ir"
 	"github.com/tilego/tilego/ref"
 	"github.com/tilego/tilego/tensor"
 	"github.com/tilego/tilego/tl"
 )
 
-// The varlen backward: the backward's three programs over packed
-// sequences. Its tensors are packed as the varlen forward's ([T, heads,
-// D], LSE [H, Tq]), which is the BSHD layout of one batch entry of T
-// tokens: the Delta step and the dQ step run over that view whatever the
-// sequences; the main step, a block per key tile of a sequence, visits
-// that sequence's query tiles, reading the cumulative offsets CuQ and CuK
-// (inputs after dV).
+// The varlen backward: the backward's programs over packed sequences.
+// Its tensors are packed as the varlen forward's ([T, heads, D], LSE [H,
+// Tq]), which is the BSHD layout of one batch entry of T tokens: the
+// Delta step and the dQ step run over that view whatever the sequences;
+// a step between them copies LSE and Delta to offsets a multiple of 16
+// bytes a sequence; the main step, a block per key tile of a sequence,
+// visits that sequence's query tiles, reading the cumulative offsets CuQ
+// and CuK (inputs after dV).
 
 // packed is the view of v's packed tensors as one BSHD batch entry.
 func (v VarlenShape) packed() AttnShape {
@@ -26,23 +28,74 @@ func (v VarlenShape) packed() AttnShape {
 }
 
 // AttnBwdVarlen is the varlen backward's main step (AttnBwd's, per
-// sequence).
+// sequence), reading LSE and Delta as attnBwdVarlenStats lays them out.
 func AttnBwdVarlen(v VarlenShape, c AttnConfig) *tl.Func { return attnBwdMain(v.packed(), c, &v) }
 
 // The varlen backward's tensors after AttnBwdInputs' list.
 const (
 	bwdCuQ = bwdArgs + iota
 	bwdCuK
+	bwdLSEPad   // f32 [1, H, statsLen]: LSE at each sequence's aligned offset
+	bwdDeltaPad // the same of Delta
 	bwdVarlenArgs
 )
 
-// AttnBwdVarlenSteps are its three programs and their tensors' indices in
-// AttnBwdVarlenInputs' list.
+// statsLen is the length of the varlen backward's statistics rows: each
+// sequence at statsOffset, 4 elements a sequence more than the tokens.
+func (v VarlenShape) statsLen() int { return v.total(v.LensQ) + 4*(len(v.LensQ)+1) }
+
+// statsOffset is where sequence b, whose queries start at packed row q0,
+// starts in the statistics rows: q0 rounded up to 4 elements, plus 4 a
+// sequence before it, so the sequences do not overlap and each starts on
+// 16 bytes, as a TMA row load needs (tmaLine). An expression, not a Let,
+// so the compiler sees the multiple.
+func statsOffset(q0, b tl.Expr) tl.Expr { return q0.Add(3).Div(4).Mul(4).Add(b.Mul(4)) }
+
+// attnBwdVarlenStats is the varlen backward's second step: each
+// sequence's LSE and Delta rows copied to statsOffset in rows of
+// statsLen, the gaps between sequences and after the last zero (a query
+// tile's rows past its sequence read them, and the mask hides those rows
+// only where their values are finite).
+func attnBwdVarlenStats(v VarlenShape, c AttnConfig) *tl.Func {
+	p := v.packed()
+	nb, n := len(v.LensQ), v.statsLen()
+	f := tl.NewFunc("flash_attention_varlen_bwd_stats")
+	LSE, Delta := f.In("LSE", tl.F32, 1, p.H, p.Sq), f.In("Delta", tl.F32, 1, p.H, p.Sq)
+	CuQ := f.In("CuQ", tl.I32, nb+1)
+	LSEPad, DeltaPad := f.Out("LSEpad", tl.F32, 1, p.H, n), f.Out("DeltaPad", tl.F32, 1, p.H, n)
+	// A sequence's span, up to the next one's start, is at most its
+	// length + 7, the last one's up to the end length + 8.
+	f.Kernel(tl.Grid(tl.CeilDiv(slices.Max(v.LensQ)+8, c.M), p.H, nb), c.Threads, func(k *tl.Block) {
+		x, h, b := k.Idx()
+		q0 := k.Let(CuQ.At(b))
+		length := k.Let(CuQ.At(b.Add(1)).Sub(q0))
+		start := k.Let(statsOffset(q0, b))
+		end := k.Let(tl.Select(b.Lt(nb-1), statsOffset(CuQ.At(b.Add(1)), b.Add(1)), tl.Int(n)))
+		k.Parallel(func(t tl.Expr) {
+			row := x.Mul(c.M).Add(t)
+			k.If(start.Add(row).Lt(end), func() {
+				k.If(row.Lt(length), func() {
+					LSEPad.Set(LSE.At(0, h, q0.Add(row)), 0, h, start.Add(row))
+					DeltaPad.Set(Delta.At(0, h, q0.Add(row)), 0, h, start.Add(row))
+				}).Else(func() {
+					LSEPad.Set(tl.Float(0), 0, h, start.Add(row))
+					DeltaPad.Set(tl.Float(0), 0, h, start.Add(row))
+				})
+			})
+		}, c.M)
+	})
+	return f
+}
+
+// AttnBwdVarlenSteps are its four programs and their tensors' indices in
+// AttnBwdVarlenInputs' list: Delta, the statistics at aligned offsets,
+// the main loop, dQ.
 func AttnBwdVarlenSteps(v VarlenShape, c AttnConfig) []Step {
 	p := v.packed()
 	return []Step{
 		{AttnBwdPrep(p, c), []int{bwdO, bwdDO, bwdDelta, bwdDQAcc}},
-		{AttnBwdVarlen(v, c), []int{bwdQ, bwdK, bwdV, bwdDO, bwdLSE, bwdDelta, bwdDQAcc, bwdDK, bwdDV, bwdCuQ, bwdCuK}},
+		{attnBwdVarlenStats(v, c), []int{bwdLSE, bwdDelta, bwdCuQ, bwdLSEPad, bwdDeltaPad}},
+		{AttnBwdVarlen(v, c), []int{bwdQ, bwdK, bwdV, bwdDO, bwdLSEPad, bwdDeltaPad, bwdDQAcc, bwdDK, bwdDV, bwdCuQ, bwdCuK}},
 		{AttnBwdPost(p, c), []int{bwdDQAcc, bwdDQ}},
 	}
 }
@@ -74,7 +127,8 @@ func varlenBwdArgs(v VarlenShape, q, k, vv, o, lse *tensor.Tensor, seed uint64) 
 	p := v.packed()
 	p.Mods = nil // varlen takes none (refused at Build)
 	args := attnBwdArgs(p, []*tensor.Tensor{q, k, vv, o, lse}, seed)
-	return append(args, cumulative(v.LensQ), cumulative(v.LensK))
+	stats := func() *tensor.Tensor { return tensor.New(ir.F32, 1, p.H, v.statsLen()).Fill(nan) }
+	return append(args, cumulative(v.LensQ), cumulative(v.LensK), stats(), stats())
 }
 
 // ---- flash-attention-varlen-bwd ----
@@ -82,7 +136,7 @@ func varlenBwdArgs(v VarlenShape, q, k, vv, o, lse *tensor.Tensor, seed uint64) 
 var attentionVarlenBwdEntry = &Entry{
 	Name: "flash-attention-varlen-bwd",
 	Doc: "varlen FlashAttention backward: dQ, dK and dV over packed sequences (cumulative offsets), " +
-		"from the forward's O and LSE; three programs, run and timed together",
+		"from the forward's O and LSE; four programs (Delta, the statistics at aligned offsets, the main loop, dQ), run and timed together",
 	Flags: attentionVarlenEntry.Flags,
 	parse: func(v values) (Problem, error) {
 		p, err := parseVarlen(v)
