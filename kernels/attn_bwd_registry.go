@@ -17,8 +17,14 @@ var attentionBwdEntry = &Entry{
 	Name: "flash-attention-bwd",
 	Doc: "FlashAttention backward: dQ, dK and dV of O = softmax(scale·Q·Kᵀ)·V for a given dO, from the forward's O and LSE " +
 		"(MHA/GQA/MQA, causal); three programs (Delta, the main loop, dQ), run and timed together",
-	Flags: append(slices.Clip(attnShapeFlags), modFlags...),
+	Flags: append(append(slices.Clip(attnShapeFlags), modFlags...), varlenFlag),
 	parse: func(v values) (Problem, error) {
+		if vs, err := parseVarlenFlag(v); err != nil || vs != nil {
+			if err != nil {
+				return nil, err
+			}
+			return &varlenBwdProblem{s: *vs}, nil
+		}
 		s, err := parseAttnShape(v)
 		if err != nil {
 			return nil, err

@@ -47,11 +47,18 @@ var attentionEntry = &Entry{
 	Flags: append(append(slices.Clip(attnShapeFlags), modFlags...),
 		Flag{Name: "splits", Default: "1", Arg: "N", Help: "KV splits: 1 runs the single program; 0 lets the cost model (kernels.TailSplits) decide for --sms, N >= 2 cuts the keys of the last wave's blocks (of every block, when the grid fills at most one wave) in N; more than one split is two programs (split kernel, then combine), with 128-row tiles: run runs and times them together, emit prints one (--step), tune takes one program"},
 		Flag{Name: "sms", Default: "132", Help: "SM count the split is planned for (--splits other than 1)"},
+		varlenFlag,
 	),
 	parse: parseAttention,
 }
 
 func parseAttention(v values) (Problem, error) {
+	if vs, err := parseVarlenFlag(v); err != nil || vs != nil {
+		if err != nil {
+			return nil, err
+		}
+		return &varlenProblem{s: *vs}, nil
+	}
 	s, err := parseAttnShape(v)
 	if err != nil {
 		return nil, err

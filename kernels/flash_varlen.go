@@ -132,6 +132,46 @@ var attentionVarlenEntry = &Entry{
 	parse: parseVarlen,
 }
 
+// varlenFlag is flash-attention's and flash-attention-bwd's --varlen:
+// the same kernels over packed sequences (flash-attention-varlen's and
+// its backward's, --lens).
+var varlenFlag = Flag{Name: "varlen", Default: "", Arg: "LENS", Help: "packed sequences of these lengths, comma-separated " +
+	"(as flash_attn_varlen_func; the kernel flash-attention-varlen runs with --lens); not with --batch, --seq-q, --seq-kv, --layout, the modifiers or --splits"}
+
+// parseVarlenFlag reads --varlen: nil when it is not given, else the
+// packed sequences' shape from it and the head flags; a flag that sizes
+// or masks a padded batch is refused beside it.
+func parseVarlenFlag(v values) (*VarlenShape, error) {
+	lens := v.str("varlen")
+	if lens == "" {
+		return nil, nil
+	}
+	if _, err := parseLens("varlen", lens); err != nil {
+		return nil, err
+	}
+	for _, f := range v.entry.Flags {
+		switch f.Name {
+		case "batch", "seq-q", "seq-kv", "layout", "window", "softcap", "alibi", "prefix", "doc-lens", "splits", "sms":
+			if v.str(f.Name) != f.Default {
+				return nil, fmt.Errorf("--varlen packs sequences of the lengths it lists and takes no --%s", f.Name)
+			}
+		}
+	}
+	w := values{entry: attentionVarlenEntry, m: map[string]string{}}
+	for _, f := range attentionVarlenEntry.Flags {
+		w.m[f.Name] = f.Default
+		if x, ok := v.m[f.Name]; ok {
+			w.m[f.Name] = x
+		}
+	}
+	w.m["lens"] = lens
+	p, err := parseVarlen(w)
+	if err != nil {
+		return nil, err
+	}
+	return &p.(*varlenProblem).s, nil
+}
+
 func parseLens(flag, s string) ([]int, error) {
 	var out []int
 	for _, x := range strings.Split(s, ",") {

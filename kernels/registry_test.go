@@ -3,6 +3,7 @@ package kernels
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -306,4 +307,44 @@ func buildAll(p Problem, c Config) error {
 	}
 	_, err := Build(p, c, ir.DefaultLimits)
 	return err
+}
+
+// --varlen on flash-attention and its backward runs the varlen kernels
+// over the lengths it lists; flags that size or mask a padded batch are
+// refused beside it, in one line.
+func TestVarlenFlag(t *testing.T) {
+	for _, c := range []struct {
+		kernel string
+		flags  map[string]string
+		want   string // the problem's kernel, or the error's text
+	}{
+		{"flash-attention", map[string]string{"varlen": "1,17,100", "heads": "4", "heads-kv": "2", "causal": "true"}, "flash-attention-varlen"},
+		{"flash-attention-bwd", map[string]string{"varlen": "1,17,100", "dim": "128"}, "flash-attention-varlen-bwd"},
+		{"flash-attention", map[string]string{"varlen": "1,17", "batch": "2"}, "takes no --batch"},
+		{"flash-attention", map[string]string{"varlen": "1,17", "splits": "0"}, "takes no --splits"},
+		{"flash-attention-bwd", map[string]string{"varlen": "5,6", "softcap": "30"}, "takes no --softcap"},
+		{"flash-attention", map[string]string{"varlen": "1,0"}, "--varlen \"1,0\": want lengths"},
+	} {
+		e, err := Lookup(c.kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := e.Problem(c.flags)
+		switch {
+		case err != nil:
+			if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s %v: %v, want one line with %q", c.kernel, c.flags, err, c.want)
+			}
+		case p.Kernel() != c.want:
+			t.Errorf("%s %v: kernel %s, want %s", c.kernel, c.flags, p.Kernel(), c.want)
+		}
+	}
+	e, _ := Lookup("flash-attention")
+	p, err := e.Problem(map[string]string{"varlen": "1,17,100", "heads": "4", "heads-kv": "2", "causal": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.(*varlenProblem).s; !slices.Equal(s.LensQ, []int{1, 17, 100}) || s.H != 4 || s.HKV != 2 || !s.Causal {
+		t.Errorf("shape %+v", s)
+	}
 }
