@@ -81,9 +81,11 @@ func (e *emitter) pipelined(s *ir.For) {
 	// top. The state crosses the back edge instead: an iteration starts as
 	// if the previous one's reads were unfenced (a write waits for them at
 	// a barrier), and one that ends with writes not yet met ends at a
-	// barrier.
-	carry := ws && !free && hand == nil && !late && !split
+	// barrier. Not with warpgroup blocks, whose own tracking of the tiles
+	// each touched since its barrier starts clean at every iteration's top,
+	// nor with Deferred statements, split rings or a walk stored by halves.
 	halves := e.halvesPipe(s)
+	carry := ws && !free && hand == nil && !late && !split && !halves && !hasWarpgroup(rest)
 	if (free || hand != nil || carry) && !(halves && !e.dirty && !e.pending && !e.read) { // by halves: nothing issued before it
 		e.line("tl::cp_async_wait<0>();")
 		e.pending = false
@@ -250,4 +252,15 @@ func asyncTail(rest []ir.Stmt) bool {
 		}
 	}
 	return pending
+}
+
+// hasWarpgroup reports whether body holds a Warpgroup block.
+func hasWarpgroup(body []ir.Stmt) bool {
+	found := false
+	ir.Walk(body, func(st ir.Stmt) {
+		if _, ok := st.(*ir.Warpgroup); ok {
+			found = true
+		}
+	})
+	return found
 }
