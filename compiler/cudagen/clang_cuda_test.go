@@ -23,8 +23,10 @@ func clangCUDA(t *testing.T, p *cudagen.Program, arch string) {
 // may reach it; its PTX is assembled), sm_90 (the mma.sync path on
 // Hopper, without sm_90a's wgmma) and sm_90a.
 func TestCUDASourcesCompile(t *testing.T) {
-	if !clangcuda.Assembles("sm_80") {
-		t.Fatalf("no %s on the PATH that assembles sm_80 (.ci/run installs Debian's)", clangcuda.Ptxas)
+	for _, arch := range []string{"sm_80", "sm_90a"} {
+		if !clangcuda.Assembles(arch) {
+			t.Fatalf("no %s on the PATH that assembles %s (.ci/run installs Debian trixie's, CUDA 12.4)", clangcuda.Ptxas, arch)
+		}
 	}
 	var fns []struct {
 		name string

@@ -83,8 +83,9 @@ func Compile(src, arch string) error {
 const Ptxas = "ptxas"
 
 // Assembles reports whether Compile assembles arch's PTX: a ptxas is on
-// the PATH and its release knows arch (sm_90a needs CUDA 12; Debian's
-// nvidia-cuda-toolkit, 11.8, assembles sm_80).
+// the PATH and its release knows arch (sm_90a needs CUDA 12, as Debian
+// trixie's nvidia-cuda-toolkit, 12.4, which .ci/run installs; bookworm's,
+// 11.8, assembles sm_80 only).
 func Assembles(arch string) bool {
 	_, ok := assemblerFor(arch)
 	return ok
