@@ -162,8 +162,9 @@ func (p *varlenBwdProblem) GPUConfigFor(arch string) Config {
 	return (&attnBwdProblem{s: p.s.AttnShape}).GPUConfigFor(arch)
 }
 
-func (p *varlenBwdProblem) Program(c Config) (*tl.Func, error) {
-	return (&attnBwdProblem{}).Program(c)
+func (p *varlenBwdProblem) Program(Config) (*tl.Func, error) {
+	return nil, fmt.Errorf("%s runs as four programs (Delta, the statistics at aligned offsets, the main loop, dQ), and tune takes one: "+
+		"use emit --step 1 to 4, or kernels.Chain's Steps from Go (tilego run runs all four)", p.Kernel())
 }
 
 func (p *varlenBwdProblem) Steps(c Config) ([]Step, error) {
