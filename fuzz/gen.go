@@ -22,13 +22,17 @@ type gen struct {
 	// names draws which buffers take a name the generated code uses
 	// itself (clashNames), on a stream of its own for the same reason.
 	names *rand.Rand
-	used  map[string]bool // the names given so far
-	sw    Switches
-	p     *Prog
+	// rows draws a pipelined loop's ring row (body), on a stream of its own
+	// so that the programs of seeds without one stay as they were.
+	rows *rand.Rand
+	used map[string]bool // the names given so far
+	sw   Switches
+	p    *Prog
 
 	frag2, rowF, colF, oneF map[int][]int // fragments by family: [BM,BN], [BM], [BN], [1]
 	sh2, shRow, shCol, loc  []int         // shared [BM,BN], [BM], [BN]; locals [BN]
 	ring                    []int         // shared [BM,BN] tiles of the column loop's ring (when it is pipelined)
+	ringCol                 []int         // shared [BN] rows of that ring, loaded from a [cols] input
 	xs                      []int         // row-indexed inputs
 	inCol                   []int         // global inputs [BN], read by column in Parallel loops
 	i32                     []int         // i32 tiles [BM,BN] (index arithmetic)
@@ -43,7 +47,8 @@ type gen struct {
 // Generate draws the program of seed.
 func Generate(seed uint64, sw Switches) *Prog {
 	g := &gen{r: rand.New(rand.NewPCG(seed, 0x7f4a7c15)), extra: rand.New(rand.NewPCG(seed, 0x2545f491)),
-		names: rand.New(rand.NewPCG(seed, 0x5851f42d)), used: map[string]bool{}, sw: sw, wide: -1, scalar: -1,
+		names: rand.New(rand.NewPCG(seed, 0x5851f42d)), rows: rand.New(rand.NewPCG(seed, 0x3c6ef372)),
+		used: map[string]bool{}, sw: sw, wide: -1, scalar: -1,
 		frag2: map[int][]int{}, rowF: map[int][]int{}, colF: map[int][]int{}, oneF: map[int][]int{}}
 	p := &Prog{Seed: seed}
 	g.p = p

@@ -40,6 +40,13 @@ func (g *gen) body() {
 			ring := g.add(Buf{Scope: Shared, DT: dt, Shape: []int{p.BM, p.BN}, Pipeline: true})
 			g.ring = append(g.ring, ring)
 			loop.Body = append(loop.Body, Op{Kind: OpCopy, Src: g.tileRef(x, jv), Dst: whole(ring)})
+			if g.rows.IntN(3) == 0 { // a row of per-column values beside it (TMA rows on Hopper)
+				rdt := []ir.DType{ir.F32, ir.BF16, ir.F16}[g.rows.IntN(3)]
+				in := g.add(Buf{Scope: In, DT: rdt, Shape: []int{cols}})
+				row := g.add(Buf{Scope: Shared, DT: rdt, Shape: []int{p.BN}, Pipeline: true})
+				g.ringCol = append(g.ringCol, row)
+				loop.Body = append(loop.Body, Op{Kind: OpCopy, Src: g.tileRef(in, jv), Dst: whole(row)})
+			}
 		}
 	}
 	p.Body = append(append(g.inits(), g.binds()...), g.roleInits()...)

@@ -41,6 +41,11 @@ func (g *gen) parallel2D() (Op, bool) {
 		for _, b := range append(append([]int(nil), g.shCol...), g.loc...) {
 			cands = append(cands, g.sharedLoad(b, []int{1}, true))
 		}
+		if g.inRing {
+			for _, b := range g.ringCol {
+				cands = append(cands, &Expr{Op: "load", Buf: b, Map: []int{1}})
+			}
+		}
 		if len(g.inCol) > 0 && g.extra.IntN(4) == 0 { // drawn apart: the other leaves' draws stay
 			return g.sharedLoad(g.inCol[g.extra.IntN(len(g.inCol))], []int{1}, false)
 		}
