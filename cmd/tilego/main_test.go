@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tilego/tilego/bench"
+	drv "github.com/tilego/tilego/runtime/cuda"
 )
 
 func tilegoOut(t *testing.T, wantCode int, args ...string) (stdout, stderr string) {
@@ -101,6 +102,24 @@ func TestEmitStandalone(t *testing.T) {
 			t.Errorf("%s: not a standalone source:\n%.400s", target, out)
 		}
 	}
+}
+
+// emit --resources prints ptxas's report where NVRTC loads, and says how
+// to get one where it does not; gfx942 is a usage error.
+func TestEmitResources(t *testing.T) {
+	_, _, nvrtcErr := drv.NVRTCVersion()
+	code := 0
+	if nvrtcErr != nil {
+		code = 1
+	}
+	out, errs := tilegoOut(t, code, "emit", "gemm", "--m", "256", "--n", "256", "--k", "128", "--target", "sm_90a", "--resources")
+	switch {
+	case nvrtcErr == nil && (!strings.Contains(out, "gemm for sm_90a, NVRTC") || !strings.Contains(out, "registers")):
+		t.Errorf("no report:\n%s", out)
+	case nvrtcErr != nil && (!strings.Contains(errs, "--resources needs NVRTC") || !strings.Contains(errs, "fetch-nvrtc.sh")):
+		t.Errorf("without NVRTC: %s", errs)
+	}
+	tilegoOut(t, 2, "emit", "gemm", "--target", "gfx942", "--resources")
 }
 
 // fuzz --backend hip-emu runs gfx942's programs in the emulator and says
