@@ -151,10 +151,41 @@ func (p *rowsProblem) DefaultConfig() Config {
 	return RowsConfig{BM: 4, BN: bn(p.s.Cols, 128), Threads: 128}
 }
 
-// GPUConfig: the same rows and threads; the softmax steps through up to
-// 1024 columns.
+// GPUConfig: for the softmax, which steps through up to 1024 columns
+// with its rows in shared memory, the same threads and rows, fewer where
+// they would not fit. RMSNorm and
+// LayerNorm hold their rows in registers: 4, 2 or 1 rows a block, the
+// most whose threads at 32 elements each number at most 512 (128 at
+// least, powers of two). In the rows suite's run (H200, all tilings timed
+// in one run; docs/bench/h200/rows.tilego.jsonl) that came within
+// 1.00-1.10 of the fastest tiling at 8192 and 16384 columns (1.20
+// LayerNorm f32 at 16384), where 4 rows over 128 threads, 128-512
+// elements a thread, spilled and ran 2.7-6.5× slower.
 func (p *rowsProblem) GPUConfig() Config {
-	return RowsConfig{BM: 4, BN: bn(p.s.Cols, 1024), Threads: 128}
+	if p.k == softmaxKind { // fewer rows where 4 would not fit shared memory (200 KiB)
+		bm := 4
+		for bm > 1 && bm*p.s.Cols*p.s.DType.Bytes() > 200<<10 {
+			bm /= 2
+		}
+		return RowsConfig{BM: min(bm, p.s.Rows), BN: bn(p.s.Cols, 1024), Threads: 128}
+	}
+	bm, threads := 1, 1024
+	for _, m := range []int{4, 2, 1} {
+		if t := max(128, pow2AtLeast(m*p.s.Cols/32)); t <= 512 {
+			bm, threads = m, t
+			break
+		}
+	}
+	return RowsConfig{BM: min(bm, p.s.Rows), BN: bn(p.s.Cols, 1024), Threads: threads}
+}
+
+// pow2AtLeast is the least power of two at least n (1 for n < 1).
+func pow2AtLeast(n int) int {
+	p := 1
+	for p < n {
+		p *= 2
+	}
+	return p
 }
 
 func (p *rowsProblem) Program(c Config) (*tl.Func, error) {
