@@ -32,13 +32,18 @@ func planTMAStores(c *compilation) {
 		if !ok {
 			return
 		}
-		tc.spec = len(c.tmaSpecs)
-		c.tmaSpecs = append(c.tmaSpecs, spec)
+		c.addTMASpec(tc, spec)
 		if c.tmaStores == nil {
 			c.tmaStores = map[*ir.Copy]*tmaCopy{}
 		}
 		c.tmaStores[cp] = tc
 	})
+}
+
+// addTMASpec gives tc the next of the program's tensor maps, spec.
+func (c *compilation) addTMASpec(tc *tmaCopy, spec TMASpec) {
+	tc.spec = len(c.tmaSpecs)
+	c.tmaSpecs = append(c.tmaSpecs, spec)
 }
 
 // tmaStore emits cp as TMA stores, after the barrier that makes the tile
@@ -90,8 +95,7 @@ func planTMAReduces(c *compilation) {
 		if !ok {
 			return
 		}
-		tc.spec = len(c.tmaSpecs)
-		c.tmaSpecs = append(c.tmaSpecs, spec)
+		c.addTMASpec(tc, spec)
 		if c.tmaReduces == nil {
 			c.tmaReduces = map[*ir.AtomicAdd]*tmaCopy{}
 		}
