@@ -165,11 +165,7 @@ func parseVarlenFlag(v values) (*VarlenShape, error) {
 		}
 	}
 	w.m["lens"] = lens
-	p, err := parseVarlen(w)
-	if err != nil {
-		return nil, err
-	}
-	return &p.(*varlenProblem).s, nil
+	return parseVarlenShape(w)
 }
 
 func parseLens(flag, s string) ([]int, error) {
@@ -185,6 +181,15 @@ func parseLens(flag, s string) ([]int, error) {
 }
 
 func parseVarlen(v values) (Problem, error) {
+	s, err := parseVarlenShape(v)
+	if err != nil {
+		return nil, err
+	}
+	return &varlenProblem{s: *s}, nil
+}
+
+// parseVarlenShape reads flash-attention-varlen's flags.
+func parseVarlenShape(v values) (*VarlenShape, error) {
 	var s VarlenShape
 	var err error
 	if s.LensQ, err = parseLens("lens", v.str("lens")); err != nil {
@@ -230,7 +235,7 @@ func parseVarlen(v values) (Problem, error) {
 			return nil, err
 		}
 	}
-	return &varlenProblem{s: s}, nil
+	return &s, nil
 }
 
 type varlenProblem struct{ s VarlenShape }

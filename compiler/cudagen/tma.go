@@ -123,21 +123,8 @@ func (c *compilation) tmaLine(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool
 	if sb.cols > 256 || sb.cols*sb.eb%16 != 0 || multipleOf(g.Start[n-1])*int64(sb.eb)%16 != 0 {
 		return nil, TMASpec{}, false
 	}
-	if p.Strides != nil {
-		if one, ok := ir.ConstInt(p.Strides[n-1]); !ok || one != 1 {
-			return nil, TMASpec{}, false
-		}
-	}
-	rowSteps := []ir.Expr{p.Shape[n-1]}
-	if p.Strides != nil {
-		rowSteps = p.Strides[:n-1]
-	}
-	if n > 1 {
-		for _, st := range rowSteps {
-			if multipleOf(st)%int64(16/p.DType.Bytes()) != 0 {
-				return nil, TMASpec{}, false
-			}
-		}
+	if !tmaStrides(p) {
+		return nil, TMASpec{}, false
 	}
 	box := make([]uint32, n)
 	for d := range box {
@@ -146,6 +133,35 @@ func (c *compilation) tmaLine(g ir.Region, sb *smemBuf) (*tmaCopy, TMASpec, bool
 	box[0] = uint32(sb.cols)
 	return &tmaCopy{rank: n, panels: 1, bytes: sb.cols * sb.eb, row: -1},
 		TMASpec{Param: c.paramIndex(p), Box: box, Line: true}, true
+}
+
+// tmaStrides: global tensor p's last dim is contiguous and its other
+// strides are multiples of 16 bytes, as a tensor map needs. A tensor whose
+// rows are not (77 bf16 columns, say) stays on cp.async.
+func tmaStrides(p *ir.Buffer) bool {
+	n := len(p.Shape)
+	if n == 1 {
+		return p.Strides == nil || isConst(p.Strides[0], 1)
+	}
+	rowSteps := []ir.Expr{p.Shape[n-1]} // row-major: every outer stride is a multiple of the row's length
+	if p.Strides != nil {
+		if !isConst(p.Strides[n-1], 1) {
+			return false
+		}
+		rowSteps = p.Strides[:n-1]
+	}
+	for _, st := range rowSteps {
+		if multipleOf(st)%int64(16/p.DType.Bytes()) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// isConst: e is the constant v.
+func isConst(e ir.Expr, v int64) bool {
+	x, ok := ir.ConstInt(e)
+	return ok && x == v
 }
 
 // tmaLineType: the element types a line moves (those tensor maps name).
@@ -174,25 +190,9 @@ func (c *compilation) tmaBoxOf(g ir.Region, sb *smemBuf, moves func(ir.DType) bo
 	if p.Scope != ir.Global || !moves(p.DType) || n < 2 || n > 4 || sb == nil || sb.dt != p.DType {
 		return nil, TMASpec{}, false
 	}
-	if p.Strides != nil {
-		if one, ok := ir.ConstInt(p.Strides[n-1]); !ok || one != 1 {
-			return nil, TMASpec{}, false
-		}
-	}
 	r := tmaRowDim(g)
-	if r < 0 {
+	if r < 0 || !tmaStrides(p) {
 		return nil, TMASpec{}, false
-	}
-	// A tensor whose rows are not a multiple of 16 bytes (77 bf16 columns,
-	// say) stays on cp.async.
-	rowSteps := []ir.Expr{p.Shape[n-1]} // row-major: every outer stride is a multiple of the row's length
-	if p.Strides != nil {
-		rowSteps = p.Strides[:n-1]
-	}
-	for _, st := range rowSteps {
-		if multipleOf(st)%int64(16/p.DType.Bytes()) != 0 {
-			return nil, TMASpec{}, false
-		}
 	}
 	if sb.swizzleMode() != 1 || !sb.hardwareSwizzled() || sb.rows > 256 || sb.cols*sb.eb%128 != 0 {
 		return nil, TMASpec{}, false

@@ -87,8 +87,7 @@ func planTMAReduces(c *compilation) {
 		}
 		// Other atomic adds into the tensor may stay the threads' own: the
 		// L2 applies both kinds atomically.
-		isAdd := func(x *ir.AtomicAdd) bool { return x.Dst.Buf == a.Dst.Buf }
-		if readsBufferBeside(c.f.Kernel.Body, a.Dst.Buf, isAdd) || storesTo(c.f.Kernel.Body, a.Dst.Buf) {
+		if readsBufferBeside(c.f.Kernel.Body, a.Dst.Buf, false) || storesTo(c.f.Kernel.Body, a.Dst.Buf) {
 			return
 		}
 		tc, spec, ok := c.tmaBoxOf(a.Dst, c.smem.bufs[a.Src.Buf], func(dt ir.DType) bool { return dt == ir.F32 })
@@ -144,11 +143,11 @@ func (e *emitter) tmaReduce(a *ir.AtomicAdd, tc *tmaCopy) {
 // readsBuffer reports whether any statement of body reads b: as a copy's
 // or a GEMM's operand, a reduction's source, or a load in an expression
 // (an atomic add reads its destination too).
-func readsBuffer(body []ir.Stmt, b *ir.Buffer) bool { return readsBufferBeside(body, b, nil) }
+func readsBuffer(body []ir.Stmt, b *ir.Buffer) bool { return readsBufferBeside(body, b, true) }
 
-// readsBufferBeside is readsBuffer with the atomic adds into b other than
-// by counting as reads of it (their regions' starts still count).
-func readsBufferBeside(body []ir.Stmt, b *ir.Buffer, by func(*ir.AtomicAdd) bool) bool {
+// readsBufferBeside is readsBuffer with the atomic adds into b counted as
+// reads of it or (adds false) not; their regions' starts count either way.
+func readsBufferBeside(body []ir.Stmt, b *ir.Buffer, adds bool) bool {
 	found := false
 	exprs := func(xs ...ir.Expr) {
 		for _, x := range xs {
@@ -173,7 +172,7 @@ func readsBufferBeside(body []ir.Stmt, b *ir.Buffer, by func(*ir.AtomicAdd) bool
 			found = found || s.Src.Buf == b
 			regions(s.Src, s.Dst)
 		case *ir.AtomicAdd:
-			found = found || s.Src.Buf == b || s.Dst.Buf == b && (by == nil || !by(s))
+			found = found || s.Src.Buf == b || s.Dst.Buf == b && adds
 			regions(s.Src, s.Dst)
 		case *ir.Ticket:
 			found = found || s.Counter.Buf == b

@@ -247,11 +247,7 @@ var Edges = map[string]func() *tl.Func{
 // first's result used before the second's (with ws, a producer warpgroup
 // loads the tiles, whose slot the consumers free only once both are done).
 func gemmsWaitedWhereUsed(ws bool) *tl.Func {
-	name := "gemms_waited_where_used"
-	if ws {
-		name += "_ws"
-	}
-	f := tl.NewFunc(name)
+	f := tl.NewFunc(wsName("gemms_waited_where_used", ws))
 	A, B := f.In("A", tl.BF16, 64, 256), f.In("B", tl.BF16, 64, 256)
 	C, D := f.Out("C", tl.F32, 64, 64), f.Out("D", tl.F32, 64, 64)
 	f.Kernel(tl.Grid(1), 128, func(k *tl.Block) {
@@ -309,11 +305,7 @@ func OffsetBeforeSerialLoop(ws bool) *tl.Func {
 // a shared row the previous iteration wrote (0 for the first); ws gives
 // it a producer warpgroup.
 func RowBesideTile(ws bool) *tl.Func {
-	name := "row_beside_tile"
-	if ws {
-		name += "_ws"
-	}
-	f := tl.NewFunc(name)
+	f := tl.NewFunc(wsName("row_beside_tile", ws))
 	A, L := f.In("A", tl.BF16, 2, 200, 64), f.In("L", tl.F32, 2, 200)
 	O := f.Out("O", tl.F32, 2, 64, 64)
 	f.Kernel(tl.Grid(2), 128, func(k *tl.Block) {
@@ -353,4 +345,12 @@ func SharedTileAdds() *tl.Func {
 		k.AtomicAdd(s, Y.Sub(tl.Range(b.Mul(16), 64), tl.All))
 	})
 	return f
+}
+
+// wsName is name, with "_ws" for the variant with a producer warpgroup.
+func wsName(name string, ws bool) string {
+	if ws {
+		return name + "_ws"
+	}
+	return name
 }
